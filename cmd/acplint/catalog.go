@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/acplint/acplint/conformance"
+	"github.com/acplint/acplint/findings"
+)
+
+func runRules(_ context.Context, args []string, e *env) int {
+	fs := newFlagSet("rules", "acplint rules [-f text|json]", "List every rule acplint checks: ID, default severity, the party it blames and its title.", e)
+	format := fs.String("f", "text", "output `format`: text or json")
+	if code, ok := parseFlags(fs, args, e); !ok {
+		return code
+	}
+	rules := findings.All()
+	switch *format {
+	case "json":
+		type row struct {
+			ID          string   `json:"id"`
+			Title       string   `json:"title"`
+			Severity    string   `json:"severity"`
+			Blame       string   `json:"blame"`
+			Spec        string   `json:"spec"`
+			TCK         []string `json:"tck,omitempty"`
+			Undecidable string   `json:"undecidable,omitempty"`
+		}
+		enc := json.NewEncoder(e.stdout)
+		for _, r := range rules {
+			if err := enc.Encode(row{r.ID, r.Title, r.Severity.String(), r.Blame.String(), r.Spec, r.TCK, r.Undecidable}); err != nil {
+				e.errorf("rules: %v", err)
+				return exitUsage
+			}
+		}
+	case "text":
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		for _, r := range rules {
+			title := r.Title
+			if r.Undecidable != "" {
+				title += " (not decidable from a transcript)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, r.Blame, title)
+		}
+		tw.Flush()
+	default:
+		e.errorf("rules: unknown format %q (want text or json)", *format)
+		return exitUsage
+	}
+	return exitClean
+}
+
+func runExplain(_ context.Context, args []string, e *env) int {
+	fs := newFlagSet("explain", "acplint explain RULE-ID", "Describe one rule: what it checks, why, the spec page behind it, and a failing and a passing transcript from acplint's golden corpus.", e)
+	if code, ok := parseFlags(fs, args, e); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		e.errorf("explain: want exactly one rule ID; run 'acplint rules' for the list")
+		return exitUsage
+	}
+	id := strings.ToUpper(fs.Arg(0))
+	r, ok := findings.ByID(id)
+	if !ok {
+		e.errorf("explain: unknown rule %q; run 'acplint rules' for the list", fs.Arg(0))
+		return exitUsage
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s: %s\n\n", r.ID, r.Title)
+	fmt.Fprintf(w, "Severity: %s    Blame: %s\n", r.Severity, r.Blame)
+	fmt.Fprintf(w, "Spec:     %s\n", r.Spec)
+	if len(r.TCK) > 0 {
+		fmt.Fprintf(w, "TCK:      %s\n", strings.Join(r.TCK, ", "))
+	}
+	fmt.Fprintf(w, "\n%s\n", wrap(r.Doc, 78))
+	if r.Undecidable != "" {
+		fmt.Fprintf(w, "\nacplint cannot decide this rule from a transcript: %s\n", r.Undecidable)
+	}
+	cases, err := conformance.LoadCases()
+	if err != nil {
+		e.errorf("explain: reading the example corpus: %v", err)
+		return exitUsage
+	}
+	var failing, passing *conformance.Case
+	for _, c := range cases {
+		wants := false
+		for _, wl := range c.Want {
+			if wl.Rule == r.ID {
+				wants = true
+			}
+		}
+		covers := false
+		for _, cv := range c.Covers {
+			covers = covers || cv == r.ID
+		}
+		switch {
+		case wants && failing == nil:
+			failing = c
+		case covers && !wants && passing == nil:
+			passing = c
+		}
+	}
+	for _, ex := range []struct {
+		title string
+		c     *conformance.Case
+	}{{"Failing example", failing}, {"Passing example", passing}} {
+		if ex.c == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%s):\n", ex.title, ex.c.Name)
+		if ex.c.Comment != "" {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(ex.c.Comment, "\n", "\n  "))
+		}
+		for i, line := range strings.Split(strings.TrimRight(string(ex.c.Transcript), "\n"), "\n") {
+			fmt.Fprintf(w, "  %3d  %s\n", i+1, line)
+		}
+		for _, wl := range ex.c.Want {
+			if wl.Rule == r.ID {
+				fmt.Fprintf(w, "  -> line %d: %s\n", wl.Line, r.ID)
+			}
+		}
+	}
+	return exitClean
+}
+
+// wrap folds text at width columns, keeping blank-line paragraphs.
+func wrap(text string, width int) string {
+	var out []string
+	for _, para := range strings.Split(text, "\n\n") {
+		var line string
+		var lines []string
+		for _, word := range strings.Fields(para) {
+			if line != "" && len(line)+1+len(word) > width {
+				lines = append(lines, line)
+				line = word
+				continue
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+		out = append(out, strings.Join(lines, "\n"))
+	}
+	return strings.Join(out, "\n\n")
+}

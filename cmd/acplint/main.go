@@ -1,0 +1,13 @@
+// Command acplint checks Agent Client Protocol (ACP) traffic against the
+// protocol: it lints recorded transcripts and reports every rule a message
+// breaks, with the line, the party at fault and the spec page behind it.
+package main
+
+import (
+	"context"
+	"os"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Exit codes, the same for every output format.
+const (
+	exitClean    = 0 // nothing at or above --fail-on
+	exitFindings = 1 // findings at or above --fail-on (or a stale baseline)
+	exitUsage    = 2 // usage, I/O or internal error
+)
+
+// version is set by the release build with -ldflags "-X main.version=…".
+var version = "devel"
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, env *env) int
+}
+
+// env is the process environment a command may use.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func (e *env) errorf(format string, args ...any) {
+	fmt.Fprintf(e.stderr, "acplint: "+format+"\n", args...)
+}
+
+func commands() []command {
+	return []command{
+		{"lint", "check recorded ACP transcripts against the protocol", runLint},
+		{"fmt", "decode and re-encode a transcript, reporting lines that do not decode", runFmt},
+		{"rules", "list the rule catalog", runRules},
+		{"explain", "describe one rule, with a failing and a passing example", runExplain},
+		{"version", "print acplint's version", runVersion},
+	}
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return run(ctx, []string{args[1], "-h"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		return exitClean
+	case "-version", "--version":
+		name = "version"
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, args[1:], e)
+		}
+	}
+	e.errorf("unknown command %q; run 'acplint help' for usage", name)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `acplint checks Agent Client Protocol (ACP) traffic against the protocol.
+
+Usage:
+
+	acplint <command> [flags] [arguments]
+
+Commands:
+`)
+	cs := commands()
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	for _, c := range cs {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run 'acplint help <command>' for a command's flags.
+
+Exit codes (every command, every output format):
+	0  no finding at or above --fail-on
+	1  findings at or above --fail-on, or a stale baseline entry
+	2  usage error, unreadable input or internal error
+`)
+}
+
+// newFlagSet returns a flag set that prints its usage to stdout on -h and
+// reports parse errors the way the go command does.
+func newFlagSet(name, usageLine, doc string, e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stdout, "usage: %s\n\n%s\nFlags:\n", usageLine, strings.TrimSpace(doc)+"\n")
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args; it returns ok=false and the exit code when the
+// command should stop (help was asked for, or the flags are wrong).
+func parseFlags(fs *flag.FlagSet, args []string, e *env) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return exitClean, false
+	}
+	e.errorf("%s: %v; run 'acplint help %s' for usage", fs.Name(), err, fs.Name())
+	return exitUsage, false
+}
+
+func runVersion(_ context.Context, args []string, e *env) int {
+	fs := newFlagSet("version", "acplint version", "Print acplint's version.", e)
+	if code, ok := parseFlags(fs, args, e); !ok {
+		return code
+	}
+	fmt.Fprintf(e.stdout, "acplint %s (ACP protocol version 1)\n", version)
+	return exitClean
+}

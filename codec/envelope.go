@@ -1,0 +1,333 @@
+package codec
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"unicode/utf8"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/jsonv"
+)
+
+// Decoded is one transcript line after decoding.
+type Decoded struct {
+	Line Line
+	// Msgs are the JSON-RPC messages on the line: none when it is not
+	// JSON-RPC, one normally, several for a batch.
+	Msgs []*domain.Message
+	// Problems found on the line, in order. Problems of batch element i
+	// carry the pointer prefix "/i".
+	Problems []Problem
+
+	src      []byte          // the bytes that were parsed (BOM stripped)
+	results  []*jsonv.Value  // the parsed "result" member of each message, for DecodeResult
+	prefixes []jsonv.Pointer // where each message sits on the line ("" or "/i" in a batch)
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// DecodeLine decodes one transcript line. It never fails: whatever is wrong
+// is reported in Problems and the line is kept.
+func DecodeLine(l Line) *Decoded {
+	d := &Decoded{Line: l}
+	src := l.Bytes
+	if l.CRLF {
+		d.Problems = append(d.Problems, Problem{Kind: ProbCRLF, Detail: `line ends in "\r\n"`})
+	}
+	if bytes.HasPrefix(src, bom) {
+		d.Problems = append(d.Problems, Problem{Kind: ProbBOM, Detail: "line starts with a UTF-8 byte order mark"})
+		src = src[len(bom):]
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		d.Problems = append(d.Problems, Problem{Kind: ProbBlank, Detail: "empty line"})
+		return d
+	}
+	if !utf8.Valid(src) {
+		d.Problems = append(d.Problems, Problem{Kind: ProbNotUTF8, Offset: invalidUTF8At(src),
+			Detail: fmt.Sprintf("invalid UTF-8 at byte %d", invalidUTF8At(src))})
+	}
+	d.src = src
+	root, err := jsonv.Parse(src)
+	if err != nil {
+		off := 0
+		if se, ok := err.(*jsonv.SyntaxError); ok {
+			off = se.Offset
+		}
+		d.Problems = append(d.Problems, Problem{Kind: ProbNotJSON, Offset: off, Detail: "not JSON: " + err.Error()})
+		return d
+	}
+	switch root.Kind {
+	case jsonv.Array:
+		d.Problems = append(d.Problems, Problem{Kind: ProbBatch,
+			Detail: fmt.Sprintf("a JSON-RPC batch of %d messages", len(root.Elems))})
+		for i := range root.Elems {
+			d.decodeMessage(&root.Elems[i], jsonv.Pointer("").Index(i))
+		}
+	case jsonv.Object:
+		d.decodeMessage(&root, "")
+	default:
+		d.Problems = append(d.Problems, Problem{Kind: ProbNotObject,
+			Detail: fmt.Sprintf("a JSON %s, not a JSON-RPC message object", root.Kind)})
+	}
+	return d
+}
+
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
+	if v.Kind != jsonv.Object {
+		d.Problems = append(d.Problems, Problem{Kind: ProbNotObject, Pointer: string(ptr),
+			Detail: fmt.Sprintf("batch element is a JSON %s, not a message object", v.Kind)})
+		return
+	}
+	dec := &decoder{src: d.src}
+	m := &domain.Message{}
+	var method, params, result, errv, id *jsonv.Value
+	seen := map[string]bool{}
+	for i := range v.Members {
+		mem := &v.Members[i]
+		if seen[mem.Key] {
+			dec.report(Problem{Kind: ProbDuplicate, Pointer: string(ptr.Key(mem.Key)), Member: mem.Key,
+				Detail: fmt.Sprintf("envelope member %q appears more than once", mem.Key)})
+			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
+			continue
+		}
+		seen[mem.Key] = true
+		switch mem.Key {
+		case "jsonrpc":
+			m.JSONRPC = dec.raw(&mem.Value)
+			if mem.Value.Kind != jsonv.String || mem.Value.Str != "2.0" {
+				dec.report(Problem{Kind: ProbJSONRPC, Pointer: string(ptr.Key("jsonrpc")), Value: dec.short(&mem.Value),
+					Detail: fmt.Sprintf(`"jsonrpc" is %s; want "2.0"`, dec.short(&mem.Value))})
+			}
+		case "id":
+			id = &mem.Value
+		case "method":
+			method = &mem.Value
+		case "params":
+			params = &mem.Value
+		case "result":
+			result = &mem.Value
+		case "error":
+			errv = &mem.Value
+		default:
+			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
+			dec.report(Problem{Kind: ProbUnknownMember, Pointer: string(ptr.Key(mem.Key)), Def: "JSON-RPC envelope", Member: mem.Key,
+				Detail: fmt.Sprintf("%q is not a JSON-RPC envelope member", mem.Key)})
+		}
+	}
+	if m.JSONRPC == nil {
+		dec.report(Problem{Kind: ProbJSONRPC, Pointer: string(ptr), Detail: `the message lacks "jsonrpc": "2.0"`})
+	}
+	if id != nil {
+		m.ID = domain.RequestID{Raw: dec.raw(id)}
+	}
+	if params != nil {
+		m.RawParams = dec.raw(params)
+	}
+	if result != nil {
+		m.RawResult = dec.raw(result)
+	}
+	var resultTree *jsonv.Value
+	switch {
+	case method != nil:
+		if method.Kind != jsonv.String {
+			dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr.Key("method")),
+				Detail: fmt.Sprintf(`"method" is %s; want a string`, article(method.Kind.String()))})
+			break
+		}
+		m.Method = domain.Method(method.Str)
+		m.Kind = domain.KindNotification
+		if id != nil {
+			m.Kind = domain.KindRequest
+			d.checkRequestID(dec, id, ptr)
+		}
+		if result != nil || errv != nil {
+			dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr),
+				Detail: `a message with "method" must not carry "result" or "error"`})
+		}
+		if params != nil && params.Kind != jsonv.Object && params.Kind != jsonv.Array {
+			dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr.Key("params")),
+				Detail: fmt.Sprintf(`"params" is %s; JSON-RPC allows only an object or an array`, article(params.Kind.String()))})
+		}
+		if mi, ok := domain.LookupMethod(m.Method); ok {
+			m.Params = decodeParams(dec, mi, params, ptr.Key("params"))
+		}
+	case id == nil:
+		dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr),
+			Detail: `the message has neither "method" nor "id"`})
+	case result != nil && errv != nil:
+		dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr),
+			Detail: `the response carries both "result" and "error"`})
+	case result == nil && errv == nil:
+		dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr),
+			Detail: `the response carries neither "result" nor "error"`})
+	case result != nil:
+		m.Kind = domain.KindResult
+		resultTree = result
+		if id.Kind == jsonv.Null {
+			dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr.Key("id")),
+				Detail: `a successful response has "id": null`})
+		}
+	default:
+		m.Kind = domain.KindError
+		m.Error = decodeError(dec, errv, ptr.Key("error"))
+	}
+	if m.Kind == domain.KindInvalid {
+		// Keep whatever the envelope carried so nothing is lost on re-encoding.
+		if errv != nil {
+			m.Error = decodeError(&decoder{src: d.src}, errv, ptr.Key("error"))
+		}
+	}
+	d.Msgs = append(d.Msgs, m)
+	d.results = append(d.results, resultTree)
+	d.prefixes = append(d.prefixes, ptr)
+	d.Problems = append(d.Problems, dec.problems...)
+}
+
+func (d *Decoded) checkRequestID(dec *decoder, id *jsonv.Value, ptr jsonv.Pointer) {
+	switch id.Kind {
+	case jsonv.Null:
+		dec.report(Problem{Kind: ProbIDNull, Pointer: string(ptr.Key("id")), Detail: `the request id is null`})
+	case jsonv.Number:
+		if bytes.ContainsAny(id.Raw(d.src), ".eE") {
+			dec.report(Problem{Kind: ProbIDFraction, Pointer: string(ptr.Key("id")), Value: id.Str,
+				Detail: fmt.Sprintf("the request id %s has a fractional part", id.Str)})
+		}
+	case jsonv.String:
+	default:
+		dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr.Key("id")),
+			Detail: fmt.Sprintf(`"id" is %s; want a string or a number`, article(id.Kind.String()))})
+	}
+}
+
+func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value, ptr jsonv.Pointer) any {
+	if params == nil {
+		// JSON-RPC lets params be omitted; ACP methods all take an object,
+		// so decode as {} and let the required members be reported.
+		params = &jsonv.Value{Kind: jsonv.Object, Members: []jsonv.Member{}}
+	}
+	target := mi.NewParams()
+	rv := reflect.ValueOf(target).Elem()
+	if params.Kind != jsonv.Object {
+		dec.typeProblem(params, ptr, mi.ParamsDef, "object")
+		return nil
+	}
+	dec.decodeStruct(params, rv, planFor(rv.Type()).st, ptr, "")
+	return target
+}
+
+func decodeError(dec *decoder, v *jsonv.Value, ptr jsonv.Pointer) *domain.Error {
+	e := &domain.Error{}
+	if v.Kind != jsonv.Object {
+		dec.report(Problem{Kind: ProbErrorObject, Pointer: string(ptr),
+			Detail: fmt.Sprintf(`"error" is %s; want an object with "code" and "message"`, article(v.Kind.String()))})
+		return nil
+	}
+	sub := &decoder{src: dec.src}
+	sub.decodeStruct(v, reflect.ValueOf(e).Elem(), planFor(reflect.TypeFor[domain.Error]()).st, ptr, "")
+	for _, p := range sub.problems {
+		switch p.Kind {
+		case ProbUnknownMember:
+			// JSON-RPC's error object is closed, but extra members are
+			// harmless to every reader; they round-trip via Unknown.
+			continue
+		case ProbMissing, ProbType, ProbRange:
+			p.Kind = ProbErrorObject
+		}
+		dec.report(p)
+	}
+	return e
+}
+
+// DecodeResult types the result of response i of the line (0 unless the
+// line is a batch) as the result of method mi, the method of the request it
+// answers. It sets Msgs[i].Result and returns the problems found.
+func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
+	if i >= len(d.results) || d.results[i] == nil || mi.NewResult == nil {
+		return nil
+	}
+	m := d.Msgs[i]
+	m.Method = mi.Name
+	v := d.results[i]
+	ptr := d.prefixes[i].Key("result")
+	dec := &decoder{src: d.src}
+	target := mi.NewResult()
+	rv := reflect.ValueOf(target).Elem()
+	switch {
+	case v.Kind == jsonv.Null && mi.EmptyResult:
+		dec.report(Problem{Kind: ProbNullResult, Pointer: string(ptr), Def: mi.ResultDef,
+			Detail: fmt.Sprintf(`%s result is null; the schema wants an object, so send {}`, mi.Name)})
+		m.Result = target
+	case v.Kind != jsonv.Object:
+		dec.typeProblem(v, ptr, mi.ResultDef, "object")
+	default:
+		dec.decodeStruct(v, rv, planFor(rv.Type()).st, ptr, "")
+		m.Result = target
+	}
+	return dec.problems
+}
+
+// Encode renders m as one line of JSON (without the newline). Typed params
+// and results are encoded from their values; members the codec could not
+// type are written back verbatim.
+func Encode(m *domain.Message) []byte {
+	b := make([]byte, 0, 256)
+	b = append(b, '{')
+	first := true
+	member := func(name string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, name)
+		b = append(b, ':')
+	}
+	if m.JSONRPC != nil {
+		member("jsonrpc")
+		b = append(b, m.JSONRPC...)
+	}
+	if len(m.ID.Raw) > 0 {
+		member("id")
+		b = append(b, m.ID.Raw...)
+	}
+	if m.Kind == domain.KindRequest || m.Kind == domain.KindNotification {
+		member("method")
+		b = appendString(b, string(m.Method))
+	}
+	switch {
+	case m.Params != nil:
+		member("params")
+		b = appendValue(b, reflect.ValueOf(m.Params).Elem())
+	case m.RawParams != nil:
+		member("params")
+		b = append(b, m.RawParams...)
+	}
+	switch {
+	case m.Result != nil:
+		member("result")
+		b = appendValue(b, reflect.ValueOf(m.Result).Elem())
+	case m.RawResult != nil:
+		member("result")
+		b = append(b, m.RawResult...)
+	}
+	if m.Error != nil {
+		member("error")
+		b = appendValue(b, reflect.ValueOf(m.Error).Elem())
+	}
+	for _, u := range m.Unknown {
+		member(u.Name)
+		b = append(b, u.Value...)
+	}
+	return append(b, '}')
+}

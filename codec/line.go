@@ -1,0 +1,70 @@
+// Package codec turns transcript bytes into typed ACP messages and back.
+//
+// Decoding is strict and lossless: member names match case-sensitively,
+// members a type does not declare and every "_meta" are kept verbatim, and
+// each problem is reported with a JSON Pointer instead of stopping the
+// decode. Encoding a decoded message gives JSON equal to the input.
+package codec
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// Line is one newline-terminated line of a transcript.
+type Line struct {
+	Num    int    // 1-based line number
+	Offset int64  // byte offset of the line's first byte in the input
+	Bytes  []byte // the line without its "\n" or "\r\n" terminator
+	// CRLF is set when the line ended in "\r\n".
+	CRLF bool
+	// Unterminated is set for a last line with no final newline.
+	Unterminated bool
+}
+
+// LineReader reads lines of any length: a 50 MB message is one line, and
+// no line is ever split or dropped. (bufio.Scanner would stop at 64 KiB.)
+type LineReader struct {
+	r      *bufio.Reader
+	num    int
+	offset int64
+}
+
+// NewLineReader returns a reader over r.
+func NewLineReader(r io.Reader) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Next returns the next line, or io.EOF after the last one. Each returned
+// line owns its bytes.
+func (lr *LineReader) Next() (Line, error) {
+	b, err := lr.r.ReadBytes('\n')
+	if len(b) == 0 {
+		if err == nil {
+			err = io.EOF
+		}
+		return Line{}, err
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Line{}, err
+	}
+	lr.num++
+	l := Line{Num: lr.num, Offset: lr.offset}
+	lr.offset += int64(len(b))
+	if b[len(b)-1] == '\n' {
+		b = b[:len(b)-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+			l.CRLF = true
+		}
+	} else {
+		l.Unterminated = true
+	}
+	l.Bytes = b
+	return l, nil
+}
+
+// IsBlank reports whether the line holds only white space.
+func (l Line) IsBlank() bool { return len(bytes.TrimSpace(l.Bytes)) == 0 }

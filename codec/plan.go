@@ -1,0 +1,141 @@
+package codec
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/acplint/acplint/domain"
+)
+
+// typeClass says how the codec handles a Go type; it is computed once per type.
+type typeClass uint8
+
+const (
+	classRaw    typeClass = iota + 1 // json.RawMessage: kept verbatim
+	classOpt                         // domain.Opt[T]
+	classUnion                       // a union interface
+	classStruct                      // an object type
+	classSlice                       // an array
+	classMap                         // an object with arbitrary keys
+	classString                      // a string or string enum
+	classBool                        // a boolean
+	classInt                         // a signed integer
+	classUint                        // an unsigned integer
+	classFloat                       // a number
+	classAny                         // an unrecognised interface: kept raw
+)
+
+type field struct {
+	name     string
+	index    int
+	required bool
+	typ      reflect.Type
+}
+
+type structPlan struct {
+	name    string // the schema definition name: the Go type name
+	fields  []field
+	byName  map[string]int // member name -> index into fields
+	unknown int            // index of the Unknown domain.Members field, or -1
+}
+
+type typePlan struct {
+	class  typeClass
+	st     *structPlan
+	union  *domain.Union
+	enum   []string // for string enums
+	open   bool     // the enum is open
+	bits   int      // integer width
+	elem   reflect.Type
+	tagged map[reflect.Type]string // union variant type -> discriminator value
+}
+
+var (
+	rawType      = reflect.TypeFor[json.RawMessage]()
+	membersType  = reflect.TypeFor[domain.Members]()
+	optionalType = reflect.TypeFor[domain.Optional]()
+	enumType     = reflect.TypeFor[domain.Enum]()
+	plans        sync.Map // reflect.Type -> *typePlan
+)
+
+func planFor(t reflect.Type) *typePlan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*typePlan)
+	}
+	p := buildPlan(t)
+	actual, _ := plans.LoadOrStore(t, p)
+	return actual.(*typePlan)
+}
+
+func buildPlan(t reflect.Type) *typePlan {
+	switch {
+	case t == rawType:
+		return &typePlan{class: classRaw}
+	case t.Kind() == reflect.Struct && t.Implements(optionalType):
+		return &typePlan{class: classOpt, elem: t.Field(0).Type}
+	case t.Kind() == reflect.Interface:
+		if u, ok := domain.UnionOf(t); ok {
+			p := &typePlan{class: classUnion, union: u, tagged: map[reflect.Type]string{}}
+			for _, v := range u.Variants {
+				if v.Tag != "" && v.Type != u.Default {
+					p.tagged[v.Type] = v.Tag
+				}
+			}
+			return p
+		}
+		return &typePlan{class: classAny}
+	case t.Kind() == reflect.Struct:
+		return &typePlan{class: classStruct, st: buildStructPlan(t)}
+	case t.Kind() == reflect.Slice:
+		return &typePlan{class: classSlice, elem: t.Elem()}
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
+		return &typePlan{class: classMap, elem: t.Elem()}
+	case t.Kind() == reflect.String:
+		p := &typePlan{class: classString}
+		if t.Implements(enumType) {
+			p.enum, p.open = reflect.Zero(t).Interface().(domain.Enum).EnumValues()
+		}
+		return p
+	case t.Kind() == reflect.Bool:
+		return &typePlan{class: classBool}
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return &typePlan{class: classInt, bits: t.Bits()}
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		return &typePlan{class: classUint, bits: t.Bits()}
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return &typePlan{class: classFloat, bits: t.Bits()}
+	}
+	panic("codec: unsupported domain type " + t.String())
+}
+
+func buildStructPlan(t reflect.Type) *structPlan {
+	sp := &structPlan{name: t.Name(), byName: map[string]int{}, unknown: -1}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if f.Type == membersType {
+			sp.unknown = i
+			continue
+		}
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		sp.byName[name] = len(sp.fields)
+		sp.fields = append(sp.fields, field{
+			name:     name,
+			index:    i,
+			required: strings.Contains(f.Tag.Get("jsonschema"), "required"),
+			typ:      f.Type,
+		})
+	}
+	return sp
+}

@@ -1,0 +1,174 @@
+package conformance_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acplint/acplint/conformance"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/lint"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the want sections of the golden corpus from actual findings")
+
+// lintCase runs acplint over a case's transcript with its flags.
+func lintCase(t *testing.T, c *conformance.Case) []findings.ValidationFinding {
+	t.Helper()
+	opts := lint.Options{File: c.Name}
+	switch c.TranscriptName {
+	case "transcript.jsonl":
+		opts.Format = lint.FormatJSONL
+	case "transcript.zed.json":
+		opts.Format = lint.FormatZed
+	default:
+		opts.Format = lint.FormatNDJSON
+	}
+	for _, f := range c.Flags {
+		switch {
+		case f == "--clean-end":
+			opts.CleanEnd = true
+		default:
+			t.Fatalf("%s: unknown flag %q in the flags section", c.Name, f)
+		}
+	}
+	res, err := lint.Transcript(bytes.NewReader(c.Transcript), opts)
+	if err != nil {
+		t.Fatalf("%s: lint: %v", c.Name, err)
+	}
+	return res.Findings
+}
+
+// TestGolden runs every corpus case and compares findings with its want
+// section both ways, as analysistest does: a finding with no matching want
+// line fails, and so does a want line that matches no finding.
+func TestGolden(t *testing.T) {
+	cases, err := conformance.LoadCases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("the golden corpus is empty")
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			got := lintCase(t, c)
+			if *update {
+				rewriteWant(t, c, got)
+				return
+			}
+			matched := make([]bool, len(got))
+			for _, w := range c.Want {
+				found := false
+				for i, f := range got {
+					if !matched[i] && f.Location.Line == w.Line && f.RuleID == w.Rule && w.Re.MatchString(f.Message) {
+						matched[i], found = true, true
+						break
+					}
+				}
+				if !found {
+					t.Errorf("%s.txtar:%d: no finding %s matching `%s`%s", c.Name, w.Line, w.Rule, w.Re, nearMisses(got, w))
+				}
+			}
+			for i, f := range got {
+				if !matched[i] {
+					t.Errorf("%s.txtar:%d: unexpected finding %s (%s): %s", c.Name, f.Location.Line, f.RuleID, f.Severity, f.Message)
+				}
+			}
+		})
+	}
+}
+
+func nearMisses(got []findings.ValidationFinding, w conformance.Want) string {
+	var b strings.Builder
+	for _, f := range got {
+		if f.RuleID == w.Rule || f.Location.Line == w.Line {
+			fmt.Fprintf(&b, "\n\thave %d %s: %s", f.Location.Line, f.RuleID, f.Message)
+		}
+	}
+	return b.String()
+}
+
+func rewriteWant(t *testing.T, c *conformance.Case, got []findings.ValidationFinding) {
+	var want strings.Builder
+	for _, f := range got {
+		want.WriteString(conformance.FormatWant(f.Location.Line, f.RuleID, f.Message))
+		want.WriteByte('\n')
+	}
+	a := c.Archive
+	var files []txtar.File
+	for _, f := range a.Files {
+		if f.Name != "want" {
+			files = append(files, f)
+		}
+	}
+	if want.Len() > 0 {
+		files = append(files, txtar.File{Name: "want", Data: []byte(want.String())})
+	}
+	a.Files = files
+	path := filepath.Join("testdata", c.Name+".txtar")
+	if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCorpusCoversCatalog enforces that every rule a transcript can decide
+// has at least one failing case (a want line) and one passing case (a case
+// that covers it and expects no finding of it).
+func TestCorpusCoversCatalog(t *testing.T) {
+	cases, err := conformance.LoadCases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := map[string][]string{}
+	passing := map[string][]string{}
+	for _, c := range cases {
+		wanted := map[string]bool{}
+		for _, w := range c.Want {
+			wanted[w.Rule] = true
+			failing[w.Rule] = append(failing[w.Rule], c.Name)
+		}
+		for _, id := range c.Covers {
+			if _, ok := findings.ByID(id); !ok {
+				t.Errorf("%s: covers unknown rule %s", c.Name, id)
+			}
+			if !wanted[id] {
+				passing[id] = append(passing[id], c.Name)
+			}
+		}
+		for id := range wanted {
+			if !contains(c.Covers, id) {
+				t.Errorf("%s: expects %s but does not list it in covers:", c.Name, id)
+			}
+		}
+	}
+	var missing []string
+	for _, r := range findings.All() {
+		if r.Undecidable != "" {
+			continue
+		}
+		if len(failing[r.ID]) == 0 {
+			missing = append(missing, r.ID+" has no failing case")
+		}
+		if len(passing[r.ID]) == 0 {
+			missing = append(missing, r.ID+" has no passing case")
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("%d gaps in the corpus:\n\t%s", len(missing), strings.Join(missing, "\n\t"))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

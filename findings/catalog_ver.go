@@ -1,0 +1,66 @@
+package findings
+
+// VER: protocol version negotiation (spec §c.5).
+
+var VERNotInteger = &Rule{
+	ID:       "ACP-VER-001",
+	Title:    "protocolVersion is not an integer from 0 to 65535",
+	Severity: SeverityError,
+	Blame:    PartyEither,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
+	Doc: "The schema types protocolVersion as an unsigned 16-bit integer: the major version only, such as 1. " +
+		"Strings like \"1\" or \"1.0.0\", fractions and negative numbers fail to decode in typed SDKs, so negotiation fails before it starts.",
+}
+
+var VERHigherThanRequested = &Rule{
+	ID:       "ACP-VER-002",
+	Title:    "agent answers a higher version than the client asked for",
+	Severity: SeverityWarning,
+	Blame:    PartyAgent,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
+	TCK:      []string{"ACP-INIT-002", "ACP-INIT-003"},
+	Doc: "If the agent supports the requested version it \"MUST respond with the same version\"; otherwise it answers with the latest one it supports. " +
+		"A higher answer is only right when the agent supports nothing at or below the request, which is rare. " +
+		"Echoing an implausible request such as 65535 is treated as an error by the TCK.",
+}
+
+var VERErrorOnMismatch = &Rule{
+	ID:       "ACP-VER-003",
+	Title:    "initialize fails instead of offering a supported version",
+	Severity: SeverityError,
+	Blame:    PartyAgent,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
+	Doc: "Version negotiation in v1 never fails at the agent: an agent that does not support the requested version \"MUST respond with the latest version it supports\" in a successful result. " +
+		"Returning an error takes the decision away from the client, which alone may close the connection.",
+}
+
+var VERZero = &Rule{
+	ID:       "ACP-VER-004",
+	Title:    "negotiated protocol version 0 is pre-release",
+	Severity: SeverityInfo,
+	Blame:    PartyEither,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
+	Doc: "Version 0 denotes the unstable pre-release protocol that preceded v1. " +
+		"acplint treats it as unsupported: its shapes are not those of the v1 schema the rules are written against.",
+}
+
+var VERUnsupported = &Rule{
+	ID:       "ACP-VER-005",
+	Title:    "protocol version 2 or later, v1 rules not applied",
+	Severity: SeverityError,
+	Blame:    PartyTool,
+	Spec:     "https://agentclientprotocol.com/protocol/v2/migration",
+	Doc: "After initialize a connection speaks exactly one negotiated version, and v2 changes the prompt lifecycle, update semantics and capabilities. " +
+		"Judging v2 traffic by v1 rules would produce noise, so acplint stops checking the connection and says so.",
+}
+
+var VERMissingInfo = &Rule{
+	ID:       "ACP-VER-006",
+	Title:    "clientInfo or agentInfo missing or incomplete",
+	Severity: SeverityWarning,
+	Blame:    PartyEither,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
+	TCK:      []string{"ACP-INIT-004"},
+	Doc: "Both sides \"SHOULD provide information about their implementation\" in initialize, and when the object is present the schema requires its name and version. " +
+		"Peers use it for logs, bug reports and working around known quirks of specific versions.",
+}

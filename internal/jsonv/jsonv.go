@@ -1,0 +1,417 @@
+// Package jsonv parses one JSON text into a tree of values that remembers
+// where each value sits in the input, keeps object members in wire order
+// (duplicates included) and keeps number literals as written.
+//
+// encoding/json hides all three facts, and acplint needs each of them: byte
+// positions for findings, duplicates and exact member names for lossless
+// round trips, and number spelling because JSON-RPC ids 1 and 1.0 differ.
+package jsonv
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Kind is the JSON type of a value.
+type Kind uint8
+
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Null:
+		return "null"
+	case Bool:
+		return "boolean"
+	case Number:
+		return "number"
+	case String:
+		return "string"
+	case Array:
+		return "array"
+	case Object:
+		return "object"
+	}
+	return "invalid"
+}
+
+// Value is one parsed JSON value.
+type Value struct {
+	Kind       Kind
+	Start, End int    // byte range of the value in the parsed input
+	Str        string // String: the decoded text; Number: the literal as written
+	Bool       bool
+	Elems      []Value  // Array
+	Members    []Member // Object, in wire order
+}
+
+// Member is one object member.
+type Member struct {
+	Key   string
+	Value Value
+}
+
+// Raw returns the bytes of v within src, the input it was parsed from.
+func (v *Value) Raw(src []byte) []byte { return src[v.Start:v.End] }
+
+// Get returns the first member called key.
+func (v *Value) Get(key string) (*Value, bool) {
+	for i := range v.Members {
+		if v.Members[i].Key == key {
+			return &v.Members[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+// SyntaxError reports malformed JSON at a byte offset.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// MaxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const MaxDepth = 10000
+
+// Parse parses src, which must hold exactly one JSON value surrounded by
+// optional white space.
+func Parse(src []byte) (Value, error) {
+	p := parser{src: src}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return Value{}, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.src) {
+		return Value{}, p.errf("unexpected %s after the JSON value", p.describe())
+	}
+	return v, nil
+}
+
+type parser struct {
+	src []byte
+	pos int
+}
+
+func (p *parser) errf(format string, args ...any) error {
+	return &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) describe() string {
+	if p.pos >= len(p.src) {
+		return "end of input"
+	}
+	c := p.src[p.pos]
+	if c >= 0x20 && c < 0x7f {
+		return strconv.Quote(string(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (Value, error) {
+	if depth > MaxDepth {
+		return Value{}, p.errf("nesting deeper than %d levels", MaxDepth)
+	}
+	if p.pos >= len(p.src) {
+		return Value{}, p.errf("unexpected end of input, want a JSON value")
+	}
+	start := p.pos
+	switch c := p.src[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, err := p.str()
+		if err != nil {
+			return Value{}, err
+		}
+		return Value{Kind: String, Start: start, End: p.pos, Str: s}, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		if err := p.number(); err != nil {
+			return Value{}, err
+		}
+		return Value{Kind: Number, Start: start, End: p.pos, Str: string(p.src[start:p.pos])}, nil
+	case c == 't':
+		if err := p.literal("true"); err != nil {
+			return Value{}, err
+		}
+		return Value{Kind: Bool, Start: start, End: p.pos, Bool: true}, nil
+	case c == 'f':
+		if err := p.literal("false"); err != nil {
+			return Value{}, err
+		}
+		return Value{Kind: Bool, Start: start, End: p.pos}, nil
+	case c == 'n':
+		if err := p.literal("null"); err != nil {
+			return Value{}, err
+		}
+		return Value{Kind: Null, Start: start, End: p.pos}, nil
+	}
+	return Value{}, p.errf("unexpected %s, want a JSON value", p.describe())
+}
+
+func (p *parser) literal(word string) error {
+	if len(p.src)-p.pos < len(word) || string(p.src[p.pos:p.pos+len(word)]) != word {
+		return p.errf("invalid literal, want %s", word)
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *parser) object(depth int) (Value, error) {
+	v := Value{Kind: Object, Start: p.pos}
+	p.pos++ // '{'
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
+		p.pos++
+		v.End = p.pos
+		v.Members = []Member{}
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+			return Value{}, p.errf("unexpected %s, want a member name string", p.describe())
+		}
+		key, err := p.str()
+		if err != nil {
+			return Value{}, err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
+			return Value{}, p.errf("unexpected %s after member name %q, want ':'", p.describe(), key)
+		}
+		p.pos++
+		p.skipSpace()
+		mv, err := p.value(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		v.Members = append(v.Members, Member{Key: key, Value: mv})
+		p.skipSpace()
+		if p.pos >= len(p.src) {
+			return Value{}, p.errf("unexpected end of input inside an object")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			v.End = p.pos
+			return v, nil
+		default:
+			return Value{}, p.errf("unexpected %s inside an object, want ',' or '}'", p.describe())
+		}
+	}
+}
+
+func (p *parser) array(depth int) (Value, error) {
+	v := Value{Kind: Array, Start: p.pos}
+	p.pos++ // '['
+	p.skipSpace()
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+		p.pos++
+		v.End = p.pos
+		v.Elems = []Value{}
+		return v, nil
+	}
+	for {
+		p.skipSpace()
+		ev, err := p.value(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		v.Elems = append(v.Elems, ev)
+		p.skipSpace()
+		if p.pos >= len(p.src) {
+			return Value{}, p.errf("unexpected end of input inside an array")
+		}
+		switch p.src[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			v.End = p.pos
+			return v, nil
+		default:
+			return Value{}, p.errf("unexpected %s inside an array, want ',' or ']'", p.describe())
+		}
+	}
+}
+
+func (p *parser) number() error {
+	i := p.pos
+	if p.src[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(p.src) && p.src[i] == '0':
+		i++
+	case i < len(p.src) && p.src[i] >= '1' && p.src[i] <= '9':
+		for i < len(p.src) && p.src[i] >= '0' && p.src[i] <= '9' {
+			i++
+		}
+	default:
+		p.pos = i
+		return p.errf("invalid number: want a digit")
+	}
+	if i < len(p.src) && p.src[i] == '.' {
+		i++
+		d := i
+		for i < len(p.src) && p.src[i] >= '0' && p.src[i] <= '9' {
+			i++
+		}
+		if i == d {
+			p.pos = i
+			return p.errf("invalid number: want a digit after '.'")
+		}
+	}
+	if i < len(p.src) && (p.src[i] == 'e' || p.src[i] == 'E') {
+		i++
+		if i < len(p.src) && (p.src[i] == '+' || p.src[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(p.src) && p.src[i] >= '0' && p.src[i] <= '9' {
+			i++
+		}
+		if i == d {
+			p.pos = i
+			return p.errf("invalid number: want a digit in the exponent")
+		}
+	}
+	p.pos = i
+	return nil
+}
+
+// str parses a string starting at the opening quote and returns its text.
+func (p *parser) str() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	// Fast path: no escapes.
+	for i := start; i < len(p.src); i++ {
+		c := p.src[i]
+		if c == '"' {
+			p.pos = i + 1
+			return string(p.src[start:i]), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			p.pos = i
+			return "", p.errf("control character 0x%02x in a string (must be escaped)", c)
+		}
+	}
+	buf := make([]byte, 0, 64)
+	i := start
+	for {
+		if i >= len(p.src) {
+			p.pos = i
+			return "", p.errf("unexpected end of input inside a string")
+		}
+		c := p.src[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			return string(buf), nil
+		case c < 0x20:
+			p.pos = i
+			return "", p.errf("control character 0x%02x in a string (must be escaped)", c)
+		case c != '\\':
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		// escape
+		if i+1 >= len(p.src) {
+			p.pos = i
+			return "", p.errf("unexpected end of input in an escape")
+		}
+		e := p.src[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := hex4(p.src, i)
+			if !ok {
+				p.pos = i
+				return "", p.errf(`invalid \u escape`)
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				// A high surrogate must pair with a following low one;
+				// encoding/json and JavaScript both fall back to U+FFFD.
+				if i+6 <= len(p.src) && p.src[i] == '\\' && p.src[i+1] == 'u' {
+					if r2, ok := hex4(p.src, i+2); ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							i += 6
+							buf = utf8.AppendRune(buf, d)
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			p.pos = i - 1
+			return "", p.errf("invalid escape '\\%c' in a string", e)
+		}
+	}
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

@@ -1,0 +1,122 @@
+package jsonv
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// toAny converts a parsed tree into what encoding/json would produce with
+// UseNumber, so the two parsers can be compared value for value.
+func toAny(v *Value) any {
+	switch v.Kind {
+	case Null:
+		return nil
+	case Bool:
+		return v.Bool
+	case Number:
+		return json.Number(v.Str)
+	case String:
+		return v.Str
+	case Array:
+		out := make([]any, len(v.Elems))
+		for i := range v.Elems {
+			out[i] = toAny(&v.Elems[i])
+		}
+		return out
+	}
+	out := map[string]any{}
+	for i := range v.Members {
+		out[v.Members[i].Key] = toAny(&v.Members[i].Value) // last duplicate wins, as in encoding/json
+	}
+	return out
+}
+
+func checkAgainstStdlib(t *testing.T, src []byte) {
+	t.Helper()
+	v, err := Parse(src)
+	valid := json.Valid(src)
+	if (err == nil) != valid {
+		t.Fatalf("Parse(%q) err=%v, json.Valid=%v", src, err, valid)
+	}
+	if err != nil {
+		if _, ok := err.(*SyntaxError); !ok {
+			t.Fatalf("error of type %T, want *SyntaxError", err)
+		}
+		return
+	}
+	if !utf8.Valid(src) {
+		// encoding/json replaces invalid UTF-8 with U+FFFD; jsonv keeps the
+		// bytes (the codec reports them as ACP-WIRE-004), so values differ.
+		return
+	}
+	d := json.NewDecoder(bytes.NewReader(src))
+	d.UseNumber()
+	var want any
+	if err := d.Decode(&want); err != nil {
+		t.Fatalf("stdlib decode: %v", err)
+	}
+	if diff := cmp.Diff(want, toAny(&v)); diff != "" {
+		t.Fatalf("Parse(%q) mismatch (-stdlib +jsonv):\n%s", src, diff)
+	}
+	if got := string(v.Raw(src)); got != string(bytes.TrimSpace(src)) {
+		t.Fatalf("Raw = %q, want %q", got, bytes.TrimSpace(src))
+	}
+}
+
+var seeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`,
+	`[1,2.5,-0,1e10,1E-2,true,false,null,"a\"b\\c\/\b\f\n\r\t\u00e9\ud83d\ude00"]`,
+	`{"a":{"b":[{}]},"a":1}`,
+	` "x" `, `01`, `1.`, `-`, `{"a":1,}`, `[1,]`, `"\ud800"`, `"\ud800\u0041"`, `{"a" 1}`, `tru`, `"\x"`,
+	"\"a\tb\"", `{}`, `[]`, `nul`, `1 2`, `"é"`,
+}
+
+func TestParseMatchesStdlib(t *testing.T) {
+	for _, s := range seeds {
+		checkAgainstStdlib(t, []byte(s))
+	}
+}
+
+func TestPositions(t *testing.T) {
+	src := []byte(`{"a": [1, {"b": "x"}]}`)
+	v, err := Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := v.Lookup("/a/1/b")
+	if !ok {
+		t.Fatal("pointer /a/1/b not found")
+	}
+	if got := string(b.Raw(src)); got != `"x"` {
+		t.Errorf("raw at /a/1/b = %s", got)
+	}
+	if _, ok := v.Lookup("/a/2"); ok {
+		t.Error("out of range index found")
+	}
+}
+
+func TestDepthLimit(t *testing.T) {
+	deep := bytes.Repeat([]byte("["), MaxDepth+5)
+	if _, err := Parse(deep); err == nil {
+		t.Fatal("no error for over-deep input")
+	}
+}
+
+func TestPointerEscapes(t *testing.T) {
+	if got := Pointer("").Key("a/b~c").Index(3); got != "/a~1b~0c/3" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		checkAgainstStdlib(t, src)
+	})
+}

@@ -1,0 +1,359 @@
+package lint
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/jsonv"
+)
+
+// Format is a transcript format acplint reads.
+type Format string
+
+const (
+	// FormatAuto picks the format from the first non-blank line.
+	FormatAuto Format = "auto"
+	// FormatNDJSON is raw traffic: one JSON-RPC message per line, both
+	// directions interleaved. Directions are inferred from the method
+	// tables and id correlation.
+	FormatNDJSON Format = "ndjson"
+	// FormatJSONL is direction-tagged JSON Lines: {"ts":…,"dir":…,"msg":…}
+	// and the common variants of those names, including the
+	// acp-inspector-trace v1 format {"ts","direction","json"}.
+	FormatJSONL Format = "jsonl"
+	// FormatZed is the JSON array Zed's ACP log view copies with "Copy All
+	// Messages". It has no timestamps and no "jsonrpc" member, and a
+	// response's result and error share one "params" member.
+	FormatZed Format = "zed"
+)
+
+// Formats lists the formats in help order.
+var Formats = []Format{FormatAuto, FormatNDJSON, FormatJSONL, FormatZed}
+
+// ParseFormat accepts a format name.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	switch s {
+	case "inspector", "acp-inspector", "acp-inspector-trace":
+		return FormatJSONL, nil
+	}
+	return "", fmt.Errorf("unknown input format %q (want auto, ndjson, jsonl or zed)", s)
+}
+
+// FormatLimits says what each format cannot record, for --help and docs.
+var FormatLimits = map[Format]string{
+	FormatNDJSON: "no directions (inferred from methods and ids; a message whose sender cannot be proven is reported, not guessed) and no timestamps",
+	FormatJSONL:  "what the recorder wrote; frames whose direction value is not recognised are reported",
+	FormatZed:    "no timestamps and no \"jsonrpc\" member; a response's result and error are merged in \"params\" (an object with integer \"code\" and string \"message\" is read as an error); line numbers point at each element's first line",
+}
+
+// Frame is one message of a transcript, with what the format says about it.
+type Frame struct {
+	Line codec.Line
+	// Dir is the sender as the format records it; DirUnknown for raw NDJSON.
+	Dir domain.Direction
+	// Bad, when set, says why the frame is not in the declared format
+	// (ACP-LINT-002); Line.Bytes is then the wrapper line itself.
+	Bad string
+	// Synthetic marks an envelope acplint rebuilt (Zed), so envelope
+	// members the format drops are not reported missing.
+	Synthetic bool
+}
+
+// source yields frames.
+type source interface {
+	Next() (Frame, error)
+}
+
+// open detects the format (when auto) and returns a frame source.
+func open(r io.Reader, f Format) (source, Format, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if f == FormatAuto {
+		f = sniff(br)
+	}
+	switch f {
+	case FormatZed:
+		return newZedSource(br)
+	case FormatJSONL:
+		return &jsonlSource{lines: codec.NewLineReader(br)}, FormatJSONL, nil
+	}
+	return &ndjsonSource{lines: codec.NewLineReader(br)}, FormatNDJSON, nil
+}
+
+// sniff looks at the first non-blank line without consuming it.
+func sniff(br *bufio.Reader) Format {
+	for n := 4 << 10; ; n *= 4 {
+		peek, err := br.Peek(n)
+		trimmed := bytes.TrimLeft(peek, " \t\r\n\xef\xbb\xbf")
+		if len(trimmed) > 0 {
+			if trimmed[0] == '[' {
+				// A JSON-RPC batch is one line; Zed's array is pretty-printed
+				// and its elements carry "_direction".
+				if bytes.Contains(peek, []byte(`"_direction"`)) {
+					return FormatZed
+				}
+				return FormatNDJSON
+			}
+			line := trimmed
+			if i := bytes.IndexByte(line, '\n'); i >= 0 {
+				line = line[:i]
+				return sniffLine(line)
+			}
+		}
+		if err != nil || n >= 16<<20 {
+			return sniffLine(trimmed)
+		}
+	}
+}
+
+func sniffLine(line []byte) Format {
+	v, err := jsonv.Parse(bytes.TrimSpace(line))
+	if err != nil || v.Kind != jsonv.Object {
+		return FormatNDJSON
+	}
+	for _, k := range []string{"jsonrpc", "method", "result", "error"} {
+		if _, ok := v.Get(k); ok {
+			return FormatNDJSON
+		}
+	}
+	if _, _, ok := wrapperFields(&v); ok {
+		return FormatJSONL
+	}
+	return FormatNDJSON
+}
+
+type ndjsonSource struct{ lines *codec.LineReader }
+
+func (s *ndjsonSource) Next() (Frame, error) {
+	l, err := s.lines.Next()
+	if err != nil {
+		return Frame{}, err
+	}
+	return Frame{Line: l}, nil
+}
+
+// Direction spellings seen in the wild, lower-cased. "incoming" and
+// "outgoing" are ambiguous without knowing who recorded them and are not
+// guessed.
+var dirNames = map[string]domain.Direction{
+	"client": domain.FromClient, "fromclient": domain.FromClient, "from_client": domain.FromClient,
+	"c2a": domain.FromClient, "client->agent": domain.FromClient, "client_to_agent": domain.FromClient,
+	"toagent": domain.FromClient, "to_agent": domain.FromClient, "stdin": domain.FromClient, "c->a": domain.FromClient,
+	"agent": domain.FromAgent, "fromagent": domain.FromAgent, "from_agent": domain.FromAgent,
+	"a2c": domain.FromAgent, "agent->client": domain.FromAgent, "agent_to_client": domain.FromAgent,
+	"toclient": domain.FromAgent, "to_client": domain.FromAgent, "stdout": domain.FromAgent, "a->c": domain.FromAgent,
+}
+
+var (
+	dirKeys = []string{"dir", "direction", "from", "source", "side"}
+	msgKeys = []string{"msg", "message", "json", "frame", "payload", "data"}
+)
+
+// wrapperFields finds the direction and message members of a JSONL wrapper.
+func wrapperFields(v *jsonv.Value) (dir, msg *jsonv.Value, ok bool) {
+	for _, k := range dirKeys {
+		if d, found := v.Get(k); found {
+			dir = d
+			break
+		}
+	}
+	for _, k := range msgKeys {
+		if m, found := v.Get(k); found {
+			msg = m
+			break
+		}
+	}
+	return dir, msg, dir != nil && msg != nil
+}
+
+type jsonlSource struct{ lines *codec.LineReader }
+
+func (s *jsonlSource) Next() (Frame, error) {
+	l, err := s.lines.Next()
+	if err != nil {
+		return Frame{}, err
+	}
+	fr := Frame{Line: l}
+	if l.IsBlank() {
+		return fr, nil // reported as a blank line by the codec
+	}
+	v, perr := jsonv.Parse(l.Bytes)
+	if perr != nil {
+		fr.Bad = "the line is not JSON: " + perr.Error()
+		return fr, nil
+	}
+	dir, msg, ok := wrapperFields(&v)
+	if !ok {
+		fr.Bad = fmt.Sprintf("the line lacks a direction (%s) or a message (%s) member",
+			strings.Join(dirKeys, ", "), strings.Join(msgKeys, ", "))
+		return fr, nil
+	}
+	if dir.Kind != jsonv.String {
+		fr.Bad = "the direction member is not a string"
+		return fr, nil
+	}
+	d, known := dirNames[strings.ToLower(dir.Str)]
+	if !known {
+		fr.Bad = fmt.Sprintf("direction %q is not one acplint knows (client/agent, fromClient/fromAgent, c2a/a2c)", dir.Str)
+		return fr, nil
+	}
+	fr.Dir = d
+	inner := codec.Line{Num: l.Num, Offset: l.Offset}
+	if msg.Kind == jsonv.String {
+		// acp-inspector keeps the frame verbatim as a string.
+		inner.Bytes = []byte(msg.Str)
+	} else {
+		inner.Bytes = msg.Raw(l.Bytes)
+	}
+	fr.Line = inner
+	return fr, nil
+}
+
+// zedSource reads Zed's pretty-printed array. The array is parsed whole:
+// the format gives no way to stream it.
+type zedSource struct {
+	frames []Frame
+	i      int
+}
+
+func newZedSource(r io.Reader) (source, Format, error) {
+	all, err := io.ReadAll(r)
+	if err != nil {
+		return nil, FormatZed, err
+	}
+	v, perr := jsonv.Parse(all)
+	if perr != nil || v.Kind != jsonv.Array {
+		msg := "the input is not a JSON array"
+		if perr != nil {
+			msg = "the input is not JSON: " + perr.Error()
+		}
+		return &zedSource{frames: []Frame{{Line: codec.Line{Num: 1, Bytes: all}, Bad: msg}}}, FormatZed, nil
+	}
+	lineAt := newLineIndex(all)
+	s := &zedSource{}
+	for i := range v.Elems {
+		e := &v.Elems[i]
+		fr := Frame{Synthetic: true, Line: codec.Line{Num: lineAt(e.Start), Offset: int64(e.Start)}}
+		msg, dir, bad := zedMessage(e, all)
+		fr.Dir, fr.Bad = dir, bad
+		if bad != "" {
+			fr.Line.Bytes = e.Raw(all)
+		} else {
+			fr.Line.Bytes = msg
+		}
+		s.frames = append(s.frames, fr)
+	}
+	return s, FormatZed, nil
+}
+
+func (s *zedSource) Next() (Frame, error) {
+	if s.i >= len(s.frames) {
+		return Frame{}, io.EOF
+	}
+	s.i++
+	return s.frames[s.i-1], nil
+}
+
+// zedMessage rebuilds the JSON-RPC message of one Zed log element.
+func zedMessage(e *jsonv.Value, src []byte) (msg []byte, dir domain.Direction, bad string) {
+	if e.Kind != jsonv.Object {
+		return nil, 0, "the element is not an object"
+	}
+	get := func(k string) *jsonv.Value { v, _ := e.Get(k); return v }
+	d, typ := get("_direction"), get("_type")
+	if d == nil || typ == nil || d.Kind != jsonv.String || typ.Kind != jsonv.String {
+		return nil, 0, `the element lacks "_direction" or "_type"`
+	}
+	// Zed is the client: what it sends is outgoing.
+	switch d.Str {
+	case "outgoing":
+		dir = domain.FromClient
+	case "incoming":
+		dir = domain.FromAgent
+	default:
+		return nil, 0, fmt.Sprintf("unknown _direction %q", d.Str)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0"`)
+	if id := get("id"); id != nil && id.Kind != jsonv.Null {
+		b.WriteString(`,"id":`)
+		b.Write(id.Raw(src))
+	}
+	params := get("params")
+	switch typ.Str {
+	case "request", "notification":
+		m := get("method")
+		if m == nil || m.Kind != jsonv.String {
+			return nil, 0, `the element lacks "method"`
+		}
+		b.WriteString(`,"method":`)
+		b.Write(m.Raw(src))
+		if params != nil && params.Kind != jsonv.Null {
+			b.WriteString(`,"params":`)
+			b.Write(params.Raw(src))
+		}
+	case "response":
+		if params != nil && isZedError(params) {
+			b.WriteString(`,"error":`)
+		} else {
+			b.WriteString(`,"result":`)
+		}
+		if params == nil {
+			b.WriteString("null")
+		} else {
+			b.Write(params.Raw(src))
+		}
+	default:
+		return nil, 0, fmt.Sprintf("unknown _type %q", typ.Str)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), dir, ""
+}
+
+// isZedError guesses whether a Zed response payload was an error: Zed
+// stores both in "params", so this is the one place the importer must
+// judge by shape. ACP results never have exactly an integer "code" and a
+// string "message" at their root.
+func isZedError(v *jsonv.Value) bool {
+	if v.Kind != jsonv.Object {
+		return false
+	}
+	c, okc := v.Get("code")
+	m, okm := v.Get("message")
+	return okc && okm && c.Kind == jsonv.Number && m.Kind == jsonv.String
+}
+
+// newLineIndex returns a function from byte offset to 1-based line.
+func newLineIndex(src []byte) func(off int) int {
+	var starts []int
+	starts = append(starts, 0)
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return func(off int) int {
+		lo, hi := 0, len(starts)
+		for lo+1 < hi {
+			mid := (lo + hi) / 2
+			if starts[mid] <= off {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return lo + 1
+	}
+}
+
+var errStop = errors.New("stop")

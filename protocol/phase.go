@@ -1,0 +1,212 @@
+package protocol
+
+import (
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/pmap"
+)
+
+// ConnState is the connection-level phase.
+type ConnState uint8
+
+const (
+	ConnAwaitingInitialize ConnState = iota // nothing sent yet
+	ConnInitializing                        // initialize sent, not answered
+	ConnReady                               // initialize answered successfully
+	// ConnOtherVersion: the agent negotiated a protocol version other than
+	// 1; v1 rules no longer apply (ACP-VER-005).
+	ConnOtherVersion
+)
+
+func (c ConnState) String() string {
+	switch c {
+	case ConnAwaitingInitialize:
+		return "awaiting-initialize"
+	case ConnInitializing:
+		return "initializing"
+	case ConnReady:
+		return "ready"
+	case ConnOtherVersion:
+		return "other-version"
+	}
+	return "?"
+}
+
+// Event is one input of the ACP machine: a message at a transcript
+// location, or the end of the transcript.
+type Event struct {
+	Msg *domain.Message
+	Loc findings.Location
+	// End marks the end of the transcript; Msg is nil. Truncated is set when
+	// the transcript did not end with the client closing the connection
+	// cleanly (acplint cannot tell, so the driver sets it unless told).
+	End       bool
+	Truncated bool
+}
+
+// Pending is a request that has not been answered yet.
+type Pending struct {
+	Method  domain.Method
+	Line    int
+	ID      domain.RequestID
+	Session domain.SessionID // for session-scoped requests
+	Params  any              // typed params, never modified
+	// CancelLine is the line of a $/cancel_request naming this request.
+	CancelLine int
+}
+
+// Phase is the whole state of one ACP connection. It is a value: Step
+// never modifies a Phase it is given. Maps are persistent (pmap) and the
+// structs they point to are replaced, never changed, so copying a Phase is
+// cheap and older phases stay valid.
+type Phase struct {
+	Conn     ConnState
+	InitLine int // line of the initialize request
+	// RequestedVersion and Version are the protocolVersion of the
+	// initialize request and result; -1 until known.
+	RequestedVersion, Version int
+
+	ClientCaps  *domain.ClientCapabilities
+	AgentCaps   *domain.AgentCapabilities
+	AuthMethods []domain.AuthMethod
+
+	// pending holds unanswered requests by the direction that sent them,
+	// keyed by the exact id spelling.
+	pending [3]pmap.Map[string, Pending]
+	// answered remembers ids already answered, per sender direction, to
+	// tell a duplicate response from an unknown id and a reuse from a clash.
+	answered [3]pmap.Map[string, int]
+
+	Sessions pmap.Map[domain.SessionID, *Session]
+	// Issued holds every session id an agent returned, with the line.
+	Issued pmap.Map[domain.SessionID, int]
+	// KnownCwd is the cwd of sessions seen in session/new or session/list.
+	KnownCwd pmap.Map[domain.SessionID, string]
+
+	Terminals    pmap.Map[domain.TerminalID, *Terminal]
+	Elicitations pmap.Map[domain.ElicitationID, int] // open URL elicitations -> line
+	Completed    pmap.Map[domain.ElicitationID, int] // URL elicitations ever opened
+	ListCursors  pmap.Map[string, int]               // nextCursor values returned
+
+	// LastAgentLine is the line of the latest agent message, used to judge
+	// cancel races.
+	LastAgentLine int
+}
+
+// SessionState is where a session is in its lifecycle.
+type SessionState uint8
+
+const (
+	SessionCreating   SessionState = iota // session/new sent (no id yet: not stored)
+	SessionLoading                        // session/load sent, replay may stream
+	SessionResuming                       // session/resume sent
+	SessionIdle                           // active, no prompt turn
+	SessionPrompting                      // a session/prompt is pending
+	SessionCancelling                     // session/cancel sent during a turn
+	SessionClosed                         // closed by session/close
+)
+
+func (s SessionState) String() string {
+	return [...]string{"creating", "loading", "resuming", "idle", "prompting", "cancelling", "closed"}[s]
+}
+
+// Session is the state of one session. Values are replaced, never modified.
+type Session struct {
+	ID    domain.SessionID
+	State SessionState
+	Line  int // where it was created, loaded or resumed
+	Cwd   string
+
+	// PromptKey is the id key of the pending session/prompt; PromptLine its line.
+	PromptKey  string
+	PromptLine int
+	Turn       int // number of prompts sent so far
+	// CancelLine is the session/cancel (or session/close) of the current
+	// turn, 0 when none.
+	CancelLine int
+	// CancelledEndLine is the response that ended a cancelled turn; until
+	// the next prompt, content updates break ACP-CXL-002.
+	CancelledEndLine int
+	// ReplayUpdates counts history updates streamed during a load.
+	ReplayUpdates int
+	// HadHistory is set once the session carried conversation content.
+	HadHistory bool
+
+	ToolCalls pmap.Map[domain.ToolCallID, ToolCall]
+	// OpenToolCalls are tool calls of the current turn not yet completed or failed.
+	OpenToolCalls pmap.Map[domain.ToolCallID, int]
+
+	Modes         *domain.SessionModeState
+	ConfigOptions []domain.SessionConfigOption
+
+	// Messages maps messageId to the chunk kind that used it and whether the
+	// message is still the current one, for ACP-TURN-005.
+	Messages       pmap.Map[domain.MessageID, MessageUse]
+	CurrentMessage domain.MessageID
+
+	Compactions pmap.Map[domain.CompactionID, Compaction]
+}
+
+// MessageUse records how a messageId was used.
+type MessageUse struct {
+	Kind   string // the sessionUpdate of its chunks
+	Line   int
+	Closed bool // another messageId came after it
+}
+
+// ToolCall is what acplint knows of one tool call.
+type ToolCall struct {
+	Line    int // the tool_call that created it
+	Turn    int
+	Status  domain.ToolCallStatus
+	Name    string
+	HasName bool
+}
+
+// Compaction tracks one compaction by id.
+type Compaction struct {
+	Line     int
+	Started  bool
+	Terminal bool
+}
+
+// Terminal is a terminal created by terminal/create.
+type Terminal struct {
+	Session      domain.SessionID
+	Line         int
+	ReleasedLine int
+	Exited       bool // wait_for_exit returned or output reported an exit status
+	OutputLimit  uint64
+	HasLimit     bool
+	Embedded     bool
+}
+
+func newPhase() Phase {
+	return Phase{RequestedVersion: -1, Version: -1}
+}
+
+// Pending returns the unanswered request that sender sent with id.
+func (p Phase) Pending(sender domain.Direction, id domain.RequestID) (Pending, bool) {
+	return p.pending[sender].Get(id.Key())
+}
+
+// PendingCount is the number of unanswered requests sent by sender.
+func (p Phase) PendingCount(sender domain.Direction) int { return p.pending[sender].Len() }
+
+// Session returns the session called id.
+func (p Phase) Session(id domain.SessionID) (*Session, bool) { return p.Sessions.Get(id) }
+
+// ResponseDirection tells which side sent response m, from the requests
+// pending on each side. ok is false when neither or both sides have a
+// pending request with that id: the direction then cannot be proven.
+func (p Phase) ResponseDirection(id domain.RequestID) (dir domain.Direction, req Pending, ok bool) {
+	fromClient, c := p.pending[domain.FromClient].Get(id.Key())
+	fromAgent, a := p.pending[domain.FromAgent].Get(id.Key())
+	switch {
+	case c && !a:
+		return domain.FromAgent, fromClient, true
+	case a && !c:
+		return domain.FromClient, fromAgent, true
+	}
+	return domain.DirUnknown, Pending{}, false
+}

@@ -1,0 +1,6 @@
+package schema
+
+import _ "embed"
+
+//go:embed parity_exceptions.txt
+var exceptionsFile []byte
