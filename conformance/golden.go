@@ -164,3 +164,33 @@ func FormatWant(line int, rule, message string) string {
 
 // Dir returns the area directory of a case name ("ses" for "ses/x").
 func (c *Case) Dir() string { return path.Dir(c.Name) }
+
+// Unchecked returns the rules that acplint does not check yet, with the
+// reason, read from the todo.txt file of each area directory. A rule listed
+// there needs no corpus cases; once it is implemented its cases replace the
+// todo line (TestCorpusCoversCatalog fails if both exist).
+func Unchecked() (map[string]string, error) {
+	out := map[string]string{}
+	err := fs.WalkDir(Corpus, "testdata", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Base(p) != "todo.txt" {
+			return err
+		}
+		data, err := Corpus.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for n, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			id, reason, _ := strings.Cut(line, " ")
+			if !ruleIDPattern.MatchString(id) {
+				return fmt.Errorf("%s:%d: bad rule id %q", p, n+1, id)
+			}
+			out[id] = strings.TrimSpace(reason)
+		}
+		return nil
+	})
+	return out, err
+}

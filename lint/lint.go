@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
@@ -123,13 +124,15 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr Frame) {
 	if m.Dir == domain.DirUnknown {
 		l.add(findings.New(findings.LINTDirectionUnknown, loc, directionUnknownMessage(m)))
 	}
+	ev := protocol.Event{Msg: m, Loc: loc}
 	for _, p := range messageProblems(d, i) {
 		l.problem(p, m, loc, fr)
+		ev.ParamsInvalid = ev.ParamsInvalid || breaksParams(p, i, len(d.Msgs) > 1)
 	}
 	for _, p := range probs {
 		l.problem(p, m, loc, fr)
 	}
-	l.step(protocol.Event{Msg: m, Loc: loc})
+	l.step(ev)
 }
 
 // senderOf infers who sent a request or notification from the method
@@ -165,4 +168,20 @@ func (l *linter) step(ev protocol.Event) {
 		// rather than dropping it.
 		l.add(findings.New(findings.LINTInternal, ev.Loc, "internal error in the protocol machine: "+e.Error()))
 	}
+}
+
+// breaksParams reports whether p makes a request's params invalid under
+// the method's schema: a receiver should refuse such a request with -32602.
+// Unknown members and open-enum values do not count; receivers tolerate them.
+func breaksParams(p codec.Problem, i int, batch bool) bool {
+	switch p.Kind {
+	case codec.ProbMissing, codec.ProbType, codec.ProbRange, codec.ProbEnum, codec.ProbUnknownVariant:
+	default:
+		return false
+	}
+	prefix := "/params"
+	if batch {
+		prefix = fmt.Sprintf("/%d/params", i)
+	}
+	return p.Pointer == prefix || strings.HasPrefix(p.Pointer, prefix+"/")
 }

@@ -42,6 +42,9 @@ type Event struct {
 	// cleanly (acplint cannot tell, so the driver sets it unless told).
 	End       bool
 	Truncated bool
+	// ParamsInvalid says the request's params broke the method's schema
+	// (the codec reported it); the receiver should answer -32602.
+	ParamsInvalid bool
 }
 
 // Pending is a request that has not been answered yet.
@@ -53,6 +56,8 @@ type Pending struct {
 	Params  any              // typed params, never modified
 	// CancelLine is the line of a $/cancel_request naming this request.
 	CancelLine int
+	// ParamsInvalid: the params broke the method's schema.
+	ParamsInvalid bool
 }
 
 // Phase is the whole state of one ACP connection. It is a value: Step

@@ -8,15 +8,6 @@ import (
 	"github.com/acplint/acplint/findings"
 )
 
-// hooks are the method-specific checks. Each returns the next phase.
-type hooks struct {
-	request  func(p Phase, c *ctx) Phase
-	response func(p Phase, c *ctx, req Pending) Phase
-}
-
-// methodHooks is filled in by the area files (seq.go, session.go, …).
-var methodHooks = map[domain.Method]hooks{}
-
 // sessionSetupMethods must wait for a successful initialize (ACP-SEQ-004).
 var sessionSetupMethods = map[domain.Method]bool{
 	domain.MethodSessionNew: true, domain.MethodSessionLoad: true, domain.MethodSessionResume: true,
@@ -49,12 +40,11 @@ func onRequest(p Phase, c *ctx) Phase {
 		f.Severity = findings.SeverityInfo
 		c.related(f, line, "the earlier request")
 	}
+	p = runRequestChecks(p, c)
 	p.pending[m.Dir] = p.pending[m.Dir].Set(key, Pending{
 		Method: m.Method, Line: c.line(), ID: m.ID, Session: sessionOf(m.Params), Params: m.Params,
+		ParamsInvalid: c.ev.ParamsInvalid,
 	})
-	if h, ok := methodHooks[m.Method]; ok && h.request != nil {
-		p = h.request(p, c)
-	}
 	return p
 }
 
@@ -66,8 +56,35 @@ func onNotification(p Phase, c *ctx) Phase {
 		c.add(findings.RPCNoEnvelope, "", "%s is a request but is sent without an id, so it can never be answered", m.Method)
 		return p
 	}
-	if h, ok := methodHooks[m.Method]; ok && h.request != nil {
-		p = h.request(p, c)
+	return runRequestChecks(p, c)
+}
+
+// runRequestChecks runs the area checks and then the core transition of a
+// request or notification.
+func runRequestChecks(p Phase, c *ctx) Phase {
+	for _, f := range anyRequestChecks {
+		p = f(p, c)
+	}
+	for _, f := range requestChecks[c.m.Method] {
+		p = f(p, c)
+	}
+	if f := coreRequest[c.m.Method]; f != nil {
+		p = f(p, c)
+	}
+	return p
+}
+
+// runResponseChecks runs the area checks and then the core transition of a
+// response to req.
+func runResponseChecks(p Phase, c *ctx, req Pending) Phase {
+	for _, f := range anyResponseChecks {
+		p = f(p, c, req)
+	}
+	for _, f := range responseChecks[req.Method] {
+		p = f(p, c, req)
+	}
+	if f := coreResponse[req.Method]; f != nil {
+		p = f(p, c, req)
 	}
 	return p
 }
@@ -151,10 +168,7 @@ func onResponse(p Phase, c *ctx) Phase {
 	if m.Kind == domain.KindError && m.Error != nil {
 		p = checkError(p, c, req)
 	}
-	if h, found := methodHooks[req.Method]; found && h.response != nil {
-		p = h.response(p, c, req)
-	}
-	return p
+	return runResponseChecks(p, c, req)
 }
 
 func pendingHint(p Phase, sender domain.Direction) string {
@@ -230,6 +244,9 @@ func finish(p Phase, r *report, ev Event) Phase {
 		}
 	}
 	p = finishTerminals(p, c)
+	for _, f := range endChecks {
+		p = f(p, c)
+	}
 	return p
 }
 

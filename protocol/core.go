@@ -1,0 +1,327 @@
+package protocol
+
+import (
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/pmap"
+)
+
+// A requestCheck judges a request or notification against the phase as it
+// was before the message, and returns that phase plus any bookkeeping of
+// its own. A responseCheck does the same for the response to req.
+//
+// Checks live in one file per rule area (ver.go, session.go, tool.go …)
+// and register themselves in init. They run in registration order and
+// must not depend on each other's bookkeeping for the same message; the
+// core transition of the method (below) runs after all of them, so every
+// check sees the state the message arrived in.
+type (
+	requestCheck  func(p Phase, c *ctx) Phase
+	responseCheck func(p Phase, c *ctx, req Pending) Phase
+	endCheck      func(p Phase, c *ctx) Phase
+)
+
+var (
+	requestChecks  = map[domain.Method][]requestCheck{}
+	responseChecks = map[domain.Method][]responseCheck{}
+	// anyRequestChecks run for every request and notification.
+	anyRequestChecks []requestCheck
+	// anyResponseChecks run for every response whose request is known.
+	anyResponseChecks []responseCheck
+	endChecks         []endCheck
+)
+
+func onRequestTo(m domain.Method, f requestCheck)   { requestChecks[m] = append(requestChecks[m], f) }
+func onResponseTo(m domain.Method, f responseCheck) { responseChecks[m] = append(responseChecks[m], f) }
+func onEveryRequest(f requestCheck)                 { anyRequestChecks = append(anyRequestChecks, f) }
+func onEveryResponse(f responseCheck)               { anyResponseChecks = append(anyResponseChecks, f) }
+func onEnd(f endCheck)                              { endChecks = append(endChecks, f) }
+
+// coreRequest and coreResponse are the state transitions proper: what a
+// message does to the connection, independent of any rule.
+var (
+	coreRequest = map[domain.Method]requestCheck{
+		domain.MethodInitialize:    coreInitialize,
+		domain.MethodSessionLoad:   coreSessionReopen(SessionLoading),
+		domain.MethodSessionResume: coreSessionReopen(SessionResuming),
+		domain.MethodSessionPrompt: corePrompt,
+		domain.MethodSessionCancel: coreCancel,
+		domain.MethodSessionClose:  coreClose,
+		domain.MethodCancelRequest: coreCancelRequest,
+	}
+	coreResponse = map[domain.Method]responseCheck{
+		domain.MethodInitialize:    coreInitialized,
+		domain.MethodSessionNew:    coreSessionCreated,
+		domain.MethodSessionLoad:   coreSessionReopened,
+		domain.MethodSessionResume: coreSessionReopened,
+		domain.MethodSessionPrompt: corePromptEnded,
+		domain.MethodSessionClose:  coreClosed,
+	}
+)
+
+// params returns the typed params of the current message when they decoded
+// into T.
+func paramsOf[T any](m *domain.Message) (*T, bool) {
+	v, ok := m.Params.(*T)
+	return v, ok && v != nil
+}
+
+// resultOf returns the typed result of the current response.
+func resultOf[T any](m *domain.Message) (*T, bool) {
+	v, ok := m.Result.(*T)
+	return v, ok && v != nil
+}
+
+// requestParams returns the typed params of a pending request.
+func requestParams[T any](req Pending) (*T, bool) {
+	v, ok := req.Params.(*T)
+	return v, ok && v != nil
+}
+
+// succeeded reports whether the current message is a result (not an error).
+func (c *ctx) succeeded() bool { return c.m.Kind == domain.KindResult }
+
+// withSession stores a changed copy of session id; change edits the copy.
+// It is a no-op when the session is unknown.
+func (p Phase) withSession(id domain.SessionID, change func(s *Session)) Phase {
+	old, ok := p.Sessions.Get(id)
+	if !ok {
+		return p
+	}
+	s := *old
+	change(&s)
+	p.Sessions = p.Sessions.Set(id, &s)
+	return p
+}
+
+// ActiveSession returns the session id names when it is open (created,
+// loaded or resumed, and not closed).
+func (p Phase) ActiveSession(id domain.SessionID) (*Session, bool) {
+	s, ok := p.Sessions.Get(id)
+	if !ok || s.State == SessionClosed {
+		return nil, false
+	}
+	return s, true
+}
+
+func coreInitialize(p Phase, c *ctx) Phase {
+	if p.Conn != ConnAwaitingInitialize {
+		return p // a second initialize changes nothing (ACP-SEQ-003)
+	}
+	p.Conn = ConnInitializing
+	p.InitLine = c.line()
+	if req, ok := paramsOf[domain.InitializeRequest](c.m); ok {
+		p.RequestedVersion = int(req.ProtocolVersion)
+		if caps, ok := req.ClientCapabilities.Get(); ok {
+			p.ClientCaps = &caps
+		} else {
+			p.ClientCaps = &domain.ClientCapabilities{}
+		}
+	}
+	return p
+}
+
+func coreInitialized(p Phase, c *ctx, req Pending) Phase {
+	if req.Line != p.InitLine {
+		return p // the answer to a repeated initialize
+	}
+	if !c.succeeded() {
+		p.Conn = ConnAwaitingInitialize
+		return p
+	}
+	res, ok := resultOf[domain.InitializeResponse](c.m)
+	if !ok {
+		p.Conn = ConnReady
+		return p
+	}
+	p.Version = int(res.ProtocolVersion)
+	if caps, ok := res.AgentCapabilities.Get(); ok {
+		p.AgentCaps = &caps
+	} else {
+		p.AgentCaps = &domain.AgentCapabilities{}
+	}
+	p.AuthMethods, _ = res.AuthMethods.Get()
+	if p.Version >= 2 {
+		c.add(findings.VERUnsupported, "/result/protocolVersion",
+			"the agent negotiated protocol version %d; acplint knows ACP v1 only, so the rest of this transcript is not checked against v1 rules", p.Version)
+		p.Conn = ConnOtherVersion
+		return p
+	}
+	p.Conn = ConnReady
+	return p
+}
+
+func coreSessionCreated(p Phase, c *ctx, req Pending) Phase {
+	res, ok := resultOf[domain.NewSessionResponse](c.m)
+	if !ok || !c.succeeded() || res.SessionID == "" {
+		return p
+	}
+	if _, reused := p.Issued.Get(res.SessionID); reused {
+		return p // ACP-SID-003; the old session keeps its state
+	}
+	s := &Session{ID: res.SessionID, State: SessionIdle, Line: c.line()}
+	if params, ok := requestParams[domain.NewSessionRequest](req); ok {
+		s.Cwd = params.Cwd
+	}
+	s.Modes, s.ConfigOptions = sessionSetup(res.Modes, res.ConfigOptions)
+	p.Sessions = p.Sessions.Set(s.ID, s)
+	p.Issued = p.Issued.Set(s.ID, c.line())
+	if s.Cwd != "" {
+		p.KnownCwd = p.KnownCwd.Set(s.ID, s.Cwd)
+	}
+	return p
+}
+
+func sessionSetup(modes domain.Opt[domain.SessionModeState], opts domain.Opt[[]domain.SessionConfigOption]) (*domain.SessionModeState, []domain.SessionConfigOption) {
+	var m *domain.SessionModeState
+	if v, ok := modes.Get(); ok {
+		m = &v
+	}
+	o, _ := opts.Get()
+	return m, o
+}
+
+// coreSessionReopen starts a session/load or session/resume: the session
+// exists from the request on, so the replay that a load streams before its
+// response is attributed to it.
+func coreSessionReopen(state SessionState) requestCheck {
+	return func(p Phase, c *ctx) Phase {
+		id := sessionOf(c.m.Params)
+		if id == "" {
+			return p
+		}
+		s := &Session{ID: id, State: state, Line: c.line()}
+		switch params := c.m.Params.(type) {
+		case *domain.LoadSessionRequest:
+			s.Cwd = params.Cwd
+		case *domain.ResumeSessionRequest:
+			s.Cwd = params.Cwd
+		}
+		if old, ok := p.Sessions.Get(id); ok {
+			s.HadHistory = old.HadHistory
+			s.Turn = old.Turn
+		}
+		p.Sessions = p.Sessions.Set(id, s)
+		return p
+	}
+}
+
+func coreSessionReopened(p Phase, c *ctx, req Pending) Phase {
+	if req.Session == "" {
+		return p
+	}
+	if !c.succeeded() {
+		p.Sessions = p.Sessions.Delete(req.Session)
+		return p
+	}
+	var modes domain.Opt[domain.SessionModeState]
+	var opts domain.Opt[[]domain.SessionConfigOption]
+	switch res := c.m.Result.(type) {
+	case *domain.LoadSessionResponse:
+		modes, opts = res.Modes, res.ConfigOptions
+	case *domain.ResumeSessionResponse:
+		modes, opts = res.Modes, res.ConfigOptions
+	}
+	p = p.withSession(req.Session, func(s *Session) {
+		s.State = SessionIdle
+		s.Modes, s.ConfigOptions = sessionSetup(modes, opts)
+	})
+	if s, ok := p.Sessions.Get(req.Session); ok && s.Cwd != "" {
+		p.KnownCwd = p.KnownCwd.Set(req.Session, s.Cwd)
+	}
+	return p
+}
+
+func corePrompt(p Phase, c *ctx) Phase {
+	id := sessionOf(c.m.Params)
+	s, ok := p.ActiveSession(id)
+	if !ok || s.PromptKey != "" {
+		return p // ACP-SEQ-005 / ACP-SEQ-006 report these
+	}
+	return p.withSession(id, func(s *Session) {
+		s.State = SessionPrompting
+		s.PromptKey = c.m.ID.Key()
+		s.PromptLine = c.line()
+		s.Turn++
+		s.CancelLine = 0
+		s.CancelledEndLine = 0
+		s.OpenToolCalls = pmap.Map[domain.ToolCallID, int]{}
+		s.HadHistory = true
+	})
+}
+
+func corePromptEnded(p Phase, c *ctx, req Pending) Phase {
+	s, ok := p.Sessions.Get(req.Session)
+	if !ok || s.PromptKey != req.ID.Key() {
+		return p
+	}
+	return p.withSession(req.Session, func(s *Session) {
+		if s.State != SessionClosed {
+			s.State = SessionIdle
+		}
+		s.PromptKey = ""
+		if s.CancelLine > 0 {
+			s.CancelledEndLine = c.line()
+		}
+	})
+}
+
+func coreCancel(p Phase, c *ctx) Phase {
+	id := sessionOf(c.m.Params)
+	s, ok := p.ActiveSession(id)
+	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
+		return p
+	}
+	return p.withSession(id, func(s *Session) {
+		s.State = SessionCancelling
+		s.CancelLine = c.line()
+	})
+}
+
+func coreClose(p Phase, c *ctx) Phase {
+	id := sessionOf(c.m.Params)
+	s, ok := p.ActiveSession(id)
+	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
+		return p
+	}
+	// Closing a session cancels its running turn.
+	return p.withSession(id, func(s *Session) { s.CancelLine = c.line() })
+}
+
+func coreClosed(p Phase, c *ctx, req Pending) Phase {
+	if !c.succeeded() {
+		return p
+	}
+	return p.withSession(req.Session, func(s *Session) {
+		s.State = SessionClosed
+		s.Line = c.line()
+	})
+}
+
+// coreCancelRequest marks the request a $/cancel_request names. The sender
+// of the notification cancels one of its own requests.
+func coreCancelRequest(p Phase, c *ctx) Phase {
+	n, ok := paramsOf[domain.CancelRequestNotification](c.m)
+	if !ok || c.m.Dir == domain.DirUnknown {
+		return p
+	}
+	key := n.RequestID.Key()
+	req, pending := p.pending[c.m.Dir].Get(key)
+	if !pending {
+		if line, done := p.answered[c.m.Dir].Get(key); done {
+			f := c.add(findings.CXLUnknownCancelTarget, "/params/requestId",
+				"$/cancel_request names request %s, which was already answered; a cancel that crosses the response is harmless but has no effect", n.RequestID)
+			f.Severity = findings.SeverityInfo
+			c.related(f, line, "the response")
+			return p
+		}
+		c.add(findings.CXLUnknownCancelTarget, "/params/requestId",
+			"$/cancel_request names request %s, but the %s has no request with that id pending", n.RequestID, c.m.Dir)
+		return p
+	}
+	if req.CancelLine == 0 {
+		req.CancelLine = c.line()
+		p.pending[c.m.Dir] = p.pending[c.m.Dir].Set(key, req)
+	}
+	return p
+}
