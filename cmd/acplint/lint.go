@@ -87,11 +87,15 @@ func runLint(_ context.Context, args []string, e *env) int {
 	}
 
 	var all []findings.ValidationFinding
+	ioFailed := false
 	for _, name := range files {
 		res, err := lintFile(name, e.stdin, lint.Options{Format: inFormat, File: name, CleanEnd: *cleanEnd})
 		if err != nil {
+			// Like go vet: report the unreadable file, lint the others,
+			// and exit 2 at the end so CI cannot mistake it for clean.
 			e.errorf("%v", err)
-			return exitUsage
+			ioFailed = true
+			continue
 		}
 		for _, f := range res.Findings {
 			if !disabled[f.RuleID] && f.Severity >= floor {
@@ -101,6 +105,9 @@ func runLint(_ context.Context, args []string, e *env) int {
 	}
 
 	if *writeBaseline != "" {
+		if ioFailed {
+			return exitUsage
+		}
 		if err := writeBaselineFile(*writeBaseline, all); err != nil {
 			e.errorf("lint: %v", err)
 			return exitUsage
@@ -133,6 +140,9 @@ func runLint(_ context.Context, args []string, e *env) int {
 	}
 	if len(stale) > 0 {
 		code = exitFindings
+	}
+	if ioFailed {
+		code = exitUsage
 	}
 	return code
 }

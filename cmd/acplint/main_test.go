@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the scripts run acplint as a command of its own, in a
+// separate process, exactly as a user or a CI job runs it.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"acplint": func() {
+			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts runs the command-line scenarios in testdata/script: exit
+// codes, output formats, baselines, help text and bad input.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			// The shipped examples, so scripts test what README shows.
+			env.Setenv("EXAMPLES", mustAbs(t, "../../examples"))
+			return nil
+		},
+	})
+}
+
+func mustAbs(t *testing.T, rel string) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd + "/" + rel
+}
