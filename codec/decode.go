@@ -12,15 +12,73 @@ import (
 )
 
 // decoder fills domain values from a parsed tree and collects problems.
+//
+// It tracks where it is as a stack of path segments and renders a JSON
+// Pointer only when it reports a problem: building a pointer string for
+// every member of every message would cost more than the decode itself.
 type decoder struct {
 	src      []byte
+	base     jsonv.Pointer // where the message sits on the line ("" or "/i" in a batch)
+	path     []segment
 	problems []Problem
+	pathBuf  [8]segment // the first segments of path, to save allocations
 }
 
-func (d *decoder) report(p Problem) { d.problems = append(d.problems, p) }
+func newDecoder(src []byte, base jsonv.Pointer) *decoder {
+	d := &decoder{src: src, base: base}
+	d.path = d.pathBuf[:0]
+	return d
+}
 
+// segment is one step of a JSON Pointer: a member name or an array index.
+type segment struct {
+	key   string
+	index int // -1 for a member name
+}
+
+func (d *decoder) pushKey(k string) { d.path = append(d.path, segment{key: k, index: -1}) }
+func (d *decoder) pushIndex(i int)  { d.path = append(d.path, segment{index: i}) }
+func (d *decoder) pop()             { d.path = d.path[:len(d.path)-1] }
+
+// pointer renders the current position, plus member extra when it is not "".
+func (d *decoder) pointer(extra string) string {
+	p := d.base
+	for _, s := range d.path {
+		if s.index >= 0 {
+			p = p.Index(s.index)
+		} else {
+			p = p.Key(s.key)
+		}
+	}
+	if extra != "" {
+		p = p.Key(extra)
+	}
+	return string(p)
+}
+
+// reportHere records a problem about the value at the current position.
+// A problem about a member's value names the member.
+func (d *decoder) reportHere(p Problem) {
+	p.Pointer = d.pointer("")
+	if p.Member == "" && len(d.path) > 0 && d.path[len(d.path)-1].index < 0 {
+		p.Member = d.path[len(d.path)-1].key
+	}
+	d.problems = append(d.problems, p)
+}
+
+// reportMember records a problem about member name of the current object.
+func (d *decoder) reportMember(name string, p Problem) {
+	p.Pointer = d.pointer(name)
+	if p.Member == "" {
+		p.Member = name
+	}
+	d.problems = append(d.problems, p)
+}
+
+// raw returns the bytes of v. The capacity is cut so that appending to the
+// result can never write into the line.
 func (d *decoder) raw(v *jsonv.Value) json.RawMessage {
-	return json.RawMessage(v.Raw(d.src))
+	return json.RawMessage(d.src[v.Start:v.End:v.End])
 }
 
 // short renders a value for a message, cut to a readable length.
@@ -32,58 +90,84 @@ func (d *decoder) short(v *jsonv.Value) string {
 	return s
 }
 
-// decode fills rv (settable) from v. ptr locates v within the message and
-// def names the enclosing schema definition, for problem reports.
-func (d *decoder) decode(v *jsonv.Value, rv reflect.Value, ptr jsonv.Pointer, def string) {
+// decode fills rv (settable) from v. def names the enclosing schema
+// definition, for problem reports.
+func (d *decoder) decode(v *jsonv.Value, rv reflect.Value, def string) {
 	p := planFor(rv.Type())
 	switch p.class {
-	case classRaw, classAny:
-		raw := d.raw(v)
-		if p.class == classAny {
-			return // nothing but raw can be kept in an unknown interface
+	case classRaw:
+		rv.SetBytes(d.raw(v))
+	case classAny:
+		// Nothing but raw JSON can be kept in an unknown interface, and
+		// there is nowhere to keep it; domain declares no such field.
+	case classVerbatim:
+		rv.Field(0).SetBytes(d.raw(v))
+		if p.verbatim != nil {
+			p.verbatim(d, v, def)
 		}
-		rv.SetBytes(raw)
 	case classOpt:
 		if v.Kind == jsonv.Null {
 			rv.Field(1).SetUint(uint64(domain.Null))
 			return
 		}
 		rv.Field(1).SetUint(uint64(domain.Present))
-		d.decode(v, rv.Field(0), ptr, def)
+		n := len(d.problems)
+		d.decode(v, rv.Field(0), def)
+		if d.rejectedHere(n) {
+			// The value is unusable (a string for an integer, say): leave
+			// the member unset rather than present with a zero value that
+			// rules would take for what the peer sent.
+			rv.SetZero()
+		}
 	case classUnion:
-		d.decodeUnion(v, rv, p.union, ptr, def)
+		if p.arrayArm {
+			d.decodeArrayUnion(v, rv, p.union, def)
+		} else {
+			d.decodeUnion(v, rv, p.union, def)
+		}
 	case classStruct:
 		if v.Kind != jsonv.Object {
-			d.typeProblem(v, ptr, def, "object")
+			d.typeProblem(v, def, "object")
 			return
 		}
-		d.decodeStruct(v, rv, p.st, ptr, "")
+		d.decodeStruct(v, rv, p.st, "")
 	case classSlice:
 		if v.Kind != jsonv.Array {
-			d.typeProblem(v, ptr, def, "array")
+			d.typeProblem(v, def, "array")
 			return
 		}
 		s := reflect.MakeSlice(rv.Type(), len(v.Elems), len(v.Elems))
 		for i := range v.Elems {
-			d.decode(&v.Elems[i], s.Index(i), ptr.Index(i), def)
+			d.pushIndex(i)
+			d.decode(&v.Elems[i], s.Index(i), def)
+			d.pop()
 		}
 		rv.Set(s)
 	case classMap:
 		if v.Kind != jsonv.Object {
-			d.typeProblem(v, ptr, def, "object")
+			d.typeProblem(v, def, "object")
 			return
 		}
 		m := reflect.MakeMapWithSize(rv.Type(), len(v.Members))
 		for i := range v.Members {
 			mem := &v.Members[i]
+			key := reflect.ValueOf(mem.Key).Convert(rv.Type().Key())
+			if m.MapIndex(key).IsValid() {
+				// A map cannot keep both copies; the last one wins, as in
+				// most JSON readers.
+				d.reportMember(mem.Key, Problem{Kind: ProbDuplicate, Def: def,
+					Detail: fmt.Sprintf("member %q appears more than once; receivers disagree on which copy wins", mem.Key)})
+			}
 			ev := reflect.New(p.elem).Elem()
-			d.decode(&mem.Value, ev, ptr.Key(mem.Key), def)
-			m.SetMapIndex(reflect.ValueOf(mem.Key).Convert(rv.Type().Key()), ev)
+			d.pushKey(mem.Key)
+			d.decode(&mem.Value, ev, def)
+			d.pop()
+			m.SetMapIndex(key, ev)
 		}
 		rv.Set(m)
 	case classString:
 		if v.Kind != jsonv.String {
-			d.typeProblem(v, ptr, def, "string")
+			d.typeProblem(v, def, "string")
 			return
 		}
 		rv.SetString(v.Str)
@@ -92,53 +176,68 @@ func (d *decoder) decode(v *jsonv.Value, rv reflect.Value, ptr jsonv.Pointer, de
 			if p.open {
 				kind = ProbOpenEnum
 			}
-			d.report(Problem{Kind: kind, Pointer: string(ptr), Def: rv.Type().Name(), Value: v.Str,
+			d.reportHere(Problem{Kind: kind, Def: rv.Type().Name(), Value: v.Str,
 				Detail: fmt.Sprintf("%q is not one of %s", v.Str, quoteList(p.enum))})
 		}
 	case classBool:
 		if v.Kind != jsonv.Bool {
-			d.typeProblem(v, ptr, def, "boolean")
+			d.typeProblem(v, def, "boolean")
 			return
 		}
 		rv.SetBool(v.Bool)
 	case classInt, classUint:
 		if v.Kind != jsonv.Number {
-			d.typeProblem(v, ptr, def, "integer")
+			d.typeProblem(v, def, "integer")
 			return
 		}
-		d.decodeInteger(v, rv, p, ptr, def)
+		d.decodeInteger(v, rv, p, def)
 	case classFloat:
 		if v.Kind != jsonv.Number {
-			d.typeProblem(v, ptr, def, "number")
+			d.typeProblem(v, def, "number")
 			return
 		}
-		f, err := strconv.ParseFloat(v.Str, 64)
+		f, err := strconv.ParseFloat(v.Str, p.bits)
 		if err != nil {
-			d.report(Problem{Kind: ProbRange, Pointer: string(ptr), Def: def, Value: v.Str,
-				Detail: fmt.Sprintf("number %s is out of range", v.Str)})
+			d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str,
+				Detail: fmt.Sprintf("number %s is out of range for a %d-bit float", v.Str, p.bits)})
 			return
 		}
 		rv.SetFloat(f)
 	}
 }
 
-func (d *decoder) decodeInteger(v *jsonv.Value, rv reflect.Value, p *typePlan, ptr jsonv.Pointer, def string) {
+// rejectedHere reports whether a problem since problem n rejected the
+// value at the current position as a whole (its type or its range).
+func (d *decoder) rejectedHere(n int) bool {
+	if len(d.problems) == n {
+		return false
+	}
+	here := d.pointer("")
+	for _, p := range d.problems[n:] {
+		if (p.Kind == ProbType || p.Kind == ProbRange) && p.Pointer == here {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) decodeInteger(v *jsonv.Value, rv reflect.Value, p *typePlan, def string) {
 	lit := v.Str
-	// 1.0 and 1e2 are integers in JSON Schema's sense; accept them when
-	// they denote a whole number, as the reference validators do.
-	if strings.ContainsAny(lit, ".eE") {
-		f, err := strconv.ParseFloat(lit, 64)
-		if err != nil || f != float64(int64(f)) {
-			d.report(Problem{Kind: ProbRange, Pointer: string(ptr), Def: def, Value: lit,
+	if strings.ContainsAny(lit, ".eE") || lit == "-0" {
+		// 1.0 and 1e2 are integers in JSON Schema's sense; accept them when
+		// they denote a whole number, as the reference validators do.
+		canon, whole := wholeNumber(lit)
+		if !whole {
+			d.reportHere(Problem{Kind: ProbRange, Def: def, Value: lit,
 				Detail: fmt.Sprintf("%s is not an integer", lit)})
 			return
 		}
-		lit = strconv.FormatInt(int64(f), 10)
+		lit = canon
 	}
 	if p.class == classInt {
 		n, err := strconv.ParseInt(lit, 10, p.bits)
 		if err != nil {
-			d.report(Problem{Kind: ProbRange, Pointer: string(ptr), Def: def, Value: v.Str,
+			d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str,
 				Detail: fmt.Sprintf("%s is out of range for a %d-bit integer", v.Str, p.bits)})
 			return
 		}
@@ -147,74 +246,334 @@ func (d *decoder) decodeInteger(v *jsonv.Value, rv reflect.Value, p *typePlan, p
 	}
 	n, err := strconv.ParseUint(lit, 10, p.bits)
 	if err != nil {
-		what := fmt.Sprintf("%s is out of range for an unsigned %d-bit integer", v.Str, p.bits)
+		what := fmt.Sprintf("%s is out of range for an unsigned %d-bit integer (0 to %d)", v.Str, p.bits, uint64(1)<<p.bits-1)
+		if p.bits == 64 {
+			what = fmt.Sprintf("%s is out of range for an unsigned 64-bit integer", v.Str)
+		}
 		if strings.HasPrefix(lit, "-") {
 			what = fmt.Sprintf("%s is negative; want an integer from 0", v.Str)
 		}
-		d.report(Problem{Kind: ProbRange, Pointer: string(ptr), Def: def, Value: v.Str, Detail: what})
+		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str, Detail: what})
 		return
 	}
 	rv.SetUint(n)
 }
 
-func (d *decoder) typeProblem(v *jsonv.Value, ptr jsonv.Pointer, def, want string) {
-	d.report(Problem{Kind: ProbType, Pointer: string(ptr), Def: def, Value: d.short(v),
+// wholeNumber rewrites a JSON number literal with a fraction or exponent
+// as a plain integer literal, exactly (no float rounding), and reports
+// whether it denotes a whole number. Values too large for any integer type
+// come back as a long digit string that the range check then rejects.
+func wholeNumber(lit string) (string, bool) {
+	neg := strings.HasPrefix(lit, "-")
+	if neg {
+		lit = lit[1:]
+	}
+	mant, exp := lit, 0
+	if i := strings.IndexAny(lit, "eE"); i >= 0 {
+		mant = lit[:i]
+		e, err := strconv.Atoi(strings.TrimPrefix(lit[i+1:], "+"))
+		if err != nil || e > 1000 || e < -1000 {
+			// An exponent this large makes the value 0, huge or tiny (and
+			// keeps the arithmetic below from overflowing).
+			if strings.Trim(mant, "0.") == "" {
+				return "0", true
+			}
+			if strings.HasPrefix(lit[i+1:], "-") {
+				return "", false
+			}
+			return "1" + strings.Repeat("0", 20), true
+		}
+		exp = e
+	}
+	digits := mant
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		digits = mant[:i] + mant[i+1:]
+		exp -= len(mant) - i - 1
+	}
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return "0", true
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	if exp < 0 {
+		return "", false
+	}
+	if len(digits)+exp > 21 {
+		// More digits than any 64-bit integer has: out of range either way.
+		exp = 21 - len(digits)
+		if exp < 0 {
+			return "1" + strings.Repeat("0", 20), true
+		}
+	}
+	s := digits + strings.Repeat("0", exp)
+	if neg {
+		s = "-" + s
+	}
+	return s, true
+}
+
+func (d *decoder) typeProblem(v *jsonv.Value, def, want string) {
+	d.reportHere(Problem{Kind: ProbType, Def: def, Value: d.short(v),
 		Detail: fmt.Sprintf("%s is %s; want %s", d.short(v), article(v.Kind.String()), article(want))})
+}
+
+// inlineArm is the arm of an inline union, decoded together with the
+// object that holds it.
+type inlineArm struct {
+	f     *field
+	typ   reflect.Type // the arm's Go type; nil when no arm could be picked
+	val   reflect.Value
+	sp    *structPlan // the arm's members; nil for the Unknown arm
+	seen  uint64
+	tag   string // the discriminator member the arm consumes; "" for none
+	taken bool   // the discriminator member has been consumed
+	known bool   // the arm is a recognised variant
 }
 
 // decodeStruct fills the object type described by sp. skip names a member
 // that belongs to the enclosing union (its discriminator) and is not a
 // member of the struct itself.
-func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan, ptr jsonv.Pointer, skip string) {
-	seen := make([]bool, len(sp.fields))
-	var unknown domain.Members
+func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan, skip string) {
+	var arms []inlineArm
+	quiet := false // members that cannot be judged are not reported
+	if len(sp.inlines) > 0 {
+		arms = make([]inlineArm, len(sp.inlines))
+		for i, fi := range sp.inlines {
+			arms[i] = d.pickInline(v, &sp.fields[fi])
+			if !arms[i].known && sp.fields[fi].inline.Tag != "" {
+				// An unknown or missing discriminator: which members the
+				// object should have is unknown. (A missing untagged arm,
+				// a scope, is reported once below; its members are not
+				// in doubt.)
+				quiet = true
+			}
+		}
+		d.reportMissingScopes(arms)
+	}
+	var (
+		seen    uint64
+		skipped bool
+		unknown domain.Members
+	)
 	for i := range v.Members {
 		m := &v.Members[i]
-		fi, ok := sp.byName[m.Key]
-		if !ok {
-			if m.Key == skip {
+		if fi, ok := sp.byName[m.Key]; ok {
+			if seen&(1<<fi) != 0 {
+				d.duplicate(m, sp.name, &unknown)
 				continue
 			}
-			unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-			d.report(Problem{Kind: ProbUnknownMember, Pointer: string(ptr.Key(m.Key)), Def: sp.name, Member: m.Key,
+			seen |= 1 << fi
+			f := &sp.fields[fi]
+			d.member(m, rv.Field(f.index), f, sp.name)
+			continue
+		}
+		if skip != "" && m.Key == skip {
+			if skipped {
+				d.duplicate(m, sp.name, &unknown)
+			}
+			skipped = true
+			continue
+		}
+		if arms != nil && d.armMember(arms, m, sp.name, &unknown) {
+			continue
+		}
+		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
+		if !quiet {
+			d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: sp.name,
 				Detail: fmt.Sprintf("%q is not a member of %s", m.Key, sp.name)})
-			continue
 		}
-		if seen[fi] {
-			d.report(Problem{Kind: ProbDuplicate, Pointer: string(ptr.Key(m.Key)), Def: sp.name, Member: m.Key,
-				Detail: fmt.Sprintf("member %q appears more than once; receivers disagree on which copy wins", m.Key)})
-			// The first copy is the typed value; the repeat is carried in
-			// Unknown so that re-encoding loses nothing.
-			unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-			continue
-		}
-		seen[fi] = true
-		f := &sp.fields[fi]
-		if m.Key == "_meta" && m.Value.Kind != jsonv.Object && m.Value.Kind != jsonv.Null {
-			d.report(Problem{Kind: ProbMeta, Pointer: string(ptr.Key(m.Key)), Def: sp.name, Member: m.Key,
-				Detail: fmt.Sprintf(`"_meta" is %s; want an object or null`, article(m.Value.Kind.String()))})
-		}
-		d.decode(&m.Value, rv.Field(f.index), ptr.Key(m.Key), sp.name)
 	}
-	for i, f := range sp.fields {
-		if f.required && !seen[i] {
-			d.report(Problem{Kind: ProbMissing, Pointer: string(ptr.Key(f.name)), Def: sp.name, Member: f.name,
+	for i := range sp.fields {
+		f := &sp.fields[i]
+		if f.required && seen&(1<<i) == 0 {
+			d.reportMember(f.name, Problem{Kind: ProbMissing, Def: sp.name,
 				Detail: fmt.Sprintf("%s lacks required %q", sp.name, f.name)})
 		}
+	}
+	for i := range arms {
+		a := &arms[i]
+		if a.typ == nil {
+			continue
+		}
+		if a.sp != nil {
+			for j := range a.sp.fields {
+				f := &a.sp.fields[j]
+				if f.required && a.seen&(1<<j) == 0 {
+					d.reportMember(f.name, Problem{Kind: ProbMissing, Def: a.sp.name,
+						Detail: fmt.Sprintf("%s lacks required %q", a.sp.name, f.name)})
+				}
+			}
+		}
+		rv.Field(a.f.index).Set(a.val)
 	}
 	if sp.unknown >= 0 && unknown != nil {
 		rv.Field(sp.unknown).Set(reflect.ValueOf(unknown))
 	}
 }
 
-func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union, ptr jsonv.Pointer, def string) {
-	var vt reflect.Type
-	skip := ""
-	if v.Kind != jsonv.Object && u.Guess == nil {
-		d.typeProblem(v, ptr, def, "object")
+// member decodes the value of a declared member into fv.
+func (d *decoder) member(m *jsonv.Member, fv reflect.Value, f *field, def string) {
+	d.pushKey(m.Key)
+	defer d.pop()
+	if m.Key == "_meta" && m.Value.Kind != jsonv.Object && m.Value.Kind != jsonv.Null {
+		d.reportHere(Problem{Kind: ProbMeta, Def: def,
+			Detail: fmt.Sprintf(`"_meta" is %s; want an object or null`, article(m.Value.Kind.String()))})
+	}
+	if f.notNull && m.Value.Kind == jsonv.Null {
+		// Kept as null so that the message re-encodes as written.
+		fv.Field(1).SetUint(uint64(domain.Null))
+		want := planFor(fv.Field(0).Type()).want
+		d.reportHere(Problem{Kind: ProbType, Def: def, Value: "null",
+			Detail: fmt.Sprintf("%q is null; want %s (omit the member instead)", m.Key, article(want))})
+		return
+	}
+	d.decode(&m.Value, fv, def)
+}
+
+// duplicate reports a repeated member. The first copy is the typed value;
+// the repeat is carried in Unknown so that re-encoding loses nothing.
+func (d *decoder) duplicate(m *jsonv.Member, def string, unknown *domain.Members) {
+	d.reportMember(m.Key, Problem{Kind: ProbDuplicate, Def: def,
+		Detail: fmt.Sprintf("member %q appears more than once; receivers disagree on which copy wins", m.Key)})
+	*unknown = append(*unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
+}
+
+// armMember routes member m to the inline arm that declares it, reporting
+// whether one did.
+func (d *decoder) armMember(arms []inlineArm, m *jsonv.Member, def string, unknown *domain.Members) bool {
+	for i := range arms {
+		a := &arms[i]
+		if a.tag != "" && m.Key == a.tag {
+			if a.taken {
+				d.duplicate(m, def, unknown)
+			}
+			a.taken = true
+			return true
+		}
+		if a.sp == nil {
+			continue
+		}
+		fi, ok := a.sp.byName[m.Key]
+		if !ok {
+			continue
+		}
+		if a.seen&(1<<fi) != 0 {
+			d.duplicate(m, def, unknown)
+			return true
+		}
+		a.seen |= 1 << fi
+		f := &a.sp.fields[fi]
+		d.member(m, a.val.Field(f.index), f, a.sp.name)
+		return true
+	}
+	return false
+}
+
+// pickInline chooses the arm of inline union field f from the members of
+// the enclosing object v (see domain.IsInline).
+func (d *decoder) pickInline(v *jsonv.Value, f *field) inlineArm {
+	u := f.inline
+	a := inlineArm{f: f}
+	var tagValue *jsonv.Value // set when the Unknown arm keeps the tag
+	if u.Tag == "" {
+		a.typ = u.Guess(func(name string) bool { _, ok := v.Get(name); return ok })
+		a.known = a.typ != nil
+	} else {
+		tv, ok := v.Get(u.Tag)
+		switch {
+		case !ok && u.Default != nil:
+			a.typ, a.known = u.Default, true
+		case !ok:
+			d.reportMember(u.Tag, Problem{Kind: ProbMissing, Def: u.Name,
+				Detail: fmt.Sprintf("%s lacks its discriminator %q", u.Name, u.Tag)})
+		case tv.Kind != jsonv.String:
+			d.pushKey(u.Tag)
+			d.typeProblem(tv, u.Name, "string")
+			d.pop()
+			a.typ, a.tag, tagValue = u.Unknown, u.Tag, tv
+		default:
+			t, known := u.VariantFor(tv.Str)
+			if !known {
+				d.unknownTag(u, tv)
+				a.typ, a.tag, tagValue = u.Unknown, u.Tag, tv
+				break
+			}
+			a.typ, a.known = t, true
+			if t != u.Default {
+				// A tolerated explicit Default tag is not the arm's: it
+				// stays in Unknown, as for McpServer.
+				a.tag = u.Tag
+			}
+		}
+	}
+	if a.typ == nil {
+		return a
+	}
+	a.val = reflect.New(a.typ).Elem()
+	switch {
+	case a.typ == u.Unknown:
+		if tagValue != nil {
+			a.val.Field(0).SetBytes(d.raw(tagValue))
+		}
+	case a.typ.Kind() == reflect.Struct:
+		a.sp = planFor(a.typ).st
+	}
+	return a
+}
+
+// reportMissingScopes reports the untagged inline unions for which the
+// object carries no members at all. When another inline arm is unknown,
+// the object follows rules acplint does not know, so nothing is reported.
+func (d *decoder) reportMissingScopes(arms []inlineArm) {
+	for i := range arms {
+		a := &arms[i]
+		u := a.f.inline
+		if a.typ != nil || u.Tag != "" {
+			continue
+		}
+		others := false
+		for j := range arms {
+			if j != i && !arms[j].known {
+				others = true
+			}
+		}
+		if others {
+			continue
+		}
+		var names []string
+		for _, v := range u.Variants {
+			for _, f := range planFor(v.Type).st.fields {
+				if f.required {
+					names = append(names, f.name)
+				}
+			}
+		}
+		// The problem is about the object, not about a member of it.
+		d.problems = append(d.problems, Problem{Kind: ProbUnknownVariant, Pointer: d.pointer(""), Def: u.Name,
+			Detail: fmt.Sprintf("the object carries no %s: want one of the members %s", u.Name, quoteList(names))})
+	}
+}
+
+func (d *decoder) unknownTag(u *domain.Union, tv *jsonv.Value) {
+	kind := ProbUnknownVariant
+	if u.Open {
+		kind = ProbOpenEnum
+	}
+	d.reportMember(u.Tag, Problem{Kind: kind, Def: u.Name, Value: tv.Str,
+		Detail: fmt.Sprintf("%q is not a known %s %q (known: %s)", tv.Str, u.Name, u.Tag, quoteList(tagsOf(u)))})
+}
+
+func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union, def string) {
+	if v.Kind != jsonv.Object {
+		d.typeProblem(v, def, "object")
 		d.setUnknown(v, rv, u)
 		return
 	}
+	var vt reflect.Type
+	skip := ""
 	switch {
 	case u.Tag != "":
 		tv, ok := v.Get(u.Tag)
@@ -222,19 +581,16 @@ func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union,
 		case !ok && u.Default != nil:
 			vt = u.Default
 		case !ok:
-			d.report(Problem{Kind: ProbMissing, Pointer: string(ptr.Key(u.Tag)), Def: u.Name, Member: u.Tag,
+			d.reportMember(u.Tag, Problem{Kind: ProbMissing, Def: u.Name,
 				Detail: fmt.Sprintf("%s lacks its discriminator %q", u.Name, u.Tag)})
 		case tv.Kind != jsonv.String:
-			d.typeProblem(tv, ptr.Key(u.Tag), u.Name, "string")
+			d.pushKey(u.Tag)
+			d.typeProblem(tv, u.Name, "string")
+			d.pop()
 		default:
 			t, known := u.VariantFor(tv.Str)
 			if !known {
-				kind := ProbUnknownVariant
-				if u.Open {
-					kind = ProbOpenEnum
-				}
-				d.report(Problem{Kind: kind, Pointer: string(ptr.Key(u.Tag)), Def: u.Name, Member: u.Tag, Value: tv.Str,
-					Detail: fmt.Sprintf("%q is not a known %s %q (known: %s)", tv.Str, u.Name, u.Tag, quoteList(tagsOf(u)))})
+				d.unknownTag(u, tv)
 				break
 			}
 			vt = t
@@ -246,13 +602,9 @@ func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union,
 			// and rules can see it.
 		}
 	default:
-		if v.Kind == jsonv.Object {
-			vt = u.Guess(func(name string) bool { _, ok := v.Get(name); return ok })
-		} else {
-			vt = u.Guess(func(string) bool { return false })
-		}
+		vt = u.Guess(func(name string) bool { _, ok := v.Get(name); return ok })
 		if vt == nil {
-			d.report(Problem{Kind: ProbUnknownVariant, Pointer: string(ptr), Def: u.Name,
+			d.reportHere(Problem{Kind: ProbUnknownVariant, Def: u.Name,
 				Detail: fmt.Sprintf("value matches no variant of %s", u.Name)})
 		}
 	}
@@ -261,20 +613,40 @@ func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union,
 		return
 	}
 	nv := reflect.New(vt).Elem()
-	if vt.Kind() == reflect.Struct && !vt.Implements(optionalType) {
-		if v.Kind != jsonv.Object {
-			d.typeProblem(v, ptr, def, "object")
-			d.setUnknown(v, rv, u)
-			return
-		}
+	if vt.Kind() == reflect.Struct && !domain.IsVerbatim(vt) {
 		sp := planFor(vt).st
 		if _, own := sp.byName[u.Tag]; own {
 			skip = "" // the arm declares its discriminator as a member
 		}
-		d.decodeStruct(v, nv, sp, ptr, skip)
+		d.decodeStruct(v, nv, sp, skip)
 	} else {
-		d.decode(v, nv, ptr, u.Name)
+		d.decode(v, nv, u.Name)
 	}
+	rv.Set(nv)
+}
+
+// decodeArrayUnion decodes a union whose arms are arrays, told apart by
+// the members of the first element.
+func (d *decoder) decodeArrayUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union, def string) {
+	if v.Kind != jsonv.Array {
+		d.typeProblem(v, def, "array")
+		d.setUnknown(v, rv, u)
+		return
+	}
+	has := func(string) bool { return false }
+	if len(v.Elems) > 0 && v.Elems[0].Kind == jsonv.Object {
+		first := &v.Elems[0]
+		has = func(name string) bool { _, ok := first.Get(name); return ok }
+	}
+	vt := u.Guess(has)
+	if vt == nil {
+		d.reportHere(Problem{Kind: ProbUnknownVariant, Def: u.Name,
+			Detail: fmt.Sprintf("value matches no variant of %s", u.Name)})
+		d.setUnknown(v, rv, u)
+		return
+	}
+	nv := reflect.New(vt).Elem()
+	d.decode(v, nv, u.Name)
 	rv.Set(nv)
 }
 
@@ -282,6 +654,49 @@ func (d *decoder) setUnknown(v *jsonv.Value, rv reflect.Value, u *domain.Union) 
 	nv := reflect.New(u.Unknown).Elem()
 	nv.Field(0).SetBytes(d.raw(v))
 	rv.Set(nv)
+}
+
+// verbatimCheckFor says which JSON values the verbatim domain types admit;
+// the value is kept as written either way.
+func verbatimCheckFor(t reflect.Type) verbatimCheck {
+	switch t {
+	case reflect.TypeFor[domain.RequestID]():
+		return checkRequestID
+	case reflect.TypeFor[domain.ElicitationContentValue]():
+		return checkContentValue
+	}
+	return nil
+}
+
+// checkRequestID admits what upstream's RequestId does: null, a string or
+// a 64-bit integer.
+func checkRequestID(d *decoder, v *jsonv.Value, def string) {
+	switch v.Kind {
+	case jsonv.Null, jsonv.String:
+	case jsonv.Number:
+		var n int64
+		d.decodeInteger(v, reflect.ValueOf(&n).Elem(), planFor(reflect.TypeFor[int64]()), def)
+	default:
+		d.typeProblem(v, def, "string, an integer or null")
+	}
+}
+
+// checkContentValue admits a string, a number, a boolean or an array of
+// strings: the values a form field can have.
+func checkContentValue(d *decoder, v *jsonv.Value, def string) {
+	switch v.Kind {
+	case jsonv.String, jsonv.Number, jsonv.Bool:
+	case jsonv.Array:
+		for i := range v.Elems {
+			if v.Elems[i].Kind != jsonv.String {
+				d.pushIndex(i)
+				d.typeProblem(&v.Elems[i], def, "string")
+				d.pop()
+			}
+		}
+	default:
+		d.typeProblem(v, def, "string, a number, a boolean or an array of strings")
+	}
 }
 
 func tagsOf(u *domain.Union) []string {
@@ -312,10 +727,10 @@ func quoteList(list []string) string {
 }
 
 func article(noun string) string {
-	switch noun {
-	case "null":
-		return "null"
-	case "array", "object", "integer":
+	switch {
+	case noun == "null", noun == "any JSON value":
+		return noun
+	case strings.HasPrefix(noun, "array"), strings.HasPrefix(noun, "object"), strings.HasPrefix(noun, "integer"):
 		return "an " + noun
 	}
 	return "a " + noun

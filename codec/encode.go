@@ -15,10 +15,9 @@ func appendValue(b []byte, rv reflect.Value) []byte {
 	p := planFor(rv.Type())
 	switch p.class {
 	case classRaw:
-		if rv.Len() == 0 {
-			return append(b, "null"...)
-		}
-		return append(b, rv.Bytes()...)
+		return appendRaw(b, rv.Bytes())
+	case classVerbatim:
+		return appendRaw(b, rv.Field(0).Bytes())
 	case classAny:
 		return append(b, "null"...)
 	case classOpt:
@@ -69,17 +68,21 @@ func appendValue(b []byte, rv reflect.Value) []byte {
 	return append(b, "null"...)
 }
 
+// appendRaw writes JSON kept verbatim; an empty value stands for null.
+func appendRaw(b, raw []byte) []byte {
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}
+
 func appendUnion(b []byte, rv reflect.Value, p *typePlan) []byte {
 	t := rv.Type()
 	if t == p.union.Unknown {
-		raw := rv.Field(0).Bytes()
-		if len(raw) == 0 {
-			return append(b, "null"...)
-		}
-		return append(b, raw...)
+		return appendRaw(b, rv.Field(0).Bytes())
 	}
 	tag, tagged := p.tagged[t]
-	if t.Kind() != reflect.Struct || t.Implements(optionalType) {
+	if t.Kind() != reflect.Struct || domain.IsVerbatim(t) {
 		return appendValue(b, rv)
 	}
 	sp := planFor(t).st
@@ -89,47 +92,90 @@ func appendUnion(b []byte, rv reflect.Value, p *typePlan) []byte {
 	return appendStruct(b, rv, sp, p.union.Tag, tag)
 }
 
-// appendStruct writes the members of an object type in declaration order,
-// then the members it does not declare, in the order they arrived. When
-// tagName is set the union discriminator is written first.
+// appendStruct writes an object. When tagName is set the union
+// discriminator comes first.
 func appendStruct(b []byte, rv reflect.Value, sp *structPlan, tagName, tagValue string) []byte {
 	b = append(b, '{')
 	first := true
-	sep := func() {
+	if tagName != "" {
+		b = appendString(b, tagName)
+		b = append(b, ':')
+		b = appendString(b, tagValue)
+		first = false
+	}
+	b, _ = appendMembers(b, first, rv, sp)
+	return append(b, '}')
+}
+
+// appendMembers writes the members of an object type without the braces:
+// the declared members in declaration order (an inline union where its
+// field stands), then the members it does not declare, in the order they
+// arrived. first says no member has been written yet.
+func appendMembers(b []byte, first bool, rv reflect.Value, sp *structPlan) ([]byte, bool) {
+	key := func(name string) {
 		if !first {
 			b = append(b, ',')
 		}
 		first = false
-	}
-	if tagName != "" {
-		sep()
-		b = appendString(b, tagName)
+		b = appendString(b, name)
 		b = append(b, ':')
-		b = appendString(b, tagValue)
 	}
-	for _, f := range sp.fields {
+	for i := range sp.fields {
+		f := &sp.fields[i]
 		fv := rv.Field(f.index)
-		if !f.required && omit(fv) {
+		if f.inline != nil {
+			b, first = appendInline(b, first, fv, f.inline)
 			continue
 		}
-		sep()
-		b = appendString(b, f.name)
-		b = append(b, ':')
+		if omit(fv) {
+			// Absent optional members, and required ones that were missing
+			// on the wire (nothing to write for a nil union or an empty id).
+			continue
+		}
+		key(f.name)
 		b = appendValue(b, fv)
 	}
 	if sp.unknown >= 0 {
 		for _, m := range rv.Field(sp.unknown).Interface().(domain.Members) {
-			sep()
-			b = appendString(b, m.Name)
-			b = append(b, ':')
-			if len(m.Value) == 0 {
-				b = append(b, "null"...)
-			} else {
-				b = append(b, m.Value...)
-			}
+			key(m.Name)
+			b = appendRaw(b, m.Value)
 		}
 	}
-	return append(b, '}')
+	return b, first
+}
+
+// appendInline writes an inline union's discriminator and members into
+// the enclosing object (see domain.IsInline).
+func appendInline(b []byte, first bool, fv reflect.Value, u *domain.Union) ([]byte, bool) {
+	if fv.IsNil() {
+		return b, first
+	}
+	arm := fv.Elem()
+	t := arm.Type()
+	p := planFor(fv.Type())
+	tagValue := func(write func()) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, u.Tag)
+		b = append(b, ':')
+		write()
+	}
+	if t == u.Unknown {
+		// The Unknown arm of an inline union keeps only its tag's value.
+		if raw := arm.Field(0).Bytes(); len(raw) > 0 && u.Tag != "" {
+			tagValue(func() { b = append(b, raw...) })
+		}
+		return b, first
+	}
+	if tag, ok := p.tagged[t]; ok {
+		tagValue(func() { b = appendString(b, tag) })
+	}
+	if t.Kind() != reflect.Struct {
+		return b, first
+	}
+	return appendMembers(b, first, arm, planFor(t).st)
 }
 
 // omit reports whether an optional member is absent: an unset Opt, a nil
@@ -140,6 +186,8 @@ func omit(fv reflect.Value) bool {
 		return domain.Presence(fv.Field(1).Uint()) == domain.Absent
 	case classRaw:
 		return fv.Len() == 0
+	case classVerbatim:
+		return fv.Field(0).Len() == 0
 	case classUnion, classAny:
 		return fv.IsNil()
 	}

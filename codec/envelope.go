@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/acplint/acplint/domain"
@@ -23,6 +24,12 @@ type Decoded struct {
 	src      []byte          // the bytes that were parsed (BOM stripped)
 	results  []*jsonv.Value  // the parsed "result" member of each message, for DecodeResult
 	prefixes []jsonv.Pointer // where each message sits on the line ("" or "/i" in a batch)
+
+	// Backing arrays for a line of one message (all but batches), so that
+	// the slices above cost no allocation of their own.
+	msgBuf    [1]*domain.Message
+	resultBuf [1]*jsonv.Value
+	prefixBuf [1]jsonv.Pointer
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -31,6 +38,7 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // is reported in Problems and the line is kept.
 func DecodeLine(l Line) *Decoded {
 	d := &Decoded{Line: l}
+	d.Msgs, d.results, d.prefixes = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0]
 	src := l.Bytes
 	if l.CRLF {
 		d.Problems = append(d.Problems, Problem{Kind: ProbCRLF, Detail: `line ends in "\r\n"`})
@@ -84,50 +92,69 @@ func invalidUTF8At(b []byte) int {
 	return -1
 }
 
+// envelope member names, as bits of a seen-set.
+const (
+	envJSONRPC = 1 << iota
+	envID
+	envMethod
+	envParams
+	envResult
+	envError
+)
+
+var envelopeBits = map[string]int{
+	"jsonrpc": envJSONRPC, "id": envID, "method": envMethod,
+	"params": envParams, "result": envResult, "error": envError,
+}
+
 func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	if v.Kind != jsonv.Object {
 		d.Problems = append(d.Problems, Problem{Kind: ProbNotObject, Pointer: string(ptr),
 			Detail: fmt.Sprintf("batch element is a JSON %s, not a message object", v.Kind)})
 		return
 	}
-	dec := &decoder{src: d.src}
+	dec := newDecoder(d.src, ptr)
 	m := &domain.Message{}
 	var method, params, result, errv, id *jsonv.Value
-	seen := map[string]bool{}
+	seen := 0
 	for i := range v.Members {
 		mem := &v.Members[i]
-		if seen[mem.Key] {
-			dec.report(Problem{Kind: ProbDuplicate, Pointer: string(ptr.Key(mem.Key)), Member: mem.Key,
+		bit := envelopeBits[mem.Key]
+		if bit == 0 {
+			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
+			dec.reportMember(mem.Key, Problem{Kind: ProbUnknownMember, Def: "JSON-RPC envelope",
+				Detail: fmt.Sprintf("%q is not a JSON-RPC envelope member", mem.Key)})
+			continue
+		}
+		if seen&bit != 0 {
+			dec.reportMember(mem.Key, Problem{Kind: ProbDuplicate,
 				Detail: fmt.Sprintf("envelope member %q appears more than once", mem.Key)})
 			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
 			continue
 		}
-		seen[mem.Key] = true
-		switch mem.Key {
-		case "jsonrpc":
+		seen |= bit
+		switch bit {
+		case envJSONRPC:
 			m.JSONRPC = dec.raw(&mem.Value)
 			if mem.Value.Kind != jsonv.String || mem.Value.Str != "2.0" {
-				dec.report(Problem{Kind: ProbJSONRPC, Pointer: string(ptr.Key("jsonrpc")), Value: dec.short(&mem.Value),
+				dec.reportMember("jsonrpc", Problem{Kind: ProbJSONRPC, Value: dec.short(&mem.Value),
 					Detail: fmt.Sprintf(`"jsonrpc" is %s; want "2.0"`, dec.short(&mem.Value))})
 			}
-		case "id":
+		case envID:
 			id = &mem.Value
-		case "method":
+		case envMethod:
 			method = &mem.Value
-		case "params":
+		case envParams:
 			params = &mem.Value
-		case "result":
+		case envResult:
 			result = &mem.Value
-		case "error":
+		case envError:
 			errv = &mem.Value
-		default:
-			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
-			dec.report(Problem{Kind: ProbUnknownMember, Pointer: string(ptr.Key(mem.Key)), Def: "JSON-RPC envelope", Member: mem.Key,
-				Detail: fmt.Sprintf("%q is not a JSON-RPC envelope member", mem.Key)})
 		}
 	}
 	if m.JSONRPC == nil {
-		dec.report(Problem{Kind: ProbJSONRPC, Pointer: string(ptr), Detail: `the message lacks "jsonrpc": "2.0"`})
+		dec.problems = append(dec.problems, Problem{Kind: ProbJSONRPC, Pointer: string(ptr),
+			Detail: `the message lacks "jsonrpc": "2.0"`})
 	}
 	if id != nil {
 		m.ID = domain.RequestID{Raw: dec.raw(id)}
@@ -138,56 +165,52 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	if result != nil {
 		m.RawResult = dec.raw(result)
 	}
+	whole := func(p Problem) { p.Pointer = string(ptr); dec.problems = append(dec.problems, p) }
 	var resultTree *jsonv.Value
 	switch {
 	case method != nil:
 		if method.Kind != jsonv.String {
-			dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr.Key("method")),
+			dec.reportMember("method", Problem{Kind: ProbEnvelope,
 				Detail: fmt.Sprintf(`"method" is %s; want a string`, article(method.Kind.String()))})
+			// Keep it, so that the message re-encodes as written.
+			m.Unknown = append(m.Unknown, domain.Member{Name: "method", Value: dec.raw(method)})
 			break
 		}
 		m.Method = domain.Method(method.Str)
 		m.Kind = domain.KindNotification
 		if id != nil {
 			m.Kind = domain.KindRequest
-			d.checkRequestID(dec, id, ptr)
+			checkEnvelopeID(dec, id)
 		}
 		if result != nil || errv != nil {
-			dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr),
-				Detail: `a message with "method" must not carry "result" or "error"`})
+			whole(Problem{Kind: ProbEnvelope, Detail: `a message with "method" must not carry "result" or "error"`})
 		}
 		if params != nil && params.Kind != jsonv.Object && params.Kind != jsonv.Array {
-			dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr.Key("params")),
+			dec.reportMember("params", Problem{Kind: ProbEnvelope,
 				Detail: fmt.Sprintf(`"params" is %s; JSON-RPC allows only an object or an array`, article(params.Kind.String()))})
 		}
 		if mi, ok := domain.LookupMethod(m.Method); ok {
-			m.Params = decodeParams(dec, mi, params, ptr.Key("params"))
+			m.Params = decodeParams(dec, mi, params)
 		}
 	case id == nil:
-		dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr),
-			Detail: `the message has neither "method" nor "id"`})
+		whole(Problem{Kind: ProbEnvelope, Detail: `the message has neither "method" nor "id"`})
 	case result != nil && errv != nil:
-		dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr),
-			Detail: `the response carries both "result" and "error"`})
+		whole(Problem{Kind: ProbEnvelope, Detail: `the response carries both "result" and "error"`})
 	case result == nil && errv == nil:
-		dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr),
-			Detail: `the response carries neither "result" nor "error"`})
+		whole(Problem{Kind: ProbEnvelope, Detail: `the response carries neither "result" nor "error"`})
 	case result != nil:
 		m.Kind = domain.KindResult
 		resultTree = result
 		if id.Kind == jsonv.Null {
-			dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr.Key("id")),
-				Detail: `a successful response has "id": null`})
+			dec.reportMember("id", Problem{Kind: ProbEnvelope, Detail: `a successful response has "id": null`})
 		}
 	default:
 		m.Kind = domain.KindError
-		m.Error = decodeError(dec, errv, ptr.Key("error"))
+		m.Error = decodeError(dec, errv)
 	}
-	if m.Kind == domain.KindInvalid {
+	if m.Kind == domain.KindInvalid && errv != nil {
 		// Keep whatever the envelope carried so nothing is lost on re-encoding.
-		if errv != nil {
-			m.Error = decodeError(&decoder{src: d.src}, errv, ptr.Key("error"))
-		}
+		m.Error = decodeError(newDecoder(d.src, ptr), errv)
 	}
 	d.Msgs = append(d.Msgs, m)
 	d.results = append(d.results, resultTree)
@@ -195,23 +218,24 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	d.Problems = append(d.Problems, dec.problems...)
 }
 
-func (d *Decoded) checkRequestID(dec *decoder, id *jsonv.Value, ptr jsonv.Pointer) {
+// checkEnvelopeID reports request ids that JSON-RPC discourages or forbids.
+func checkEnvelopeID(dec *decoder, id *jsonv.Value) {
 	switch id.Kind {
 	case jsonv.Null:
-		dec.report(Problem{Kind: ProbIDNull, Pointer: string(ptr.Key("id")), Detail: `the request id is null`})
+		dec.reportMember("id", Problem{Kind: ProbIDNull, Detail: `the request id is null`})
 	case jsonv.Number:
-		if bytes.ContainsAny(id.Raw(d.src), ".eE") {
-			dec.report(Problem{Kind: ProbIDFraction, Pointer: string(ptr.Key("id")), Value: id.Str,
+		if strings.ContainsAny(id.Str, ".eE") {
+			dec.reportMember("id", Problem{Kind: ProbIDFraction, Value: id.Str,
 				Detail: fmt.Sprintf("the request id %s has a fractional part", id.Str)})
 		}
 	case jsonv.String:
 	default:
-		dec.report(Problem{Kind: ProbEnvelope, Pointer: string(ptr.Key("id")),
+		dec.reportMember("id", Problem{Kind: ProbEnvelope,
 			Detail: fmt.Sprintf(`"id" is %s; want a string or a number`, article(id.Kind.String()))})
 	}
 }
 
-func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value, ptr jsonv.Pointer) any {
+func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value) any {
 	if params == nil {
 		// JSON-RPC lets params be omitted; ACP methods all take an object,
 		// so decode as {} and let the required members be reported.
@@ -219,23 +243,32 @@ func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value, ptr 
 	}
 	target := mi.NewParams()
 	rv := reflect.ValueOf(target).Elem()
-	if params.Kind != jsonv.Object {
-		dec.typeProblem(params, ptr, mi.ParamsDef, "object")
+	dec.pushKey("params")
+	defer dec.pop()
+	switch params.Kind {
+	case jsonv.Object:
+	case jsonv.Array:
+		// By-position params are JSON-RPC, but every ACP method takes an
+		// object.
+		dec.typeProblem(params, mi.ParamsDef, "object")
 		return nil
+	default:
+		return nil // not JSON-RPC at all: reported with the envelope
 	}
-	dec.decodeStruct(params, rv, planFor(rv.Type()).st, ptr, "")
+	dec.decodeStruct(params, rv, planFor(rv.Type()).st, "")
 	return target
 }
 
-func decodeError(dec *decoder, v *jsonv.Value, ptr jsonv.Pointer) *domain.Error {
-	e := &domain.Error{}
+func decodeError(dec *decoder, v *jsonv.Value) *domain.Error {
 	if v.Kind != jsonv.Object {
-		dec.report(Problem{Kind: ProbErrorObject, Pointer: string(ptr),
+		dec.reportMember("error", Problem{Kind: ProbErrorObject,
 			Detail: fmt.Sprintf(`"error" is %s; want an object with "code" and "message"`, article(v.Kind.String()))})
 		return nil
 	}
-	sub := &decoder{src: dec.src}
-	sub.decodeStruct(v, reflect.ValueOf(e).Elem(), planFor(reflect.TypeFor[domain.Error]()).st, ptr, "")
+	e := &domain.Error{}
+	sub := newDecoder(dec.src, dec.base)
+	sub.pushKey("error")
+	sub.decodeStruct(v, reflect.ValueOf(e).Elem(), planFor(reflect.TypeFor[domain.Error]()).st, "")
 	for _, p := range sub.problems {
 		switch p.Kind {
 		case ProbUnknownMember:
@@ -245,7 +278,7 @@ func decodeError(dec *decoder, v *jsonv.Value, ptr jsonv.Pointer) *domain.Error 
 		case ProbMissing, ProbType, ProbRange:
 			p.Kind = ProbErrorObject
 		}
-		dec.report(p)
+		dec.problems = append(dec.problems, p)
 	}
 	return e
 }
@@ -260,19 +293,19 @@ func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
 	m := d.Msgs[i]
 	m.Method = mi.Name
 	v := d.results[i]
-	ptr := d.prefixes[i].Key("result")
-	dec := &decoder{src: d.src}
+	dec := newDecoder(d.src, d.prefixes[i])
+	dec.pushKey("result")
 	target := mi.NewResult()
 	rv := reflect.ValueOf(target).Elem()
 	switch {
 	case v.Kind == jsonv.Null && mi.EmptyResult:
-		dec.report(Problem{Kind: ProbNullResult, Pointer: string(ptr), Def: mi.ResultDef,
+		dec.reportHere(Problem{Kind: ProbNullResult, Def: mi.ResultDef,
 			Detail: fmt.Sprintf(`%s result is null; the schema wants an object, so send {}`, mi.Name)})
 		m.Result = target
 	case v.Kind != jsonv.Object:
-		dec.typeProblem(v, ptr, mi.ResultDef, "object")
+		dec.typeProblem(v, mi.ResultDef, "object")
 	default:
-		dec.decodeStruct(v, rv, planFor(rv.Type()).st, ptr, "")
+		dec.decodeStruct(v, rv, planFor(rv.Type()).st, "")
 		m.Result = target
 	}
 	return dec.problems

@@ -3,7 +3,22 @@
 // Decoding is strict and lossless: member names match case-sensitively,
 // members a type does not declare and every "_meta" are kept verbatim, and
 // each problem is reported with a JSON Pointer instead of stopping the
-// decode. Encoding a decoded message gives JSON equal to the input.
+// decode. Encoding a decoded message gives JSON equal to the input, member
+// order and white space aside.
+//
+// The codec follows the conventions documented in package domain: inline
+// unions (whose discriminator and members sit in the enclosing object),
+// array-shaped unions told apart by their first element, verbatim types
+// (RequestID, ElicitationContentValue) kept exactly as written, and
+// optional members that must not be null (reported, but kept as null).
+//
+// Numbers. JSON kept raw (ids, "_meta", unknown members, rawInput, form
+// answers) keeps its spelling, so 1.0, 1e2 and 2^64 survive unchanged.
+// Typed members hold Go numbers: an integer member accepts a whole number
+// written 1.0 or 1e2 (JSON Schema calls it an integer) and re-encodes it
+// as 1 or 100; a value outside the member's range (70000 for the uint16
+// protocolVersion) is a ProbRange problem, never a wrapped value; a float
+// member re-encodes as the shortest text of the same double.
 package codec
 
 import (
@@ -34,7 +49,13 @@ type LineReader struct {
 
 // NewLineReader returns a reader over r.
 func NewLineReader(r io.Reader) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, 64<<10)}
+	return newLineReaderSize(r, 64<<10)
+}
+
+// newLineReaderSize reads through a buffer of size bytes; tests use small
+// buffers to put line ends at every position relative to a refill.
+func newLineReaderSize(r io.Reader, size int) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, size)}
 }
 
 // Next returns the next line, or io.EOF after the last one. Each returned

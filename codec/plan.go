@@ -7,50 +7,62 @@ import (
 	"sync"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 // typeClass says how the codec handles a Go type; it is computed once per type.
 type typeClass uint8
 
 const (
-	classRaw    typeClass = iota + 1 // json.RawMessage: kept verbatim
-	classOpt                         // domain.Opt[T]
-	classUnion                       // a union interface
-	classStruct                      // an object type
-	classSlice                       // an array
-	classMap                         // an object with arbitrary keys
-	classString                      // a string or string enum
-	classBool                        // a boolean
-	classInt                         // a signed integer
-	classUint                        // an unsigned integer
-	classFloat                       // a number
-	classAny                         // an unrecognised interface: kept raw
+	classRaw      typeClass = iota + 1 // json.RawMessage: kept verbatim
+	classVerbatim                      // a struct{ Raw json.RawMessage }: any JSON, kept as written
+	classOpt                           // domain.Opt[T]
+	classUnion                         // a union interface
+	classStruct                        // an object type
+	classSlice                         // an array
+	classMap                           // an object with arbitrary keys
+	classString                        // a string or string enum
+	classBool                          // a boolean
+	classInt                           // a signed integer
+	classUint                          // an unsigned integer
+	classFloat                         // a number
+	classAny                           // an unrecognised interface: kept raw
 )
 
 type field struct {
-	name     string
-	index    int
+	name     string // the member name; "" for an inline union
+	index    int    // the Go field index
 	required bool
+	notNull  bool          // an Opt member that must not be null on the wire
+	inline   *domain.Union // set when the field holds an inline union
 	typ      reflect.Type
 }
 
 type structPlan struct {
 	name    string // the schema definition name: the Go type name
 	fields  []field
-	byName  map[string]int // member name -> index into fields
+	byName  map[string]int // member name -> index into fields (inline unions excluded)
+	inlines []int          // indexes into fields of the inline unions, in declaration order
 	unknown int            // index of the Unknown domain.Members field, or -1
 }
 
 type typePlan struct {
-	class  typeClass
-	st     *structPlan
-	union  *domain.Union
-	enum   []string // for string enums
-	open   bool     // the enum is open
-	bits   int      // integer width
-	elem   reflect.Type
-	tagged map[reflect.Type]string // union variant type -> discriminator value
+	class    typeClass
+	st       *structPlan
+	union    *domain.Union
+	arrayArm bool     // the union's arms are arrays (SessionConfigSelectOptions)
+	enum     []string // for string enums
+	open     bool     // the enum is open
+	bits     int      // integer width
+	elem     reflect.Type
+	tagged   map[reflect.Type]string // union variant type -> discriminator value (Default excluded)
+	verbatim verbatimCheck           // for classVerbatim: what JSON the type admits
+	want     string                  // the JSON type the Go type stands for, for messages
 }
+
+// verbatimCheck validates a value kept verbatim, reporting what the schema
+// does not admit; nil admits any JSON value.
+type verbatimCheck func(d *decoder, v *jsonv.Value, def string)
 
 var (
 	rawType      = reflect.TypeFor[json.RawMessage]()
@@ -72,40 +84,49 @@ func planFor(t reflect.Type) *typePlan {
 func buildPlan(t reflect.Type) *typePlan {
 	switch {
 	case t == rawType:
-		return &typePlan{class: classRaw}
+		return &typePlan{class: classRaw, want: "any JSON value"}
+	case domain.IsVerbatim(t):
+		return &typePlan{class: classVerbatim, verbatim: verbatimCheckFor(t), want: "any JSON value"}
 	case t.Kind() == reflect.Struct && t.Implements(optionalType):
 		return &typePlan{class: classOpt, elem: t.Field(0).Type}
 	case t.Kind() == reflect.Interface:
 		if u, ok := domain.UnionOf(t); ok {
-			p := &typePlan{class: classUnion, union: u, tagged: map[reflect.Type]string{}}
+			p := &typePlan{class: classUnion, union: u, tagged: map[reflect.Type]string{}, want: "object"}
+			p.arrayArm = len(u.Variants) > 0
 			for _, v := range u.Variants {
 				if v.Tag != "" && v.Type != u.Default {
 					p.tagged[v.Type] = v.Tag
 				}
+				if v.Type.Kind() != reflect.Slice {
+					p.arrayArm = false
+				}
+			}
+			if p.arrayArm {
+				p.want = "array"
 			}
 			return p
 		}
-		return &typePlan{class: classAny}
+		return &typePlan{class: classAny, want: "any JSON value"}
 	case t.Kind() == reflect.Struct:
-		return &typePlan{class: classStruct, st: buildStructPlan(t)}
+		return &typePlan{class: classStruct, st: buildStructPlan(t), want: "object"}
 	case t.Kind() == reflect.Slice:
-		return &typePlan{class: classSlice, elem: t.Elem()}
+		return &typePlan{class: classSlice, elem: t.Elem(), want: "array"}
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
-		return &typePlan{class: classMap, elem: t.Elem()}
+		return &typePlan{class: classMap, elem: t.Elem(), want: "object"}
 	case t.Kind() == reflect.String:
-		p := &typePlan{class: classString}
+		p := &typePlan{class: classString, want: "string"}
 		if t.Implements(enumType) {
 			p.enum, p.open = reflect.Zero(t).Interface().(domain.Enum).EnumValues()
 		}
 		return p
 	case t.Kind() == reflect.Bool:
-		return &typePlan{class: classBool}
+		return &typePlan{class: classBool, want: "boolean"}
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
-		return &typePlan{class: classInt, bits: t.Bits()}
+		return &typePlan{class: classInt, bits: t.Bits(), want: "integer"}
 	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
-		return &typePlan{class: classUint, bits: t.Bits()}
+		return &typePlan{class: classUint, bits: t.Bits(), want: "integer"}
 	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
-		return &typePlan{class: classFloat, bits: t.Bits()}
+		return &typePlan{class: classFloat, bits: t.Bits(), want: "number"}
 	}
 	panic("codec: unsupported domain type " + t.String())
 }
@@ -121,6 +142,15 @@ func buildStructPlan(t reflect.Type) *structPlan {
 			sp.unknown = i
 			continue
 		}
+		if domain.IsInline(f) {
+			u, ok := domain.UnionOf(f.Type)
+			if !ok {
+				panic("codec: inline field " + t.Name() + "." + f.Name + " is not a union")
+			}
+			sp.inlines = append(sp.inlines, len(sp.fields))
+			sp.fields = append(sp.fields, field{index: i, inline: u, typ: f.Type})
+			continue
+		}
 		tag := f.Tag.Get("json")
 		name, _, _ := strings.Cut(tag, ",")
 		if name == "-" {
@@ -134,8 +164,13 @@ func buildStructPlan(t reflect.Type) *structPlan {
 			name:     name,
 			index:    i,
 			required: strings.Contains(f.Tag.Get("jsonschema"), "required"),
+			notNull:  domain.IsNotNull(f),
 			typ:      f.Type,
 		})
+	}
+	if len(sp.fields) > 64 {
+		// decodeStruct tracks seen members in a uint64.
+		panic("codec: " + t.Name() + " has more than 64 members")
 	}
 	return sp
 }

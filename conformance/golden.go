@@ -194,3 +194,19 @@ func Unchecked() (map[string]string, error) {
 	})
 	return out, err
 }
+
+// ProvedBy parses a todo reason of the form "proved by FILE TESTNAME …":
+// a rule whose failing input cannot live in the corpus (a 32 MiB line, say)
+// is proved by a Go test instead, and the catalog test checks that the
+// test exists.
+func ProvedBy(reason string) (file, test string, ok bool) {
+	rest, found := strings.CutPrefix(reason, "proved by ")
+	if !found {
+		return "", "", false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 2 || !strings.HasPrefix(f[1], "Test") {
+		return "", "", false
+	}
+	return f[0], f[1], true
+}

@@ -51,7 +51,7 @@ var AUTHNRetryWithoutAuth = &Rule{
 	Blame:    PartyClient,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/authentication",
 	Doc: "After a -32000 from a session method, only a successful authentication (or a new connection, for terminal auth) changes the outcome. " +
-		"Retrying the same call right away will fail the same way.",
+		"Retrying the same call right away will fail the same way. Each refusal is reported at most once.",
 }
 
 var AUTHNTerminalCommand = &Rule{
@@ -72,5 +72,5 @@ var AUTHNUnauthenticatedSession = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/overview",
 	Doc: "Not a violation: advertised auth methods do not oblige the client to authenticate up front. " +
 		"The agent signals a real need with auth_required (-32000), and the client then authenticates. " +
-		"acplint records the unauthenticated attempt so the flow is easy to follow.",
+		"acplint records the unauthenticated attempt, once per connection, when the agent answers it with -32000 and auth methods were offered, so the flow is easy to follow.",
 }

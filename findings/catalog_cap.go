@@ -69,7 +69,8 @@ var CAPBooleanConfigOption = &Rule{
 	TCK:      []string{"ACP-CONFIG-003"},
 	Doc: "Boolean options are a later addition, so agents \"MUST NOT include\" them unless the client advertised session.configOptions.boolean. " +
 		"This applies to configOptions in session/new, session/load, session/resume and session/set_config_option results and to config_option_update. " +
-		"Older clients would reject or silently drop the whole option list.",
+		"Older clients would reject or silently drop the whole option list. " +
+		"Each boolean option is reported once per session, where it first appears.",
 }
 
 var CAPNoticeWithoutCapability = &Rule{
@@ -89,7 +90,8 @@ var CAPCompactionWithoutCapability = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/draft/prompt-turn",
 	Doc: "compaction_update and compaction_summary_chunk are gated on session.compaction: the agent \"MUST NOT send\" them otherwise. " +
-		"Clients that never opted in do not know these update kinds.",
+		"Clients that never opted in do not know these update kinds. " +
+		"Reported once per compaction, at its first update.",
 }
 
 var CAPPlanWithoutCapability = &Rule{

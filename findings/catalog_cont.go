@@ -19,8 +19,9 @@ var CONTBadBase64 = &Rule{
 	Severity: SeverityWarning,
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/content",
-	Doc: "Image and audio data, and the blob of an embedded resource, are base64-encoded binary. " +
-		"Data that does not decode, such as a raw data: URL or hex, fails only when the receiver tries to display or forward it.",
+	Doc: "Image and audio data, and the blob of an embedded resource, are base64-encoded binary, wherever the block appears (prompts, message chunks, tool call content). " +
+		"Data that does not decode, such as a data: URL, hex with spaces or the URL-safe alphabet, fails only when the receiver tries to display or forward it. " +
+		"Standard base64 with or without padding is accepted.",
 }
 
 var CONTEmbeddedInOutput = &Rule{

@@ -49,8 +49,9 @@ var ELICContentMismatch = &Rule{
 	Severity: SeverityWarning,
 	Blame:    PartyClient,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/elicitation",
-	Doc: "content belongs only to accepted answers; with decline or cancel receivers ignore it. " +
-		"For an accepted form elicitation it \"SHOULD conform to the requested schema\", or the agent has to re-validate and may fail.",
+	Doc: "content belongs only to accepted answers; with decline or cancel receivers ignore it (the schema check reports such content as a member those answers do not have). " +
+		"For an accepted form elicitation it \"SHOULD conform to the requested schema\", or the agent has to re-validate and may fail. " +
+		"acplint checks required fields, fields the schema lacks, value types, enum choices and length, range and item-count bounds; string patterns are not checked, since JSON Schema patterns are not Go regular expressions.",
 }
 
 var ELICCredentialField = &Rule{

@@ -9,8 +9,8 @@ var EXTNUnknownMethod = &Rule{
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/extensibility",
 	Doc: "Method names outside the negotiated version's method table must start with an underscore, which the protocol reserves \"for custom extensions\", or with $/ for protocol-level messages. " +
-		"Any other name may collide with a method a future version adds. " +
-		"The unstable profile also admits the unstable methods.",
+		"Any other name may collide with a method a future version adds. A v1 method sent by the side that should receive it (an agent sending session/prompt) is reported too, as the method is not in the sender's table. " +
+		"The unstable methods are reported as ACP-CAP-020 instead.",
 }
 
 var EXTNUnansweredExtension = &Rule{
@@ -31,7 +31,8 @@ var EXTNExtensionNotFoundCode = &Rule{
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/extensibility",
 	Doc: "An extension method the receiver does not recognise \"should\" get the standard Method not found error. " +
-		"That code is how callers detect that the peer lacks the extension and fall back; see also ACP-RPC-010.",
+		"That code is how callers detect that the peer lacks the extension and fall back; see also ACP-RPC-010. " +
+		"A receiver that knows the extension may fail with any code, so acplint reports only errors that say the method is unknown (their message says so, or they use -32600 on a ready connection) with a code other than -32601.",
 }
 
 var EXTNMetaNotObject = &Rule{
@@ -61,7 +62,8 @@ var EXTNCapabilityOutsideMeta = &Rule{
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/extensibility",
 	Doc: "Implementations \"SHOULD use the _meta field in capability objects\" to announce extensions and their methods. " +
-		"An extension capability elsewhere (compare ACP-CAP-021), or a _ method used with no _meta capability announcing it, leaves the peer guessing whether it is supported.",
+		"An extension capability outside _meta is reported as ACP-CAP-021. This rule reports a _ method that is used while no _meta in either side's capabilities mentions it, its namespace (zed.dev for _zed.dev/workspace/buffers) or a prefix of it: the peer is left guessing whether it is supported. " +
+		"It is reported once per method.",
 }
 
 var EXTNUnknownDollarMethod = &Rule{
@@ -70,8 +72,8 @@ var EXTNUnknownDollarMethod = &Rule{
 	Severity: SeverityInfo,
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/rfds/request-cancellation",
-	Doc: "Methods starting with $/ are implementation-dependent protocol messages; a receiver may ignore such a notification. " +
-		"An unknown $/ request, however, still needs an answer, which should be -32601.",
+	Doc: "Methods starting with $/ are implementation-dependent protocol messages; a receiver may ignore such a notification, and acplint notes each unknown one once. " +
+		"An unknown $/ request, however, still needs an answer, which should be -32601; an error that refuses it as unknown with another code is reported too.",
 }
 
 var EXTNRoundTrip = &Rule{

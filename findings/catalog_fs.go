@@ -29,7 +29,8 @@ var FSNotFoundCode = &Rule{
 	Blame:    PartyClient,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/error",
 	Doc: "Clients \"SHOULD respond with -32002\" when fs/read_text_file names a file that does not exist. " +
-		"Agents rely on that code to tell a missing file, which is often expected, from a real read failure.",
+		"Agents rely on that code to tell a missing file, which is often expected, from a real read failure. " +
+		"Whether a file exists cannot be seen on the wire, so acplint takes the client's own error text as evidence: an error other than -32002 whose message or data says the file is missing (ENOENT, \"no such file\", \"file not found\", or \"not found\" next to the file's name) is reported; a missing file refused with no such wording goes unnoticed.",
 }
 
 var FSOutsideRoots = &Rule{

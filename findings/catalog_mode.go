@@ -43,7 +43,8 @@ var CFGInvalidCurrentValue = &Rule{
 	TCK:      []string{"ACP-CONFIG-001"},
 	Doc: "Agents \"MUST always provide a default value\" for every option, and the current value of a select must be among its options (a bool for boolean options). " +
 		"Otherwise the client cannot show which choice is active. " +
-		"Derived from the data model, hence a warning.",
+		"Derived from the data model, hence a warning. " +
+		"Agents repeat the whole option list on every change, so each bad value is reported once per session.",
 }
 
 var CFGDuplicateID = &Rule{
@@ -53,7 +54,8 @@ var CFGDuplicateID = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/session-config-options",
 	Doc: "Option ids are unique identifiers, and session/set_config_option and updates refer to options and values by id alone. " +
-		"Duplicates make the client's selection ambiguous.",
+		"Duplicates make the client's selection ambiguous. " +
+		"Each duplicate is reported once per session, not in every later copy of the list.",
 }
 
 var CFGReservedCategory = &Rule{
@@ -73,5 +75,7 @@ var CFGModeOutOfSync = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/session-config-options",
 	Doc: "An agent offering both the modes API and a config option of category mode \"SHOULD keep both in sync\". " +
-		"Offering only one of them, or two different current modes, gives clients that read different fields a different picture.",
+		"A mode option without modes, modes next to config options that include no mode option, or two different current modes give clients that read different fields a different picture. " +
+		"An agent that offers only modes and no config options uses the older API alone and is not reported. " +
+		"Checked on the session/new, session/load and session/resume results.",
 }

@@ -34,7 +34,7 @@ var RPCUnknownResponseID = &Rule{
 	Doc: "A response must answer a request the other side sent and has not had answered yet, echoing its id exactly: 1 and \"1\" are different ids. " +
 		"The schema says the receiver \"MUST reply with the same value\" as the request id. " +
 		"Unknown ids, ids of the responder's own requests and second answers to one request leave the peer unable to match results. " +
-		"An error response with a null id is allowed for parse and invalid-request failures.",
+		"An error response with a null id is allowed for parse and invalid-request failures. In a raw transcript a response whose id is pending on neither side is reported whoever sent it.",
 }
 
 var RPCDuplicateID = &Rule{
@@ -66,8 +66,8 @@ var RPCResponseToNotification = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/overview",
 	TCK:      []string{"ACP-JSONRPC-003"},
 	Doc: "Notifications carry no id and \"never receive responses\", neither results nor errors. " +
-		"A response that follows session/cancel, session/update, elicitation/complete, $/cancel_request or an extension notification has nothing to correlate with and confuses the peer's bookkeeping. " +
-		"It is reported alongside ACP-RPC-003.",
+		"Since such a response cannot name its trigger, acplint reports it when a response that correlates with nothing (ACP-RPC-003) directly follows a notification from the other side, such as session/cancel, session/update, elicitation/complete, $/cancel_request or an extension notification. " +
+		"It confuses the peer's bookkeeping and is reported alongside ACP-RPC-003.",
 }
 
 var RPCMalformedError = &Rule{
@@ -99,7 +99,7 @@ var RPCReservedCode = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/error",
 	Doc: "Codes from -32768 to -32000 belong to JSON-RPC and ACP, and implementation-specific errors \"SHOULD use codes outside\" that range. " +
 		"Only -32700, -32600, -32601, -32602, -32603, -32000 and -32002 (plus -32800, which lies outside it) have an ACP meaning. " +
-		"Another code in the range may collide with one a future protocol version defines.",
+		"Another code in the range may collide with one a future protocol version defines. Every error response is checked, answered request or not.",
 }
 
 var RPCMethodNotFoundCode = &Rule{
@@ -110,7 +110,9 @@ var RPCMethodNotFoundCode = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/error",
 	TCK:      []string{"ACP-JSONRPC-004"},
 	Doc: "A receiver that does not implement a method, or gets a capability-gated method it never advertised, \"SHOULD respond with -32601\". " +
-		"Callers use that code to fall back gracefully; any other code reads as a real failure of a supported method.",
+		"Callers use that code to fall back gracefully; any other code reads as a real failure of a supported method. " +
+		"acplint checks methods outside ACP v1 and these gated methods: session/load, session/list, session/delete, session/resume, session/close and logout (agent capabilities), fs/*, terminal/* and elicitation/create (client capabilities). " +
+		"-32600 before initialize completed and -32800 for a cancelled request are not reported.",
 }
 
 var RPCInvalidParamsCode = &Rule{
@@ -120,7 +122,8 @@ var RPCInvalidParamsCode = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/error",
 	Doc: "The error page assigns -32602 to malformed parameters and unsupported values, such as a bad session/list cursor or an unknown modeId or configId. " +
-		"Using that code lets the client tell its own mistake apart from an agent-side failure (-32603).",
+		"Using that code lets the client tell its own mistake apart from a failure of the receiver (-32603). " +
+		"acplint knows params are invalid when they break the method's schema, when session/set_mode names a mode the session did not list, and when session/set_config_option names an option the session does not have. Any error code other than -32602 is reported, except -32601 and -32800.",
 }
 
 var RPCAfterMalformed = &Rule{
@@ -132,7 +135,8 @@ var RPCAfterMalformed = &Rule{
 	TCK:      []string{"ACP-INFO-PARSE-001", "ACP-INFO-INVALIDREQ-001", "ACP-JSONRPC-005"},
 	Doc: "The spec does not say what a receiver does after a line that is not JSON or not a JSON-RPC envelope, and SDKs differ: " +
 		"the Rust and TypeScript SDKs reply -32700 or -32600 with a null id, while the Python SDK drops the line. " +
-		"acplint records what happened and whether the connection kept working; it is observation only.",
+		"acplint records, at the malformed line, whether the receiver answered with a null-id error and whether it sent anything afterwards, i.e. whether the connection stayed usable; it is observation only. " +
+		"When the sender of the line is unknown (raw transcripts), only a parse-error reply that follows soon is recorded.",
 }
 
 var RPCUnanswered = &Rule{

@@ -44,9 +44,9 @@ var SCHDroppedValue = &Rule{
 	Severity: SeverityWarning,
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
-	Doc: "Some schema fields are marked so that reference receivers replace a malformed value with its default, or skip a malformed array item, instead of failing. " +
+	Doc: "Some schema fields are marked so that reference receivers replace a malformed value with its default (x-deserialize-default-on-error), or skip a malformed array item (x-deserialize-skip-invalid-items), instead of failing. " +
 		"The message then appears to work while data is lost without any error. " +
-		"The finding names the field that would be dropped.",
+		"acplint reads the marks from the upstream schema and reports a schema violation inside such a field under this rule, naming the innermost field or item that would be dropped; a violation that a more specific rule covers keeps that rule and says what is dropped.",
 }
 
 var SCHEnumValue = &Rule{

@@ -10,7 +10,7 @@ var SEQNotInitialized = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
 	Doc: "A connection starts with initialize: clients \"MUST initialize the connection\" before anything else, and other requests must wait for its response. " +
 		"Until then neither side knows the negotiated version or capabilities. " +
-		"Agents are expected to refuse early requests with -32600.",
+		"Agents are expected to refuse early requests with -32600; an agent that answers one with a result or another code gets a warning of this rule, since the client then never learns it skipped initialization.",
 }
 
 var SEQAgentBeforeInit = &Rule{
@@ -42,7 +42,7 @@ var SEQSessionBeforeInit = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/session-setup",
 	Doc: "session/new, session/load, session/resume, session/list, session/delete and logout all depend on the negotiated capabilities, " +
 		"and clients \"MUST first complete the initialization phase\" before calling them. " +
-		"A request sent before a successful initialize response is refused by conforming agents.",
+		"A request sent before a successful initialize response is refused by conforming agents with -32600; an agent that serves it instead gets a warning of this rule.",
 }
 
 var SEQPromptBeforeSession = &Rule{
@@ -75,7 +75,8 @@ var SEQReplayAfterLoad = &Rule{
 	TCK:      []string{"ACP-LOAD-002"},
 	Doc: "When loading a session the agent streams the stored conversation as session/update notifications and only then answers: " +
 		"it \"MUST respond to the original session/load request\" once all entries have been streamed. " +
-		"Clients treat the response as the end of the replay, so late history updates get lost or shown as new activity.",
+		"Clients treat the response as the end of the replay, so late history updates get lost or shown as new activity. " +
+		"acplint counts message chunks, tool calls, tool call updates and plans that arrive after the response and before the session's next prompt as late replay, and reports the first of each load.",
 }
 
 var SEQNoReplay = &Rule{
@@ -97,7 +98,8 @@ var SEQReplayOnResume = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/session-setup",
 	TCK:      []string{"ACP-RESUME-002"},
 	Doc: "Resume differs from load precisely in that the agent \"MUST NOT replay the conversation history\" before it responds. " +
-		"A client that chose resume already holds the history and would show every message twice.",
+		"A client that chose resume already holds the history and would show every message twice. " +
+		"User, agent and thought message chunks before the response count; the first of each resume is reported.",
 }
 
 var SEQNoticeDuringReplay = &Rule{

@@ -93,7 +93,8 @@ var SESListMissingSessions = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/session-list",
 	TCK:      []string{"ACP-LIST-001", "ACP-LIST-002"},
 	Doc: "A session/list result always carries sessions; when nothing matches, the agent \"MUST return an empty sessions array\". " +
-		"A missing or null member, or an error for a filter that simply matched nothing, breaks clients that page through results.",
+		"A missing or null member, or an error for a filter that simply matched nothing, breaks clients that page through results. " +
+		"acplint takes an error as such when its code is -32002 or its text says nothing was found.",
 }
 
 var SESForeignCursor = &Rule{
@@ -115,7 +116,8 @@ var SESCloseDoesNotCancel = &Rule{
 	TCK:      []string{"ACP-CLOSE-002"},
 	Doc: "Closing a session stops its work: the agent \"MUST cancel any ongoing work for that session as if session/cancel had been called\". " +
 		"A prompt pending when session/close arrives should therefore end with stopReason cancelled. " +
-		"This is derived with medium confidence, as in the TCK.",
+		"This is derived with medium confidence, as in the TCK. " +
+		"When the prompt response is the agent's first message after the close, it may have crossed the close, and the finding is only info.",
 }
 
 var SESInfoUpdateFields = &Rule{

@@ -22,7 +22,9 @@ var SIDUnknownSessionFromAgent = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
 	Doc: "Updates, permission requests, file and terminal calls and session-scoped elicitations all name the session they belong to. " +
-		"A session id that is neither active nor being loaded or resumed cannot be shown anywhere: the client drops the message or, worse, attributes it to the wrong conversation.",
+		"A session id that is neither active nor being loaded or resumed cannot be shown anywhere: the client drops the message or, worse, attributes it to the wrong conversation. " +
+		"A message naming a session before the session/new response that issues its id is a warning: the client cannot know the id yet. " +
+		"Only the first message for each unknown session is reported.",
 }
 
 var SIDDuplicateSessionID = &Rule{
@@ -43,7 +45,8 @@ var SIDWrongErrorCode = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/error",
 	Doc: "For a session-scoped request naming an unknown or inactive session, the agent \"SHOULD respond with -32002\" and set data.sessionId to the requested id. " +
-		"That lets clients recover by reloading the session instead of reporting a generic failure.",
+		"That lets clients recover by reloading the session instead of reporting a generic failure. " +
+		"acplint judges the errors to requests that named an inactive session, and errors to session/load or session/resume that say the session was not found; an agent that serves such a request is not reported.",
 }
 
 var SIDDeleteUnknownFails = &Rule{
@@ -54,5 +57,6 @@ var SIDDeleteUnknownFails = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/session-delete",
 	TCK:      []string{"ACP-DELETE-002"},
 	Doc: "Deletion is idempotent: removing a session that is already gone or never existed \"SHOULD succeed silently\". " +
-		"Clients retry deletes after connection loss, and an error there reports a failure that did not happen.",
+		"Clients retry deletes after connection loss, and an error there reports a failure that did not happen. " +
+		"A transcript cannot see the agent's storage, so an error counts when the session was deleted earlier in the transcript or the error itself (-32002, or its text) says the session is unknown.",
 }

@@ -19,7 +19,8 @@ var TERMUseAfterRelease = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/terminals",
 	Doc: "Releasing a terminal frees it on the client: \"the terminal ID becomes invalid for all other terminal/* methods\". " +
-		"Later calls or terminal content naming it fail, because the client no longer holds its output.",
+		"Later calls naming it fail, because the client no longer holds its output. " +
+		"Terminal content embedded after the release is reported as ACP-TOOL-008.",
 }
 
 var TERMNotReleased = &Rule{
@@ -30,7 +31,8 @@ var TERMNotReleased = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/terminals",
 	Doc: "The agent \"MUST release the terminal\" once it no longer needs it, and a killed terminal still has to be released. " +
 		"Unreleased terminals keep processes and buffers alive in the client. " +
-		"When the terminal stops being needed is not observable, so acplint checks at session close and end of transcript and reports a warning.",
+		"When the terminal stops being needed is not observable, so acplint checks at the end of the transcript and reports a warning. " +
+		"A terminal whose session was closed is reported even when the transcript may be truncated, since the release belonged before the close.",
 }
 
 var TERMRelativeCwd = &Rule{
@@ -50,7 +52,9 @@ var TERMExitStatusMismatch = &Rule{
 	Blame:    PartyClient,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/terminals",
 	Doc: "exitStatus in a terminal/output result is \"Present only if the command has exited\". " +
-		"It must therefore appear once wait_for_exit has returned, and must not appear while a later wait_for_exit is still blocking.",
+		"It must therefore appear in output requested after wait_for_exit returned, and name the same exit code and signal. " +
+		"Output requested before wait_for_exit returned may have been taken before the exit and is not judged. " +
+		"That an exitStatus appears while a wait_for_exit still blocks cannot be seen on the wire, which has no timing.",
 }
 
 var TERMTruncationMismatch = &Rule{

@@ -91,8 +91,8 @@ var TOOLAppendedContent = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
 	Doc: "content and locations in a tool_call_update replace the stored collections rather than extending them. " +
-		"An update that repeats a strict prefix of the earlier content hints that the agent assumed append semantics. " +
-		"It is a heuristic, so info only.",
+		"The catalogued heuristic (an update that repeats the earlier content before new items) is not checked: that is exactly what a conforming agent sends under replace semantics, while an agent assuming append semantics sends only the new items, which looks like a legitimate replacement. " +
+		"acplint applies replace semantics in its own state model.",
 }
 
 var TOOLNameChanged = &Rule{

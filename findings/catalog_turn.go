@@ -31,7 +31,8 @@ var TURNOutOfTurnUpdate = &Rule{
 	Spec:     "https://agentclientprotocol.com/announcements/acp-v2-draft",
 	Doc: "v1 does not strictly forbid session/update outside a turn, but message chunks, tool calls and plans sent when no prompt, load replay or cancel race is in progress are dropped or misattributed by real clients. " +
 		"State updates (available commands, current mode, config options, session info, usage, notices) may arrive at any time and are exempt. " +
-		"The cancelled-turn case is the stronger ACP-CXL-002.",
+		"The cancelled-turn case is the stronger ACP-CXL-002. " +
+		"One finding per stretch between turns: the first such update is reported, the rest of the stream is the same mistake.",
 }
 
 var TURNEndWithOpenToolCalls = &Rule{
@@ -61,5 +62,6 @@ var TURNUsageValues = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/prompt-turn",
 	Doc: "A context window that reports more tokens used than its size, or a cost currency that is not a three-letter ISO 4217 code such as \"USD\", suggests the fields were mixed up. " +
-		"Clients show these numbers to users directly.",
+		"Clients show these numbers to users directly. " +
+		"Each kind of mistake is reported once per session, since every later usage update repeats it.",
 }

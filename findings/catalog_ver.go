@@ -21,7 +21,8 @@ var VERHigherThanRequested = &Rule{
 	TCK:      []string{"ACP-INIT-002", "ACP-INIT-003"},
 	Doc: "If the agent supports the requested version it \"MUST respond with the same version\"; otherwise it answers with the latest one it supports. " +
 		"A higher answer is only right when the agent supports nothing at or below the request, which is rare. " +
-		"Echoing an implausible request such as 65535 is treated as an error by the TCK.",
+		"Echoing a request for a version no ACP release defines, such as 65535, is reported as an error, as the TCK does. " +
+		"A request for the pre-release version 0 may rightly be answered with 1.",
 }
 
 var VERErrorOnMismatch = &Rule{
@@ -31,7 +32,8 @@ var VERErrorOnMismatch = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
 	Doc: "Version negotiation in v1 never fails at the agent: an agent that does not support the requested version \"MUST respond with the latest version it supports\" in a successful result. " +
-		"Returning an error takes the decision away from the client, which alone may close the connection.",
+		"Returning an error takes the decision away from the client, which alone may close the connection. " +
+		"acplint takes an error as a version refusal when the client asked for a version other than 1, or when the error's code (v2's -32022) or text names the version.",
 }
 
 var VERZero = &Rule{
@@ -41,7 +43,7 @@ var VERZero = &Rule{
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
 	Doc: "Version 0 denotes the unstable pre-release protocol that preceded v1. " +
-		"acplint treats it as unsupported: its shapes are not those of the v1 schema the rules are written against.",
+		"acplint treats it as unsupported: its shapes are not those of the v1 schema the rules are written against, so the rest of the connection is not checked.",
 }
 
 var VERUnsupported = &Rule{
@@ -62,5 +64,6 @@ var VERMissingInfo = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
 	TCK:      []string{"ACP-INIT-004"},
 	Doc: "Both sides \"SHOULD provide information about their implementation\" in initialize, and when the object is present the schema requires its name and version. " +
-		"Peers use it for logs, bug reports and working around known quirks of specific versions.",
+		"Peers use it for logs, bug reports and working around known quirks of specific versions. " +
+		"This rule reports a missing or null object and empty name or version strings; members that are missing or of the wrong type are schema findings.",
 }

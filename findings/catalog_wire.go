@@ -11,8 +11,8 @@ var WIREAgentNotJSON = &Rule{
 	TCK:      []string{"ACP-TRANSPORT-001"},
 	Doc: "On stdio the agent's stdout is reserved for ACP traffic: every line must be exactly one JSON-RPC message. " +
 		"The transports page says the agent \"MUST NOT write anything to its stdout that is not a valid ACP message\". " +
-		"Log output, start-up banners or JSON pretty-printed over several lines break the client's line reader, " +
-		"which typically drops the connection; diagnostics belong on stderr.",
+		"Log output, start-up banners or JSON that is not a JSON-RPC message break the client's line reader, which typically drops the connection; diagnostics belong on stderr. " +
+		"A run of consecutive such lines is reported once. In a raw transcript the sender of a stray line is unknown, so the finding is filed here and blamed on either side.",
 }
 
 var WIREClientNotJSON = &Rule{
@@ -23,7 +23,8 @@ var WIREClientNotJSON = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/transports",
 	Doc: "The client-to-agent stream follows the same framing as the agent's output: one JSON-RPC message per line and nothing else. " +
 		"The client \"MUST NOT write anything to the agent's stdin that is not a valid ACP message\". " +
-		"An agent that meets a stray line may answer a parse error, drop it silently or give up on the connection.",
+		"An agent that meets a stray line may answer a parse error, drop it silently or give up on the connection. " +
+		"Only transcripts that record directions can tell this rule from ACP-WIRE-001.",
 }
 
 var WIREEmbeddedNewline = &Rule{
@@ -33,7 +34,8 @@ var WIREEmbeddedNewline = &Rule{
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/transports",
 	Doc: "Newline is the message delimiter, so a message itself \"MUST NOT contain embedded newlines\". " +
-		"In a recording this shows up as lines that fail to parse on their own but parse once joined. " +
+		"In a recording this shows up as lines that fail to parse on their own but parse once joined, for example a pretty-printed message or a string with a raw line break. " +
+		"acplint rebuilds such a message, reports it once at its first line and checks it like any other; pretty-printed JSON that is not a JSON-RPC message is ACP-WIRE-001 instead. " +
 		"Newlines inside JSON strings must be escaped as \\n; serialisers in compact mode do this automatically.",
 }
 
@@ -100,5 +102,6 @@ var WIRETelemetryOnStdout = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/draft/observability",
 	Doc: "A special case of ACP-WIRE-001 with its own message: trace or metrics exports printed on stdout. " +
 		"The observability draft says agents \"MUST NOT write telemetry payloads to stdout\", because on stdio that stream carries only ACP messages. " +
-		"Export telemetry through an OpenTelemetry exporter or stderr instead.",
+		"acplint recognises telemetry conservatively: OTLP container keys (resourceSpans, resourceMetrics, resourceLogs, scopeSpans and their snake_case forms), a trace id key together with a span or parent id key (console span exporters), or a metric descriptor with data points. " +
+		"Anything else that is not a message stays ACP-WIRE-001. Export telemetry through an OpenTelemetry exporter or stderr instead.",
 }

@@ -34,7 +34,7 @@ const (
 )
 
 // Formats lists the formats in help order.
-var Formats = []Format{FormatAuto, FormatNDJSON, FormatJSONL, FormatZed}
+var Formats = []Format{FormatAuto, FormatNDJSON, FormatJSONL, FormatZed, FormatTranscript}
 
 // ParseFormat accepts a format name.
 func ParseFormat(s string) (Format, error) {
@@ -47,14 +47,15 @@ func ParseFormat(s string) (Format, error) {
 	case "inspector", "acp-inspector", "acp-inspector-trace":
 		return FormatJSONL, nil
 	}
-	return "", fmt.Errorf("unknown input format %q (want auto, ndjson, jsonl or zed)", s)
+	return "", fmt.Errorf("unknown input format %q (want auto, ndjson, jsonl, zed or acplint)", s)
 }
 
 // FormatLimits says what each format cannot record, for --help and docs.
 var FormatLimits = map[Format]string{
-	FormatNDJSON: "no directions (inferred from methods and ids; a message whose sender cannot be proven is reported, not guessed) and no timestamps",
-	FormatJSONL:  "what the recorder wrote; frames whose direction value is not recognised are reported",
-	FormatZed:    "no timestamps and no \"jsonrpc\" member; a response's result and error are merged in \"params\" (an object with integer \"code\" and string \"message\" is read as an error); line numbers point at each element's first line",
+	FormatNDJSON:     "no directions (inferred from methods and ids; a message whose sender cannot be proven is reported, not guessed) and no timestamps",
+	FormatJSONL:      "what the recorder wrote; frames whose direction value is not recognised are reported",
+	FormatTranscript: "nothing a peer sent: directions, times and the verbatim bytes of every line are kept (after --redact, secret values are replaced)",
+	FormatZed:        "no timestamps and no \"jsonrpc\" member; a response's result and error are merged in \"params\" (an object with integer \"code\" and string \"message\" is read as an error); line numbers point at each element's first line",
 }
 
 // Frame is one message of a transcript, with what the format says about it.
@@ -68,6 +69,14 @@ type Frame struct {
 	// Synthetic marks an envelope acplint rebuilt (Zed), so envelope
 	// members the format drops are not reported missing.
 	Synthetic bool
+	// Extra are the further physical lines this frame spans: the rest of a
+	// message split by raw newlines (Splits > 0), or the further lines of a
+	// run of text that is not JSON (Splits == 0).
+	Extra []codec.Line
+	// Splits counts the raw newlines acplint removed to rebuild a message
+	// that a sender split (ACP-WIRE-003); Line.Bytes is then the rebuilt
+	// message.
+	Splits int
 }
 
 // source yields frames.
@@ -78,16 +87,18 @@ type source interface {
 // open detects the format (when auto) and returns a frame source.
 func open(r io.Reader, f Format) (source, Format, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	if f == FormatAuto {
+	if f == FormatAuto || f == "" {
 		f = sniff(br)
 	}
 	switch f {
 	case FormatZed:
 		return newZedSource(br)
 	case FormatJSONL:
-		return &jsonlSource{lines: codec.NewLineReader(br)}, FormatJSONL, nil
+		return &blockSource{src: &jsonlSource{lines: codec.NewLineReader(br)}}, FormatJSONL, nil
+	case FormatTranscript:
+		return &canonicalSource{lines: codec.NewLineReader(br)}, FormatTranscript, nil
 	}
-	return &ndjsonSource{lines: codec.NewLineReader(br)}, FormatNDJSON, nil
+	return &blockSource{src: &ndjsonSource{lines: codec.NewLineReader(br)}}, FormatNDJSON, nil
 }
 
 // sniff looks at the first non-blank line without consuming it.
@@ -117,6 +128,9 @@ func sniff(br *bufio.Reader) Format {
 }
 
 func sniffLine(line []byte) Format {
+	if isCanonicalHeader(line) {
+		return FormatTranscript
+	}
 	v, err := jsonv.Parse(bytes.TrimSpace(line))
 	if err != nil || v.Kind != jsonv.Object {
 		return FormatNDJSON
@@ -180,13 +194,16 @@ type jsonlSource struct{ lines *codec.LineReader }
 
 func (s *jsonlSource) Next() (Frame, error) {
 	l, err := s.lines.Next()
+	for err == nil && l.IsBlank() {
+		// A blank line of the recording is not traffic: the recorder wrote
+		// it, not a peer. (A blank line on the wire is a record whose
+		// message is an empty string.)
+		l, err = s.lines.Next()
+	}
 	if err != nil {
 		return Frame{}, err
 	}
 	fr := Frame{Line: l}
-	if l.IsBlank() {
-		return fr, nil // reported as a blank line by the codec
-	}
 	v, perr := jsonv.Parse(l.Bytes)
 	if perr != nil {
 		fr.Bad = "the line is not JSON: " + perr.Error()
@@ -210,8 +227,24 @@ func (s *jsonlSource) Next() (Frame, error) {
 	fr.Dir = d
 	inner := codec.Line{Num: l.Num, Offset: l.Offset}
 	if msg.Kind == jsonv.String {
-		// acp-inspector keeps the frame verbatim as a string.
-		inner.Bytes = []byte(msg.Str)
+		// acp-inspector keeps the frame verbatim as a string, possibly with
+		// its line terminator.
+		b := []byte(msg.Str)
+		if n := len(b); n > 0 && b[n-1] == '\n' {
+			b = b[:n-1]
+			if n := len(b); n > 0 && b[n-1] == '\r' {
+				b = b[:n-1]
+				inner.CRLF = true
+			}
+		}
+		if bytes.IndexByte(b, '\n') >= 0 {
+			// One recorded frame holding raw newlines: the sender split
+			// the message (or wrote several lines at once).
+			if fixed, n := escapeNewlinesInStrings(b); n > 0 && isJSON(fixed) {
+				b, fr.Splits = fixed, n
+			}
+		}
+		inner.Bytes = b
 	} else {
 		inner.Bytes = msg.Raw(l.Bytes)
 	}
@@ -357,3 +390,253 @@ func newLineIndex(src []byte) func(off int) int {
 }
 
 var errStop = errors.New("stop")
+
+// Limits of the search for the rest of a split message: a pretty-printed
+// message is rarely longer, and the read-ahead must stay bounded.
+const (
+	maxJoinLines = 10000
+	maxJoinBytes = 64 << 20
+)
+
+// blockSource regroups the frames of a line-based source. A message split
+// over several lines by raw newlines (ACP-WIRE-003) becomes one frame
+// holding the rebuilt message, and a run of lines that are not JSON (a
+// log dump, a pretty-printed object that is not a JSON-RPC message)
+// becomes one frame, so that one mistake gives one finding rather than one
+// per line.
+type blockSource struct {
+	src  source
+	buf  []aheadFrame // frames read ahead, not yet returned
+	err  error        // what ended the underlying source (io.EOF at the end)
+	done bool
+}
+
+type aheadFrame struct {
+	fr Frame
+	// json is 1 when the frame's line is JSON on its own, -1 when it is
+	// not, 0 when not yet known.
+	json int8
+}
+
+// peek returns the frame i places ahead, reading as needed.
+func (s *blockSource) peek(i int) (*aheadFrame, bool) {
+	for len(s.buf) <= i && !s.done {
+		fr, err := s.src.Next()
+		if err != nil {
+			s.err, s.done = err, true
+			break
+		}
+		s.buf = append(s.buf, aheadFrame{fr: fr})
+	}
+	if i >= len(s.buf) {
+		return nil, false
+	}
+	return &s.buf[i], true
+}
+
+// lineIsJSON reports whether frame a is one JSON value on its own.
+func (a *aheadFrame) lineIsJSON() bool {
+	if a.json == 0 {
+		a.json = -1
+		if isJSON(a.fr.Line.Bytes) {
+			a.json = 1
+		}
+	}
+	return a.json > 0
+}
+
+// text reports whether a is a traffic line that is not JSON: neither a
+// blank line nor a wrapper problem nor a rebuilt Zed envelope.
+func (a *aheadFrame) text() bool {
+	return a.fr.Bad == "" && !a.fr.Synthetic && a.fr.Splits == 0 && !a.fr.Line.IsBlank() && !a.lineIsJSON()
+}
+
+func (s *blockSource) Next() (Frame, error) {
+	first, ok := s.peek(0)
+	if !ok {
+		return Frame{}, s.err
+	}
+	if !first.text() {
+		return s.take(1), nil
+	}
+	if n, msg, ok := s.join(0); ok {
+		if isMessageLike(msg) {
+			fr := s.take(n)
+			fr.Line.Bytes = msg
+			fr.Splits = n - 1
+			return fr, nil
+		}
+		// Valid JSON once joined, but not a JSON-RPC message: a
+		// pretty-printed dump of something else, reported as one text run.
+		return s.take(n), nil
+	}
+	n := 1
+	for {
+		next, ok := s.peek(n)
+		if !ok || !next.text() || next.fr.Dir != first.fr.Dir {
+			break
+		}
+		if _, _, joins := s.join(n); joins {
+			break // a split message starts here
+		}
+		n++
+	}
+	return s.take(n), nil
+}
+
+// take removes n frames from the read-ahead and returns the first with the
+// lines of the others as Extra.
+func (s *blockSource) take(n int) Frame {
+	fr := s.buf[0].fr
+	for i := 1; i < n; i++ {
+		fr.Extra = append(fr.Extra, s.buf[i].fr.Line)
+	}
+	s.buf = s.buf[n:]
+	return fr
+}
+
+// join tries to rebuild one JSON value from frame k and the frames after
+// it, as if the raw newlines between them were part of the value. It
+// returns how many frames the value spans (at least 2) and the value, with
+// each newline that fell inside a string written as the escape \n.
+func (s *blockSource) join(k int) (n int, msg []byte, ok bool) {
+	first, _ := s.peek(k)
+	b := bytes.TrimLeft(first.fr.Line.Bytes, " \t\xef\xbb\xbf")
+	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
+		return 0, nil, false
+	}
+	var sc jsonScanner
+	var out bytes.Buffer
+	for i := k; ; i++ {
+		a, ok := s.peek(i)
+		if !ok || i-k >= maxJoinLines || out.Len() > maxJoinBytes {
+			return 0, nil, false
+		}
+		line := a.fr.Line.Bytes
+		if i == k {
+			line = b
+		} else {
+			if a.fr.Bad != "" || a.fr.Synthetic || a.fr.Splits > 0 || a.fr.Dir != first.fr.Dir {
+				return 0, nil, false
+			}
+			if a.lineIsJSON() && isMessageLike(a.fr.Line.Bytes) {
+				// A whole message on its own line: the line that
+				// started the search was cut short, not split.
+				return 0, nil, false
+			}
+		}
+		if !sc.feed(line, &out) {
+			return 0, nil, false
+		}
+		if sc.depth == 0 && !sc.inString {
+			if i == k || !isJSON(out.Bytes()) {
+				return 0, nil, false
+			}
+			return i - k + 1, out.Bytes(), true
+		}
+		if sc.inString {
+			out.WriteString(`\n`)
+		} else {
+			out.WriteByte('\n')
+		}
+	}
+}
+
+// jsonScanner follows string and nesting state across the lines of a
+// split JSON value.
+type jsonScanner struct {
+	depth    int
+	inString bool
+	escaped  bool
+	started  bool
+}
+
+// feed copies line to out and updates the state; false means the bytes
+// cannot belong to one JSON value (it closed before it opened).
+func (sc *jsonScanner) feed(line []byte, out *bytes.Buffer) bool {
+	for _, c := range line {
+		out.WriteByte(c)
+		switch {
+		case sc.inString:
+			switch {
+			case sc.escaped:
+				sc.escaped = false
+			case c == '\\':
+				sc.escaped = true
+			case c == '"':
+				sc.inString = false
+			}
+		case c == '"':
+			sc.inString = true
+		case c == '{' || c == '[':
+			sc.depth++
+			sc.started = true
+		case c == '}' || c == ']':
+			sc.depth--
+			if sc.depth < 0 {
+				return false
+			}
+		}
+	}
+	// A backslash at the end of a line escapes the newline: invalid JSON.
+	sc.escaped = false
+	return sc.started
+}
+
+// escapeNewlinesInStrings rewrites the raw newlines of b that lie inside
+// JSON strings as the escape \n and returns the result with the number of
+// raw newlines b held.
+func escapeNewlinesInStrings(b []byte) ([]byte, int) {
+	var sc jsonScanner
+	var out bytes.Buffer
+	lines := bytes.Split(b, []byte("\n"))
+	for i, line := range lines {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		sc.feed(line, &out)
+		if i == len(lines)-1 {
+			break
+		}
+		if sc.inString {
+			out.WriteString(`\n`)
+		} else {
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes(), len(lines) - 1
+}
+
+// isJSON reports whether b (less a leading byte order mark) is one JSON value.
+func isJSON(b []byte) bool {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(b)) == 0 {
+		return false
+	}
+	_, err := jsonv.Parse(b)
+	return err == nil
+}
+
+// isMessageLike reports whether b is JSON shaped like a JSON-RPC message
+// (or a batch of them): an object with "jsonrpc", "method", or "id" and a
+// "result" or "error".
+func isMessageLike(b []byte) bool {
+	v, err := jsonv.Parse(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
+	if err != nil {
+		return false
+	}
+	if v.Kind == jsonv.Array && len(v.Elems) > 0 {
+		v = v.Elems[0]
+	}
+	if v.Kind != jsonv.Object {
+		return false
+	}
+	if _, ok := v.Get("jsonrpc"); ok {
+		return true
+	}
+	if _, ok := v.Get("method"); ok {
+		return true
+	}
+	_, id := v.Get("id")
+	_, res := v.Get("result")
+	_, er := v.Get("error")
+	return id && (res || er)
+}

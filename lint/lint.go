@@ -25,6 +25,14 @@ type Options struct {
 	// closed the connection); unanswered requests are then errors rather
 	// than a truncated recording.
 	CleanEnd bool
+	// Schema, when set, checks params and results against this schema
+	// version instead of the compiled-in one (schema.go).
+	Schema *Schema
+	// OnFinding, when set, is called with each finding as soon as it is
+	// found, in transcript order (tap's live output). Findings reported at
+	// the end (unanswered requests, leaks) arrive last. Result still holds
+	// every finding, sorted.
+	OnFinding func(findings.ValidationFinding)
 }
 
 // Result is what a lint run found.
@@ -42,7 +50,7 @@ func Transcript(r io.Reader, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: format}}
+	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: format}, schema: opts.Schema, onFinding: opts.OnFinding}
 	for {
 		fr, err := src.Next()
 		if errors.Is(err, io.EOF) {
@@ -54,6 +62,7 @@ func Transcript(r io.Reader, opts Options) (*Result, error) {
 		l.frame(fr)
 	}
 	l.step(protocol.Event{End: true, Truncated: !opts.CleanEnd, Loc: findings.Location{File: opts.File}})
+	l.finishWire()
 	sort.SliceStable(l.res.Findings, func(i, j int) bool { return findings.Less(l.res.Findings[i], l.res.Findings[j]) })
 	return l.res, nil
 }
@@ -66,17 +75,26 @@ func displayName(f string) string {
 }
 
 type linter struct {
-	file  string
-	phase protocol.Phase
-	res   *Result
+	file   string
+	phase  protocol.Phase
+	res    *Result
+	wire   wireState // byte-stream bookkeeping (problems.go)
+	schema *Schema   // --schema (schema.go); nil for the compiled-in one
+	// onFinding is Options.OnFinding.
+	onFinding func(findings.ValidationFinding)
 }
 
-func (l *linter) add(f findings.ValidationFinding) { l.res.Findings = append(l.res.Findings, f) }
+func (l *linter) add(f findings.ValidationFinding) {
+	l.res.Findings = append(l.res.Findings, f)
+	if l.onFinding != nil {
+		l.onFinding(f)
+	}
+}
 
 func (l *linter) loc(line int) findings.Location { return findings.Location{File: l.file, Line: line} }
 
 func (l *linter) frame(fr Frame) {
-	l.res.Lines++
+	l.res.Lines += 1 + len(fr.Extra)
 	if fr.Bad != "" {
 		l.add(findings.New(findings.LINTBadWrapper, l.loc(fr.Line.Num), fr.Bad))
 		return
@@ -94,25 +112,21 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr Frame) {
 	loc := l.loc(fr.Line.Num)
 	m.Dir = fr.Dir
 	var probs []codec.Problem
+	brokenEnvelope := m.Kind == domain.KindInvalid
+	if brokenEnvelope {
+		settleBrokenResponse(m)
+	}
 	switch m.Kind {
 	case domain.KindRequest, domain.KindNotification:
 		if m.Dir == domain.DirUnknown {
 			m.Dir = l.senderOf(m)
 		}
 	case domain.KindResult, domain.KindError:
-		dir, req, ok := l.phase.ResponseDirection(m.ID)
-		if m.Dir == domain.DirUnknown && ok {
-			m.Dir = dir
+		ambiguous := false
+		if m.Dir == domain.DirUnknown {
+			m.Dir, ambiguous = l.responderOf(d, i, m)
 		}
-		if m.Dir != domain.DirUnknown {
-			if r, found := l.phase.Pending(m.Dir.Opposite(), m.ID); found {
-				req = r
-				ok = true
-			} else {
-				ok = false
-			}
-		}
-		if ok {
+		if req, found := l.phase.Pending(m.Dir.Opposite(), m.ID); found && m.Dir != domain.DirUnknown {
 			m.Method = req.Method
 			if m.Kind == domain.KindResult {
 				if mi, known := domain.LookupMethod(req.Method); known {
@@ -120,19 +134,55 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr Frame) {
 				}
 			}
 		}
+		if ambiguous {
+			l.add(findings.New(findings.LINTDirectionUnknown, loc, directionUnknownMessage(m)))
+		}
 	}
-	if m.Dir == domain.DirUnknown {
+	if m.Dir == domain.DirUnknown && (m.Kind == domain.KindRequest || m.Kind == domain.KindNotification) {
 		l.add(findings.New(findings.LINTDirectionUnknown, loc, directionUnknownMessage(m)))
 	}
+	l.observe(m, loc.Line)
+	msgProbs := messageProblems(d, i)
+	if notRPC(m, msgProbs) {
+		l.strayJSON(d, m, fr, loc)
+		return
+	}
+	switch {
+	case m.Kind == domain.KindInvalid:
+		l.noteMalformed(loc.Line, m.Dir, "message that fits no JSON-RPC envelope")
+	case brokenEnvelope:
+		// A response with a broken envelope: nothing to react to.
+	case fr.Splits > 0 && i == 0:
+		l.noteMalformed(loc.Line, m.Dir, "message split over several lines")
+	}
+	msgProbs, probs = l.schemaProblems(d, i, m, loc, msgProbs, probs)
+	if otherVersion(l.phase, m) {
+		// The v1 schema does not describe a connection that negotiated
+		// another version (ACP-VER-004, ACP-VER-005).
+		msgProbs, probs = nil, nil
+	}
 	ev := protocol.Event{Msg: m, Loc: loc}
-	for _, p := range messageProblems(d, i) {
+	for _, p := range msgProbs {
 		l.problem(p, m, loc, fr)
 		ev.ParamsInvalid = ev.ParamsInvalid || breaksParams(p, i, len(d.Msgs) > 1)
 	}
 	for _, p := range probs {
 		l.problem(p, m, loc, fr)
 	}
+	before := len(l.res.Findings)
 	l.step(ev)
+	l.dropCascade(before, msgProbs)
+}
+
+// otherVersion reports whether m belongs to a connection that negotiated a
+// protocol version other than 1, including the initialize result that
+// negotiates v2 or later.
+func otherVersion(p protocol.Phase, m *domain.Message) bool {
+	if p.Conn == protocol.ConnOtherVersion {
+		return true
+	}
+	res, ok := m.Result.(*domain.InitializeResponse)
+	return ok && res != nil && m.Method == domain.MethodInitialize && res.ProtocolVersion >= 2
 }
 
 // senderOf infers who sent a request or notification from the method
@@ -145,7 +195,70 @@ func (l *linter) senderOf(m *domain.Message) domain.Direction {
 	if side, ok := domain.UnstableMethods[m.Method]; ok && side != domain.SideEither {
 		return side.Sender()
 	}
+	if n, ok := m.Params.(*domain.CancelRequestNotification); ok && n != nil {
+		// A side cancels its own requests: the one side with that id
+		// pending sent the notification.
+		_, byClient := l.phase.Pending(domain.FromClient, n.RequestID)
+		_, byAgent := l.phase.Pending(domain.FromAgent, n.RequestID)
+		switch {
+		case byClient && !byAgent:
+			return domain.FromClient
+		case byAgent && !byClient:
+			return domain.FromAgent
+		}
+	}
 	return domain.DirUnknown
+}
+
+// responderOf infers who sent response i of line d from the requests
+// pending on each side. When both sides have a request with that id
+// pending (both number their requests from 0), a result is attributed to
+// the side whose request method it decodes as cleanly; ambiguous is set
+// when nothing decides. A response whose id is pending on neither side
+// stays DirUnknown without being ambiguous: it correlates with nothing,
+// which the protocol machine reports.
+func (l *linter) responderOf(d *codec.Decoded, i int, m *domain.Message) (dir domain.Direction, ambiguous bool) {
+	byClient, c := l.phase.Pending(domain.FromClient, m.ID)
+	byAgent, a := l.phase.Pending(domain.FromAgent, m.ID)
+	switch {
+	case c && !a:
+		return domain.FromAgent, false
+	case a && !c:
+		return domain.FromClient, false
+	case !a && !c:
+		return domain.DirUnknown, false
+	}
+	if m.Kind != domain.KindResult {
+		return domain.DirUnknown, true
+	}
+	fitsClientRequest := resultFits(d, i, byClient.Method)
+	fitsAgentRequest := resultFits(d, i, byAgent.Method)
+	switch {
+	case fitsClientRequest && !fitsAgentRequest:
+		return domain.FromAgent, false
+	case fitsAgentRequest && !fitsClientRequest:
+		return domain.FromClient, false
+	}
+	// Undecided: forget what the probes decoded.
+	m.Method, m.Result = "", nil
+	return domain.DirUnknown, true
+}
+
+// resultFits reports whether response i of d decodes as a result of method
+// without a problem that breaks the schema. It leaves the decoded result
+// in place; the caller decodes again for the method it settles on.
+func resultFits(d *codec.Decoded, i int, method domain.Method) bool {
+	mi, known := domain.LookupMethod(method)
+	if !known {
+		return false
+	}
+	for _, p := range d.DecodeResult(i, mi) {
+		switch p.Kind {
+		case codec.ProbMissing, codec.ProbType, codec.ProbRange, codec.ProbEnum, codec.ProbUnknownVariant:
+			return false
+		}
+	}
+	return true
 }
 
 func directionUnknownMessage(m *domain.Message) string {
@@ -153,7 +266,11 @@ func directionUnknownMessage(m *domain.Message) string {
 	case domain.KindRequest, domain.KindNotification:
 		return fmt.Sprintf("cannot tell which side sent %s %q: either side may send it; record with directions (-input jsonl) to check it", m.Kind, m.Method)
 	}
-	return fmt.Sprintf("cannot tell which side sent the response with id %s: no request with that id is pending on exactly one side", m.ID)
+	fits := ""
+	if m.Kind == domain.KindResult {
+		fits = " and the result fits either request"
+	}
+	return fmt.Sprintf("cannot tell which side sent the response with id %s: both sides have a request with that id pending%s; rules about this response are skipped, and one of the two requests may later be reported unanswered", m.ID, fits)
 }
 
 func (l *linter) step(ev protocol.Event) {

@@ -12,7 +12,7 @@ var ACP = Spec[Phase, Event]{Initial: newPhase(), Step: step}
 
 // step is pure: p is a value whose maps are persistent, so every change
 // below builds a new version and leaves the caller's phase untouched.
-func step(p Phase, ev Event) (Phase, error) {
+func step(p Phase, ev Event) (next Phase, err error) {
 	r := &report{}
 	if ev.End {
 		p = finish(p, r, ev)
@@ -23,7 +23,8 @@ func step(p Phase, ev Event) (Phase, error) {
 		return p, fmt.Errorf("protocol: event at %s has no message", ev.Loc)
 	}
 	if m.Dir == domain.FromAgent {
-		defer func() { p.LastAgentLine = ev.Loc.Line }()
+		// next, not p: the deferred call runs after the return value is set.
+		defer func() { next.LastAgentLine = ev.Loc.Line }()
 	}
 	if p.Conn == ConnOtherVersion {
 		// v1 rules do not apply to a connection that negotiated another

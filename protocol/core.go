@@ -110,8 +110,8 @@ func coreInitialize(p Phase, c *ctx) Phase {
 	}
 	p.Conn = ConnInitializing
 	p.InitLine = c.line()
+	p.RequestedVersion = wireVersion(c.m.RawParams)
 	if req, ok := paramsOf[domain.InitializeRequest](c.m); ok {
-		p.RequestedVersion = int(req.ProtocolVersion)
 		if caps, ok := req.ClientCapabilities.Get(); ok {
 			p.ClientCaps = &caps
 		} else {
@@ -134,16 +134,21 @@ func coreInitialized(p Phase, c *ctx, req Pending) Phase {
 		p.Conn = ConnReady
 		return p
 	}
-	p.Version = int(res.ProtocolVersion)
+	p.Version = wireVersion(c.m.RawResult)
 	if caps, ok := res.AgentCapabilities.Get(); ok {
 		p.AgentCaps = &caps
 	} else {
 		p.AgentCaps = &domain.AgentCapabilities{}
 	}
 	p.AuthMethods, _ = res.AuthMethods.Get()
-	if p.Version >= 2 {
-		c.add(findings.VERUnsupported, "/result/protocolVersion",
-			"the agent negotiated protocol version %d; acplint knows ACP v1 only, so the rest of this transcript is not checked against v1 rules", p.Version)
+	// Version 0 (pre-release, ACP-VER-004 in ver.go) and 2 or later have
+	// other shapes; -1 is an unreadable version (ACP-VER-001), for which v1
+	// is the best guess.
+	if p.Version == 0 || p.Version >= 2 {
+		if p.Version >= 2 {
+			c.add(findings.VERUnsupported, "/result/protocolVersion",
+				"the agent negotiated protocol version %d; acplint knows ACP v1 only, so the rest of this transcript is not checked against v1 rules", p.Version)
+		}
 		p.Conn = ConnOtherVersion
 		return p
 	}

@@ -96,6 +96,18 @@ type Phase struct {
 	// LastAgentLine is the line of the latest agent message, used to judge
 	// cancel races.
 	LastAgentLine int
+
+	// rpc and extn are the bookkeeping of the RPC and EXTN checks (rpc.go, extn.go).
+	rpc  rpcState
+	extn extnState
+	// flow is the bookkeeping of the cancellation, tool call, permission,
+	// fs and terminal checks (cancel.go, tool.go, fs.go, terminal.go).
+	flow flowState
+	// upd is the bookkeeping of the CAP, MODE, CFG, UPD and TURN checks (update.go).
+	upd updState
+	// life is the bookkeeping of the SEQ, AUTHN, SES and SID checks
+	// (seq.go, auth.go, session.go, sid.go).
+	life lifecycleState
 }
 
 // SessionState is where a session is in its lifecycle.

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/acplint/acplint/domain"
@@ -14,8 +15,39 @@ var sessionSetupMethods = map[domain.Method]bool{
 	domain.MethodSessionList: true, domain.MethodSessionDelete: true, domain.MethodLogout: true,
 }
 
+// rpcState is the JSON-RPC bookkeeping that is not a pending request.
+type rpcState struct {
+	// last is the latest message each direction sent; prev is the latest
+	// message of the transcript whatever its sender. A response that
+	// correlates with nothing right after a notification is most likely an
+	// answer to that notification (ACP-RPC-006).
+	last [3]sentMessage
+	prev sentMessage
+}
+
+// sentMessage remembers one message for ACP-RPC-006.
+type sentMessage struct {
+	Line   int
+	Kind   domain.Kind
+	Method domain.Method
+	Dir    domain.Direction
+}
+
+// noteSent records the current message as the latest of its sender. It
+// runs before the checks of the message: they look at the other side's
+// latest message or at an earlier one, never at this one.
+func noteSent(p Phase, c *ctx) Phase {
+	s := sentMessage{Line: c.line(), Kind: c.m.Kind, Method: c.m.Method, Dir: c.m.Dir}
+	p.rpc.prev = s
+	if c.m.Dir != domain.DirUnknown {
+		p.rpc.last[c.m.Dir] = s
+	}
+	return p
+}
+
 func onRequest(p Phase, c *ctx) Phase {
 	m := c.m
+	p = noteSent(p, c)
 	p = checkMethodName(p, c)
 	p = checkOrdering(p, c)
 	if mi, ok := domain.LookupMethod(m.Method); ok && mi.Notification {
@@ -28,10 +60,18 @@ func onRequest(p Phase, c *ctx) Phase {
 			c.add(findings.RPCNoEnvelope, "/id", "%s is a notification but is sent with an id", m.Method)
 		}
 	}
+	key := m.ID.Key()
+	pend := Pending{
+		Method: m.Method, Line: c.line(), ID: m.ID, Session: sessionOf(m.Params), Params: m.Params,
+		ParamsInvalid: c.ev.ParamsInvalid,
+	}
 	if m.Dir == domain.DirUnknown {
+		// The sender is unknown (an extension request in a raw transcript):
+		// keep the request so that its response is not taken for one that
+		// matches nothing, but run no rule that needs the sender.
+		p.pending[domain.DirUnknown] = p.pending[domain.DirUnknown].Set(key, pend)
 		return p
 	}
-	key := m.ID.Key()
 	if old, dup := p.pending[m.Dir].Get(key); dup {
 		f := c.add(findings.RPCDuplicateID, "/id", "request id %s is reused while the %s request with that id is still pending; responses can no longer be told apart", m.ID, old.Method)
 		c.related(f, old.Line, "the pending request with id %s", m.ID)
@@ -41,15 +81,13 @@ func onRequest(p Phase, c *ctx) Phase {
 		c.related(f, line, "the earlier request")
 	}
 	p = runRequestChecks(p, c)
-	p.pending[m.Dir] = p.pending[m.Dir].Set(key, Pending{
-		Method: m.Method, Line: c.line(), ID: m.ID, Session: sessionOf(m.Params), Params: m.Params,
-		ParamsInvalid: c.ev.ParamsInvalid,
-	})
+	p.pending[m.Dir] = p.pending[m.Dir].Set(key, pend)
 	return p
 }
 
 func onNotification(p Phase, c *ctx) Phase {
 	m := c.m
+	p = noteSent(p, c)
 	p = checkMethodName(p, c)
 	p = checkOrdering(p, c)
 	if mi, ok := domain.LookupMethod(m.Method); ok && !mi.Notification {
@@ -95,16 +133,16 @@ func checkMethodName(p Phase, c *ctx) Phase {
 	m := c.m
 	if mi, ok := domain.LookupMethod(m.Method); ok {
 		if want := mi.Receiver.Sender(); want != domain.DirUnknown && m.Dir != domain.DirUnknown && m.Dir != want {
-			c.add(findings.EXTNUnknownMethod, "/method", "the %s sent %s, a method only the %s may send", m.Dir, m.Method, want)
+			c.add(findings.EXTNUnknownMethod, "/method", "the %s sent %s, a method only the %s may send; the %s has no handler for it and answers -32601", m.Dir, m.Method, want, m.Dir.Opposite())
 		}
 		return p
 	}
 	switch {
 	case m.Method.IsExtension(), m.Method.IsProtocolLevel():
-	case domain.UnstableMethods[m.Method] != 0 || isUnstable(m.Method):
+	case isUnstable(m.Method):
 		c.add(findings.CAPUnstable, "/method", "%s is an unstable ACP method, not part of the stable v1 protocol; peers without the unstable feature answer -32601", m.Method)
 	default:
-		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not an ACP v1 method; custom methods must start with \"_\"", m.Method)
+		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not an ACP v1 method; custom methods must start with \"_\", and a peer that does not know it answers -32601", m.Method)
 	}
 	return p
 }
@@ -144,31 +182,102 @@ func checkOrdering(p Phase, c *ctx) Phase {
 
 func onResponse(p Phase, c *ctx) Phase {
 	m := c.m
-	if m.Dir == domain.DirUnknown {
-		return p
+	if m.Kind == domain.KindError && m.Error != nil {
+		checkErrorObject(c)
 	}
-	sender := m.Dir.Opposite() // who sent the request
+	if m.Dir == domain.DirUnknown {
+		p = unattributedResponse(p, c)
+		return noteSent(p, c)
+	}
+	requester := m.Dir.Opposite()
+	lastOfRequester, lastOfResponder := p.rpc.last[requester], p.rpc.last[m.Dir]
+	p = noteSent(p, c)
 	key := m.ID.Key()
-	req, ok := p.pending[sender].Get(key)
+	req, ok := p.pending[requester].Get(key)
 	if !ok {
-		if m.Kind == domain.KindError && m.ID.Kind() == domain.IDNull && m.Error != nil &&
-			(domain.ErrorCode(m.Error.Code) == domain.CodeParseError || domain.ErrorCode(m.Error.Code) == domain.CodeInvalidRequest) {
+		if parseFailureReply(m) {
 			return p // the allowed answer to a line that could not be read
 		}
-		if line, done := p.answered[sender].Get(key); done {
+		if line, done := p.answered[requester].Get(key); done {
+			f := c.add(findings.RPCUnknownResponseID, "/id", "second response to request id %s, which was already answered; the %s drops or misroutes it", m.ID, requester)
+			c.related(f, line, "the first response")
+			return p
+		}
+		if _, theirs := p.pending[m.Dir].Get(key); theirs {
+			c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches a request the %s sent itself, not one from the %s; the %s cannot correlate it", m.ID, m.Dir, requester, requester)
+		} else {
+			c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches no pending %s request%s; the %s cannot correlate it", m.ID, requester, pendingHint(p, requester), requester)
+		}
+		if lastOfRequester.Kind == domain.KindNotification && lastOfResponder.Line < lastOfRequester.Line {
+			// The responder's first message after the notification.
+			answersNotification(c, lastOfRequester)
+		}
+		return p
+	}
+	p.pending[requester] = p.pending[requester].Delete(key)
+	p.answered[requester] = p.answered[requester].Set(key, c.line())
+	if m.Kind == domain.KindError && m.Error != nil {
+		p = checkErrorCode(p, c, req)
+	}
+	return runResponseChecks(p, c, req)
+}
+
+// unattributedResponse handles a response whose sender the driver could
+// not establish: either its id is pending on both sides (the driver then
+// reported ACP-LINT-001 and nothing more can be checked) or on neither, in
+// which case it correlates with nothing whoever sent it.
+func unattributedResponse(p Phase, c *ctx) Phase {
+	m := c.m
+	key := m.ID.Key()
+	_, byClient := p.pending[domain.FromClient].Get(key)
+	_, byAgent := p.pending[domain.FromAgent].Get(key)
+	if byClient || byAgent {
+		return p
+	}
+	if _, ok := p.pending[domain.DirUnknown].Get(key); ok {
+		p.pending[domain.DirUnknown] = p.pending[domain.DirUnknown].Delete(key)
+		p.answered[domain.DirUnknown] = p.answered[domain.DirUnknown].Set(key, c.line())
+		return p
+	}
+	if parseFailureReply(m) {
+		return p
+	}
+	for _, side := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
+		if line, done := p.answered[side].Get(key); done {
 			f := c.add(findings.RPCUnknownResponseID, "/id", "second response to request id %s, which was already answered", m.ID)
 			c.related(f, line, "the first response")
 			return p
 		}
-		c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches no pending %s request%s", m.ID, sender, pendingHint(p, sender))
-		return p
 	}
-	p.pending[sender] = p.pending[sender].Delete(key)
-	p.answered[sender] = p.answered[sender].Set(key, c.line())
-	if m.Kind == domain.KindError && m.Error != nil {
-		p = checkError(p, c, req)
+	prev := p.rpc.prev
+	f := c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches no pending request of either side; no peer can correlate it", m.ID)
+	if prev.Kind == domain.KindNotification && prev.Dir != domain.DirUnknown {
+		// It follows a notification: most likely the other side answered it.
+		setBlame(f, prev.Dir.Opposite())
+		answersNotification(c, prev)
 	}
-	return runResponseChecks(p, c, req)
+	return p
+}
+
+// answersNotification reports ACP-RPC-006 for a response that follows the
+// notification n and correlates with nothing.
+func answersNotification(c *ctx, n sentMessage) {
+	f := c.add(findings.RPCResponseToNotification, "/id", "this response follows the %s notification, which has no id and must never be answered; the %s has nothing to match it with", n.Method, n.Dir)
+	c.related(f, n.Line, "the %s notification", n.Method)
+	if c.m.Dir == domain.DirUnknown {
+		setBlame(f, n.Dir.Opposite())
+	}
+}
+
+// parseFailureReply reports whether m is the error with "id": null that
+// JSON-RPC prescribes for a line the receiver could not read (-32700) or
+// that was not a valid request (-32600).
+func parseFailureReply(m *domain.Message) bool {
+	if m.Kind != domain.KindError || m.ID.Kind() != domain.IDNull || m.Error == nil {
+		return false
+	}
+	code := domain.ErrorCode(m.Error.Code)
+	return code == domain.CodeParseError || code == domain.CodeInvalidRequest
 }
 
 func pendingHint(p Phase, sender domain.Direction) string {
@@ -182,27 +291,169 @@ func pendingHint(p Phase, sender domain.Direction) string {
 	return " (pending ids: " + strings.Join(keys, ", ") + ")"
 }
 
-// checkError applies the rules about error responses in general.
-func checkError(p Phase, c *ctx, req Pending) Phase {
+// checkErrorObject applies the rules about any error object, whether or
+// not its request is known (ACP-RPC-008, ACP-RPC-009).
+func checkErrorObject(c *ctx) {
 	e := c.m.Error
 	code := domain.ErrorCode(e.Code)
-	if strings.TrimSpace(e.Message) == "" || strings.ContainsAny(e.Message, "\n\r") {
-		c.add(findings.RPCErrorMessage, "/error/message", "error message %q is not one concise sentence", e.Message)
+	switch {
+	case strings.TrimSpace(e.Message) == "":
+		c.add(findings.RPCErrorMessage, "/error/message", "error message is empty; clients show it to the user, so say in one sentence what failed")
+	case strings.ContainsAny(e.Message, "\n\r"):
+		c.add(findings.RPCErrorMessage, "/error/message", "error message spans %d lines; it should be one concise sentence, with details such as stack traces in error.data", strings.Count(strings.ReplaceAll(e.Message, "\r\n", "\n"), "\n")+1)
 	}
 	if code.Reserved() && code.Name() == "" {
-		c.add(findings.RPCReservedCode, "/error/code", "error code %d lies in the range JSON-RPC and ACP reserve (-32768 to -32000) but ACP does not define it; use a code outside that range", e.Code)
+		c.add(findings.RPCReservedCode, "/error/code", "error code %d lies in the range JSON-RPC and ACP reserve (-32768 to -32000) but ACP does not define it; a future version may give it another meaning, so use a code outside that range", e.Code)
 	}
+}
+
+// notFoundText matches error messages that say the method is unknown.
+var notFoundText = regexp.MustCompile(`(?i)((unknown|unrecogni[sz]ed|unsupported|unhandled|unimplemented|invalid) (method|request|extension|notification))|(method|handler)[^.]*\bnot (found|implemented|supported|available)|no (such )?(method|handler)|not implemented`)
+
+// refusesAsUnknown reports whether an error answer says "I do not know this
+// method" with a code other than -32601: either its message says so, or it
+// uses -32600 for a well-formed request on a ready connection (where
+// -32600 cannot mean "not initialized yet").
+func refusesAsUnknown(p Phase, e *domain.Error) bool {
+	code := domain.ErrorCode(e.Code)
+	if code == domain.CodeMethodNotFound {
+		return false
+	}
+	return notFoundText.MatchString(e.Message) || (code == domain.CodeInvalidRequest && p.Conn == ConnReady)
+}
+
+// checkErrorCode applies the rules about which code an error answer to req
+// should carry.
+func checkErrorCode(p Phase, c *ctx, req Pending) Phase {
+	e := c.m.Error
+	code := domain.ErrorCode(e.Code)
+	cancelled := code == domain.CodeRequestCancelled && (req.CancelLine > 0 || cancelCascade(p, req))
 	_, known := domain.LookupMethod(req.Method)
 	switch {
-	case req.Method.IsExtension() && code != domain.CodeMethodNotFound && code == domain.CodeInvalidRequest:
-		c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "extension request %s is refused with %d; an unrecognised extension method gets -32601", req.Method, e.Code)
-	case !known && !req.Method.IsExtension() && code != domain.CodeMethodNotFound:
-		c.add(findings.RPCMethodNotFoundCode, "/error/code", "unknown method %s is answered with %d; the code for a method the receiver lacks is -32601", req.Method, e.Code)
+	case req.Method.IsExtension():
+		if refusesAsUnknown(p, e) {
+			c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "extension request %s is refused as unknown with %d; the code for an extension the receiver does not implement is -32601, which callers test for to fall back", req.Method, e.Code)
+		}
+	case req.Method.IsProtocolLevel() && !known:
+		if refusesAsUnknown(p, e) {
+			c.add(findings.EXTNUnknownDollarMethod, "/error/code", "unknown protocol-level request %s is refused with %d; an unknown $/ request should get -32601", req.Method, e.Code)
+		}
+	case !known && !isUnstable(req.Method):
+		if code != domain.CodeMethodNotFound && !cancelled && !(code == domain.CodeInvalidRequest && p.Conn != ConnReady) {
+			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s is not an ACP v1 method, yet it is answered with %d; the code for a method the receiver lacks is -32601", req.Method, e.Code)
+		}
+	case known:
+		if gate, advertised := capabilityFor(p, req.Method); gate != "" && !advertised &&
+			code != domain.CodeMethodNotFound && !cancelled && !(code == domain.CodeInvalidRequest && p.Conn != ConnReady) {
+			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s needs the %s capability, which the %s did not advertise, yet it is answered with %d; an unadvertised method gets -32601 so the caller knows it is unsupported", req.Method, gate, c.m.Dir, e.Code)
+		} else if why := invalidParams(p, req); why != "" && code != domain.CodeInvalidParams &&
+			code != domain.CodeMethodNotFound && !cancelled {
+			f := c.add(findings.RPCInvalidParamsCode, "/error/code", "the %s request %s, yet it is refused with %d instead of -32602 (Invalid params); the caller cannot tell its own mistake from a failure of the %s", req.Method, why, e.Code, c.m.Dir)
+			setBlame(f, c.m.Dir)
+			c.related(f, req.Line, "the %s request", req.Method)
+		}
 	}
 	if code == domain.CodeRequestCancelled && req.CancelLine == 0 && !cancelCascade(p, req) {
 		c.add(findings.CXLUnexpectedCancelledCode, "/error/code", "%s is answered with -32800 although no $/cancel_request or session/cancel covered it", req.Method)
 	}
 	return p
+}
+
+// invalidParams says why req's params are invalid for the receiver, or ""
+// when acplint knows of nothing wrong with them.
+func invalidParams(p Phase, req Pending) string {
+	if req.ParamsInvalid {
+		return "has params that break its schema"
+	}
+	switch params := req.Params.(type) {
+	case *domain.SetSessionModeRequest:
+		if params == nil {
+			return ""
+		}
+		s, ok := p.Sessions.Get(params.SessionID)
+		if !ok || s.Modes == nil {
+			return ""
+		}
+		for _, mode := range s.Modes.AvailableModes {
+			if mode.ID == params.ModeID {
+				return ""
+			}
+		}
+		return "names mode " + quote(string(params.ModeID)) + ", which is not among the session's availableModes"
+	case *domain.SetSessionConfigOptionRequest:
+		if params == nil {
+			return ""
+		}
+		s, ok := p.Sessions.Get(params.SessionID)
+		if !ok || s.ConfigOptions == nil {
+			return ""
+		}
+		for _, o := range s.ConfigOptions {
+			if o.ID == params.ConfigID {
+				return ""
+			}
+		}
+		return "names config option " + quote(string(params.ConfigID)) + ", which the session does not have"
+	}
+	return ""
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// capabilityFor returns the capability that gates method m and whether its
+// receiver advertised it; gate is "" for ungated methods and when the
+// capabilities are not known (no initialize was seen).
+func capabilityFor(p Phase, m domain.Method) (gate string, advertised bool) {
+	a, cl := p.AgentCaps, p.ClientCaps
+	switch m {
+	case domain.MethodSessionLoad:
+		if a == nil {
+			return "", false
+		}
+		return "loadSession", a.LoadSession.Or(false)
+	case domain.MethodSessionList, domain.MethodSessionDelete, domain.MethodSessionResume, domain.MethodSessionClose:
+		if a == nil {
+			return "", false
+		}
+		sc, _ := a.SessionCapabilities.Get()
+		switch m {
+		case domain.MethodSessionList:
+			return "sessionCapabilities.list", sc.List.IsSet()
+		case domain.MethodSessionDelete:
+			return "sessionCapabilities.delete", sc.Delete.IsSet()
+		case domain.MethodSessionResume:
+			return "sessionCapabilities.resume", sc.Resume.IsSet()
+		default:
+			return "sessionCapabilities.close", sc.Close.IsSet()
+		}
+	case domain.MethodLogout:
+		if a == nil {
+			return "", false
+		}
+		auth, _ := a.Auth.Get()
+		return "auth.logout", auth.Logout.IsSet()
+	case domain.MethodFSReadTextFile, domain.MethodFSWriteTextFile:
+		if cl == nil {
+			return "", false
+		}
+		fs, _ := cl.FS.Get()
+		if m == domain.MethodFSReadTextFile {
+			return "fs.readTextFile", fs.ReadTextFile.Or(false)
+		}
+		return "fs.writeTextFile", fs.WriteTextFile.Or(false)
+	case domain.MethodTerminalCreate, domain.MethodTerminalOutput, domain.MethodTerminalRelease,
+		domain.MethodTerminalWaitForExit, domain.MethodTerminalKill:
+		if cl == nil {
+			return "", false
+		}
+		return "terminal", cl.Terminal.Or(false)
+	case domain.MethodElicitationCreate:
+		if cl == nil {
+			return "", false
+		}
+		return "elicitation", cl.Elicitation.IsSet()
+	}
+	return "", false
 }
 
 // cancelCascade reports whether req belongs to a session whose turn the
@@ -217,7 +468,7 @@ func cancelCascade(p Phase, req Pending) bool {
 
 func finish(p Phase, r *report, ev Event) Phase {
 	c := &ctx{r: r, ev: ev, m: &domain.Message{}}
-	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent} {
+	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
 		for key, req := range p.pending[dir].All() {
 			at := findings.Location{File: ev.Loc.File, Line: req.Line}
 			switch {
@@ -229,15 +480,20 @@ func finish(p Phase, r *report, ev Event) Phase {
 				}
 				setBlame(f, dir.Opposite())
 			case req.Method.IsExtension() && !ev.Truncated:
-				f := r.add(findings.EXTNUnansweredExtension, at, "extension request %s (id %s) never gets a response; unknown extension requests must still be answered, with -32601", req.Method, key)
+				f := r.add(findings.EXTNUnansweredExtension, at, "extension request %s (id %s) never gets a response; a receiver that does not know it must still answer, with -32601", req.Method, key)
 				setBlame(f, dir.Opposite())
 			default:
-				f := r.add(findings.RPCUnanswered, at, "%s request (id %s) from the %s is never answered", req.Method, key, dir)
+				from := "the " + dir.String()
+				if dir == domain.DirUnknown {
+					from = "an unknown side"
+				}
+				f := r.add(findings.RPCUnanswered, at, "%s request (id %s) from %s is never answered", req.Method, key, from)
 				if ev.Truncated {
-					f.Severity = findings.SeverityInfo
-					f.Message += "; the transcript ends first (it may be truncated)"
+					f.Severity = findings.SeverityWarning
+					f.Message += "; the transcript ends first (it may be truncated, so the answer may just be missing from the recording)"
 				} else {
 					f.Severity = findings.SeverityError
+					f.Message += " although the connection closed cleanly; the caller waits forever"
 				}
 				setBlame(f, dir.Opposite())
 			}

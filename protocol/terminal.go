@@ -1,16 +1,231 @@
 package protocol
 
-import "github.com/acplint/acplint/findings"
+import (
+	"fmt"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/pmap"
+)
+
+// termState is the bookkeeping of the TERM checks that Phase.Terminals
+// does not hold.
+type termState struct {
+	// exits holds how each terminal's command ended, as terminal/wait_for_exit
+	// reported it (ACP-TERM-005).
+	exits pmap.Map[domain.TerminalID, terminalExit]
+}
+
+// terminalExit is an exit status and the response that reported it.
+type terminalExit struct {
+	Line     int
+	ExitCode domain.Opt[uint32]
+	Signal   domain.Opt[string]
+}
+
+func (e terminalExit) String() string {
+	code, hasCode := e.ExitCode.Get()
+	sig, hasSig := e.Signal.Get()
+	switch {
+	case hasCode && hasSig:
+		return fmt.Sprintf("exit code %d, signal %s", code, sig)
+	case hasCode:
+		return fmt.Sprintf("exit code %d", code)
+	case hasSig:
+		return "signal " + sig
+	}
+	return "no exit code or signal"
+}
+
+func (e terminalExit) same(o terminalExit) bool {
+	return e.ExitCode.State == o.ExitCode.State && e.ExitCode.Val == o.ExitCode.Val &&
+		e.Signal.State == o.Signal.State && e.Signal.Val == o.Signal.Val
+}
+
+func init() {
+	onRequestTo(domain.MethodTerminalCreate, checkTerminalCreate)
+	onResponseTo(domain.MethodTerminalCreate, terminalCreated)
+	for _, m := range []domain.Method{domain.MethodTerminalOutput, domain.MethodTerminalWaitForExit, domain.MethodTerminalKill, domain.MethodTerminalRelease} {
+		onRequestTo(m, checkTerminalUse)
+	}
+	onResponseTo(domain.MethodTerminalWaitForExit, terminalExited)
+	onResponseTo(domain.MethodTerminalOutput, checkTerminalOutput)
+}
+
+// checkTerminalCreate reports a relative working directory (ACP-TERM-004).
+func checkTerminalCreate(p Phase, c *ctx) Phase {
+	r, ok := paramsOf[domain.CreateTerminalRequest](c.m)
+	if !ok || c.m.Dir == domain.FromClient {
+		return p
+	}
+	if cwd, ok := r.Cwd.Get(); ok && !isAbsoluteFilePath(cwd) {
+		c.add(findings.TERMRelativeCwd, "/params/cwd",
+			"terminal/create cwd %q is not absolute; the client resolves it against its own working directory, not the session's, so the command runs in an unexpected place", cwd)
+	}
+	return p
+}
+
+// terminalCreated records the terminal a successful terminal/create returns.
+func terminalCreated(p Phase, c *ctx, req Pending) Phase {
+	res, ok := resultOf[domain.CreateTerminalResponse](c.m)
+	if !ok || !c.succeeded() || res.TerminalID == "" {
+		return p
+	}
+	t := &Terminal{Session: req.Session, Line: req.Line}
+	if r, ok := requestParams[domain.CreateTerminalRequest](req); ok {
+		t.OutputLimit, t.HasLimit = r.OutputByteLimit.Get()
+	}
+	p.Terminals = p.Terminals.Set(res.TerminalID, t)
+	p.flow.term.exits = p.flow.term.exits.Delete(res.TerminalID)
+	return p
+}
+
+// terminalOf returns the terminal id a terminal/* request names.
+func terminalOf(params any) (domain.SessionID, domain.TerminalID, bool) {
+	switch r := params.(type) {
+	case *domain.TerminalOutputRequest:
+		if r != nil {
+			return r.SessionID, r.TerminalID, true
+		}
+	case *domain.WaitForTerminalExitRequest:
+		if r != nil {
+			return r.SessionID, r.TerminalID, true
+		}
+	case *domain.KillTerminalRequest:
+		if r != nil {
+			return r.SessionID, r.TerminalID, true
+		}
+	case *domain.ReleaseTerminalRequest:
+		if r != nil {
+			return r.SessionID, r.TerminalID, true
+		}
+	}
+	return "", "", false
+}
+
+// checkTerminalUse reports terminal/* requests that name an unknown
+// terminal (ACP-TERM-001) or a released one (ACP-TERM-002), and records
+// releases. The agent learns a terminal id only from the create response
+// and releases it itself, so none of this can race.
+func checkTerminalUse(p Phase, c *ctx) Phase {
+	if c.m.Dir == domain.FromClient {
+		return p
+	}
+	session, id, ok := terminalOf(c.m.Params)
+	if !ok || id == "" {
+		return p
+	}
+	t, known := p.Terminals.Get(id)
+	switch {
+	case !known:
+		c.add(findings.TERMUnknownTerminal, "/params/terminalId",
+			"%s names terminal %q, which no successful terminal/create returned; the client runs no such terminal and answers with an error", c.m.Method, id)
+		return p
+	case t.Session != session:
+		f := c.add(findings.TERMUnknownTerminal, "/params/terminalId",
+			"%s names terminal %q for session %s, but the terminal was created for session %s; terminal ids are valid only in the session that created them", c.m.Method, id, session, t.Session)
+		c.related(f, t.Line, "the terminal/create")
+		return p
+	case t.ReleasedLine > 0:
+		f := c.add(findings.TERMUseAfterRelease, "/params/terminalId",
+			"%s names terminal %q after the agent released it; release invalidates the id for every terminal/* method, and the client no longer holds its process or output", c.m.Method, id)
+		c.related(f, t.ReleasedLine, "the terminal/release")
+		return p
+	}
+	if c.m.Method == domain.MethodTerminalRelease {
+		nt := *t
+		nt.ReleasedLine = c.line()
+		p.Terminals = p.Terminals.Set(id, &nt)
+	}
+	return p
+}
+
+// terminalExited records the exit status terminal/wait_for_exit returns.
+func terminalExited(p Phase, c *ctx, req Pending) Phase {
+	res, ok := resultOf[domain.WaitForTerminalExitResponse](c.m)
+	_, id, ok2 := terminalOf(req.Params)
+	if !ok || !ok2 || !c.succeeded() {
+		return p
+	}
+	t, known := p.Terminals.Get(id)
+	if !known {
+		return p
+	}
+	nt := *t
+	nt.Exited = true
+	p.Terminals = p.Terminals.Set(id, &nt)
+	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: res.Signal})
+	return p
+}
+
+// checkTerminalOutput compares a terminal/output result with what
+// wait_for_exit reported (ACP-TERM-005) and with the byte limit the agent
+// set (ACP-TERM-006).
+func checkTerminalOutput(p Phase, c *ctx, req Pending) Phase {
+	res, ok := resultOf[domain.TerminalOutputResponse](c.m)
+	_, id, ok2 := terminalOf(req.Params)
+	if !ok || !ok2 || !c.succeeded() || c.m.Dir == domain.FromAgent {
+		return p
+	}
+	t, known := p.Terminals.Get(id)
+	if !known {
+		return p
+	}
+	exit, waited := p.flow.term.exits.Get(id)
+	status, hasStatus := res.ExitStatus.Get()
+	switch {
+	case waited && !hasStatus && req.Line > exit.Line:
+		// Asked after wait_for_exit had returned: the client knew the
+		// command had ended. An output request sent before that may have
+		// been answered from a snapshot taken before the exit.
+		f := c.add(findings.TERMExitStatusMismatch, "/result",
+			"terminal/output for terminal %q has no exitStatus, although terminal/wait_for_exit already reported that its command ended (%s); exitStatus is present once the command has exited, so the agent takes the command for still running", id, exit)
+		c.related(f, exit.Line, "the wait_for_exit result")
+	case waited && hasStatus:
+		got := terminalExit{ExitCode: status.ExitCode, Signal: status.Signal}
+		if !got.same(exit) {
+			f := c.add(findings.TERMExitStatusMismatch, "/result/exitStatus",
+				"terminal/output reports %s for terminal %q, but terminal/wait_for_exit reported %s; one command has one exit status, so the agent cannot tell whether it succeeded", got, id, exit)
+			c.related(f, exit.Line, "the wait_for_exit result")
+		}
+	}
+	n := uint64(len(res.Output))
+	switch {
+	case t.HasLimit && !res.Truncated && n > t.OutputLimit:
+		f := c.add(findings.TERMTruncationMismatch, "/result/truncated",
+			"terminal/output returns %d bytes of output with truncated false, but terminal/create set outputByteLimit %d; the client is not applying the limit, so the agent gets more output than it can handle", n, t.OutputLimit)
+		c.related(f, t.Line, "the terminal/create")
+	case !t.HasLimit && res.Truncated:
+		f := c.add(findings.TERMTruncationMismatch, "/result/truncated",
+			"terminal/output says truncated, but terminal/create set no outputByteLimit; truncation follows the agent's byte limit, so the agent loses output it never asked to drop")
+		c.related(f, t.Line, "the terminal/create")
+	}
+	if hasStatus && !t.Exited {
+		nt := *t
+		nt.Exited = true
+		p.Terminals = p.Terminals.Set(id, &nt)
+	}
+	return p
+}
 
 // finishTerminals reports terminals the agent created and never released
 // (ACP-TERM-003): the client keeps the process and its output until
-// terminal/release, so a forgotten terminal leaks on the client side.
+// terminal/release, so a forgotten terminal leaks on the client side. A
+// terminal whose session was closed gets no truncation allowance: the
+// release should have come before the close.
 func finishTerminals(p Phase, c *ctx) Phase {
 	for id, t := range p.Terminals.All() {
 		if t.ReleasedLine > 0 {
 			continue
 		}
-		f := c.r.add(findings.TERMNotReleased, findings.Location{File: c.ev.Loc.File, Line: t.Line},
+		loc := findings.Location{File: c.ev.Loc.File, Line: t.Line}
+		if s, ok := p.Sessions.Get(t.Session); ok && s.State == SessionClosed {
+			f := c.r.add(findings.TERMNotReleased, loc,
+				"terminal %s is created here and never released, and its session was closed at line %d; the agent must release every terminal it creates, or the client keeps its process and output", id, s.Line)
+			c.related(f, s.Line, "the session/close result")
+			continue
+		}
+		f := c.r.add(findings.TERMNotReleased, loc,
 			"terminal %s is created here and never released with terminal/release; the client keeps its process and output until then", id)
 		if c.ev.Truncated {
 			f.Message += " (the transcript may be truncated)"

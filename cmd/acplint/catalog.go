@@ -18,6 +18,19 @@ func runRules(_ context.Context, args []string, e *env) int {
 		return code
 	}
 	rules := findings.All()
+	unchecked, err := conformance.Unchecked()
+	if err != nil {
+		e.errorf("rules: reading the corpus: %v", err)
+		return exitUsage
+	}
+	// notYet says why a rule is listed but not checked; "" when it is checked.
+	notYet := func(id string) string {
+		reason, ok := unchecked[id]
+		if _, _, proved := conformance.ProvedBy(reason); !ok || proved {
+			return ""
+		}
+		return reason
+	}
 	switch *format {
 	case "json":
 		type row struct {
@@ -28,10 +41,11 @@ func runRules(_ context.Context, args []string, e *env) int {
 			Spec        string   `json:"spec"`
 			TCK         []string `json:"tck,omitempty"`
 			Undecidable string   `json:"undecidable,omitempty"`
+			NotChecked  string   `json:"notChecked,omitempty"`
 		}
 		enc := json.NewEncoder(e.stdout)
 		for _, r := range rules {
-			if err := enc.Encode(row{r.ID, r.Title, r.Severity.String(), r.Blame.String(), r.Spec, r.TCK, r.Undecidable}); err != nil {
+			if err := enc.Encode(row{r.ID, r.Title, r.Severity.String(), r.Blame.String(), r.Spec, r.TCK, r.Undecidable, notYet(r.ID)}); err != nil {
 				e.errorf("rules: %v", err)
 				return exitUsage
 			}
@@ -42,6 +56,8 @@ func runRules(_ context.Context, args []string, e *env) int {
 			title := r.Title
 			if r.Undecidable != "" {
 				title += " (not decidable from a transcript)"
+			} else if why := notYet(r.ID); why != "" {
+				title += " (not checked: " + why + ")"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, r.Blame, title)
 		}

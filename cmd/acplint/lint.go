@@ -23,6 +23,13 @@ Input formats (--input; auto-detected from the first line):
 	         including acp-inspector traces {"ts","direction","json"}
 	zed      the JSON array Zed's ACP log view copies ("Copy All Messages")
 
+Schema version (--schema FILE): the schema rules (missing or mistyped
+members, unknown variants and members, undefined methods) are checked
+against FILE, an ACP schema in the upstream format (such as the
+schema/v1/schema.json of the SDK you upgrade to), instead of the schema
+compiled into acplint; the protocol rules stay the same. 'acplint corpus'
+compares two schema versions over a directory of transcripts.
+
 Output formats (-f): text (file:line: severity: message (RULE-ID)), json
 (one finding per line), sarif (SARIF 2.1.0 for code scanning), github
 (workflow annotations), junit.
@@ -47,6 +54,7 @@ func runLint(_ context.Context, args []string, e *env) int {
 	cleanEnd := fs.Bool("clean-end", false, "the transcripts end with a clean shutdown: unanswered requests are errors, not truncation")
 	disable := fs.String("disable", "", "comma-separated rule `IDs` to drop from the report")
 	minSeverity := fs.String("severity", "info", "report only findings with at least this `severity`")
+	schemaFile := fs.String("schema", "", "check params and results against this ACP schema `file` (upstream format) instead of the compiled-in schema")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
@@ -81,6 +89,13 @@ func runLint(_ context.Context, args []string, e *env) int {
 		}
 		disabled[id] = true
 	}
+	var schema *lint.Schema
+	if *schemaFile != "" {
+		if schema, err = lint.LoadSchema(*schemaFile); err != nil {
+			e.errorf("lint: --schema: %v", err)
+			return exitUsage
+		}
+	}
 	files := fs.Args()
 	if len(files) == 0 {
 		files = []string{"-"}
@@ -89,7 +104,7 @@ func runLint(_ context.Context, args []string, e *env) int {
 	var all []findings.ValidationFinding
 	ioFailed := false
 	for _, name := range files {
-		res, err := lintFile(name, e.stdin, lint.Options{Format: inFormat, File: name, CleanEnd: *cleanEnd})
+		res, err := lintFile(name, e.stdin, lint.Options{Format: inFormat, File: name, CleanEnd: *cleanEnd, Schema: schema})
 		if err != nil {
 			// Like go vet: report the unreadable file, lint the others,
 			// and exit 2 at the end so CI cannot mistake it for clean.

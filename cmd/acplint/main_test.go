@@ -11,6 +11,10 @@ import (
 // TestMain lets the scripts run acplint as a command of its own, in a
 // separate process, exactly as a user or a CI job runs it.
 func TestMain(m *testing.M) {
+	if os.Getenv("ACPLINT_FIXTURE_AGENT") != "" {
+		fixtureAgent()
+		os.Exit(0)
+	}
 	testscript.Main(m, map[string]func(){
 		"acplint": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -39,10 +39,15 @@ func (e *env) errorf(format string, args ...any) {
 func commands() []command {
 	return []command{
 		{"lint", "check recorded ACP transcripts against the protocol", runLint},
+		{"check", "property-test a live agent over stdio and shrink its failures", runCheck},
 		{"fmt", "decode and re-encode a transcript, reporting lines that do not decode", runFmt},
+		{"tap", "run an agent for an editor, forwarding its traffic and linting it live", runTap},
+		{"convert", "convert a transcript between the formats lint reads", runConvert},
 		{"rules", "list the rule catalog", runRules},
 		{"explain", "describe one rule, with a failing and a passing example", runExplain},
 		{"version", "print acplint's version", runVersion},
+		{"schema", "diff two ACP schema versions: what breaks for whom (schema diff OLD NEW)", runSchema},
+		{"corpus", "re-lint transcripts under an old and a new schema and show what changed", runCorpus},
 	}
 }
 

@@ -10,6 +10,8 @@ package jsonv
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -47,9 +49,9 @@ func (k Kind) String() string {
 // Value is one parsed JSON value.
 type Value struct {
 	Kind       Kind
-	Start, End int    // byte range of the value in the parsed input
-	Str        string // String: the decoded text; Number: the literal as written
 	Bool       bool
+	Start, End int      // byte range of the value in the parsed input
+	Str        string   // String: the decoded text; Number: the literal as written
 	Elems      []Value  // Array
 	Members    []Member // Object, in wire order
 }
@@ -87,7 +89,17 @@ const MaxDepth = 10000
 // Parse parses src, which must hold exactly one JSON value surrounded by
 // optional white space.
 func Parse(src []byte) (Value, error) {
-	p := parser{src: src}
+	// One copy of the input as a string lets every string and number
+	// without escapes be a substring of it, with no allocation of its own.
+	p := parsers.Get().(*parser)
+	defer func() {
+		// Keep the stacks, not the values they pointed to.
+		clear(p.members[:p.topMembers])
+		clear(p.elems[:p.topElems])
+		*p = parser{members: p.members[:0], elems: p.elems[:0]}
+		parsers.Put(p)
+	}()
+	p.src, p.text = src, string(src)
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -100,9 +112,21 @@ func Parse(src []byte) (Value, error) {
 	return v, nil
 }
 
+// parsers keeps parsers, for their member and element stacks.
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
 type parser struct {
-	src []byte
-	pos int
+	src  []byte
+	text string // src as a string
+	pos  int
+	// Members and elements of the objects and arrays being parsed, as
+	// stacks: a container's items are collected on top and copied into a
+	// slice of the exact size when it closes, so each container costs one
+	// allocation instead of a growing slice.
+	members []Member
+	elems   []Value
+	// The deepest the stacks went, so that only that much is cleared.
+	topMembers, topElems int
 }
 
 func (p *parser) errf(format string, args ...any) error {
@@ -154,7 +178,7 @@ func (p *parser) value(depth int) (Value, error) {
 		if err := p.number(); err != nil {
 			return Value{}, err
 		}
-		return Value{Kind: Number, Start: start, End: p.pos, Str: string(p.src[start:p.pos])}, nil
+		return Value{Kind: Number, Start: start, End: p.pos, Str: p.text[start:p.pos]}, nil
 	case c == 't':
 		if err := p.literal("true"); err != nil {
 			return Value{}, err
@@ -192,6 +216,7 @@ func (p *parser) object(depth int) (Value, error) {
 		v.Members = []Member{}
 		return v, nil
 	}
+	base := len(p.members)
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
@@ -211,7 +236,8 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		v.Members = append(v.Members, Member{Key: key, Value: mv})
+		p.members = append(p.members, Member{Key: key, Value: mv})
+		p.topMembers = max(p.topMembers, len(p.members))
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return Value{}, p.errf("unexpected end of input inside an object")
@@ -222,6 +248,8 @@ func (p *parser) object(depth int) (Value, error) {
 		case '}':
 			p.pos++
 			v.End = p.pos
+			v.Members = append([]Member(nil), p.members[base:]...)
+			p.members = p.members[:base]
 			return v, nil
 		default:
 			return Value{}, p.errf("unexpected %s inside an object, want ',' or '}'", p.describe())
@@ -239,13 +267,15 @@ func (p *parser) array(depth int) (Value, error) {
 		v.Elems = []Value{}
 		return v, nil
 	}
+	base := len(p.elems)
 	for {
 		p.skipSpace()
 		ev, err := p.value(depth + 1)
 		if err != nil {
 			return Value{}, err
 		}
-		v.Elems = append(v.Elems, ev)
+		p.elems = append(p.elems, ev)
+		p.topElems = max(p.topElems, len(p.elems))
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return Value{}, p.errf("unexpected end of input inside an array")
@@ -256,6 +286,8 @@ func (p *parser) array(depth int) (Value, error) {
 		case ']':
 			p.pos++
 			v.End = p.pos
+			v.Elems = append([]Value(nil), p.elems[base:]...)
+			p.elems = p.elems[:base]
 			return v, nil
 		default:
 			return Value{}, p.errf("unexpected %s inside an array, want ',' or ']'", p.describe())
@@ -313,13 +345,15 @@ func (p *parser) str() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	// Fast path: no escapes.
+	esc := -1
 	for i := start; i < len(p.src); i++ {
 		c := p.src[i]
 		if c == '"' {
 			p.pos = i + 1
-			return string(p.src[start:i]), nil
+			return p.text[start:i], nil
 		}
 		if c == '\\' {
+			esc = i
 			break
 		}
 		if c < 0x20 {
@@ -327,7 +361,19 @@ func (p *parser) str() (string, error) {
 			return "", p.errf("control character 0x%02x in a string (must be escaped)", c)
 		}
 	}
-	buf := make([]byte, 0, 64)
+	// The text up to the closing quote bounds the decoded length (escapes
+	// only shrink), so one allocation holds the result.
+	end := len(p.src)
+	for i := max(esc, start); i < len(p.src); i++ {
+		if p.src[i] == '\\' {
+			i++
+		} else if p.src[i] == '"' {
+			end = i
+			break
+		}
+	}
+	var buf strings.Builder
+	buf.Grow(end - start)
 	i := start
 	for {
 		if i >= len(p.src) {
@@ -338,13 +384,19 @@ func (p *parser) str() (string, error) {
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			return string(buf), nil
+			return buf.String(), nil
 		case c < 0x20:
 			p.pos = i
 			return "", p.errf("control character 0x%02x in a string (must be escaped)", c)
 		case c != '\\':
-			buf = append(buf, c)
-			i++
+			// Copy the run of plain bytes up to the next quote, escape or
+			// control character.
+			j := i + 1
+			for j < len(p.src) && p.src[j] != '"' && p.src[j] != '\\' && p.src[j] >= 0x20 {
+				j++
+			}
+			buf.Write(p.src[i:j])
+			i = j
 			continue
 		}
 		// escape
@@ -356,17 +408,17 @@ func (p *parser) str() (string, error) {
 		i += 2
 		switch e {
 		case '"', '\\', '/':
-			buf = append(buf, e)
+			buf.WriteByte(e)
 		case 'b':
-			buf = append(buf, '\b')
+			buf.WriteByte('\b')
 		case 'f':
-			buf = append(buf, '\f')
+			buf.WriteByte('\f')
 		case 'n':
-			buf = append(buf, '\n')
+			buf.WriteByte('\n')
 		case 'r':
-			buf = append(buf, '\r')
+			buf.WriteByte('\r')
 		case 't':
-			buf = append(buf, '\t')
+			buf.WriteByte('\t')
 		case 'u':
 			r, ok := hex4(p.src, i)
 			if !ok {
@@ -381,14 +433,14 @@ func (p *parser) str() (string, error) {
 					if r2, ok := hex4(p.src, i+2); ok {
 						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
 							i += 6
-							buf = utf8.AppendRune(buf, d)
+							buf.WriteRune(d)
 							continue
 						}
 					}
 				}
 				r = utf8.RuneError
 			}
-			buf = utf8.AppendRune(buf, r)
+			buf.WriteRune(r)
 		default:
 			p.pos = i - 1
 			return "", p.errf("invalid escape '\\%c' in a string", e)

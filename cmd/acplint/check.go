@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/acplint/acplint/conformance"
+	"github.com/acplint/acplint/findings"
+)
+
+const checkDoc = `
+Check starts an ACP agent, plays the client over its stdin and stdout, and
+judges everything the agent says with the protocol machine that lint uses.
+
+Each run starts a fresh agent process and plays one generated sequence:
+initialize with a drawn subset of the client capabilities (--caps), then
+up to --steps actions: new sessions, prompts with text and resource
+content, cancels at random points (session/cancel, or session/close when
+the agent supports it), session/load when the agent advertises it. The
+client answers fs/* from an in-memory workspace whose unsaved buffers differ
+from disk, simulates terminal/* with output and exit codes, picks any
+offered permission option (or "cancelled" after a cancel), injects fs and
+terminal errors now and then, and refuses every method it did not advertise
+with -32601. The agent's stderr is kept but never judged.
+
+Sequences are generated with rapid: --seed replays a check exactly (for a
+deterministic agent). Each distinct failure is shrunk to the smallest run
+that still shows it; with --out DIR the minimal run is written as
+DIR/RULE.jsonl, a transcript that 'acplint lint --clean-end' reproduces the
+finding from, and DIR/RULE.txt with the client's steps and the agent's stderr.
+
+The verdict groups rules by tier: MUST (error rules every agent meets; one
+never exercised counts as not passed), capability-gated (error rules of a
+capability or feature that came into play), SHOULD (warnings) and
+informational. A cancel that crossed the end of the turn is a race: it
+neither fails nor exercises the cancellation rules. The harness also checks
+that the agent starts, answers in time, does not die, and exits when its
+stdin closes (CHECK-* ids).
+
+Timeouts: --startup-timeout until initialize is answered; --response-timeout
+of silence while a request is pending; --run-timeout for one whole run.
+Closing runs a ladder: stdin is closed, then SIGTERM, then SIGKILL, each
+after --close-grace, while stdout is still read.
+
+Output formats (-f): text, json (every rule, and each failure with its
+transcript window and minimal run), junit.
+
+Exit codes: 0 conformant; 1 not conformant; 2 usage error, or the agent
+would not start (could not be run, or never answered initialize).
+
+Examples:
+	acplint check -- go run ./conformance/agents/reference
+	acplint check --runs 200 --seed 42 --out failures -- node agent.mjs
+	acplint check --caps none -f junit -- my-agent --acp > check.xml
+`
+
+func runCheck(ctx context.Context, args []string, e *env) int {
+	fs := newFlagSet("check", "acplint check [flags] -- AGENT_CMD [ARGS…]", checkDoc, e)
+	format := fs.String("f", "text", "output `format`: text, json or junit")
+	fs.StringVar(format, "format", "text", "same as -f")
+	runs := fs.Int("runs", conformance.DefaultRuns, "`number` of generated sequences (each starts a fresh agent)")
+	steps := fs.Int("steps", conformance.DefaultSteps, "most client `actions` (prompts, sessions, loads, closes) per sequence")
+	seed := fs.Uint64("seed", 0, "random `seed` of the sequences; 0 picks one (the verdict prints it)")
+	caps := fs.String("caps", "all", "client capabilities each run may advertise (a drawn subset): `list` of fs.readTextFile, fs.writeTextFile, terminal, or all, none")
+	out := fs.String("out", "", "write the minimal transcript of each failure to `DIR`")
+	failOn := fs.String("fail-on", "error", "fail on rules of at least this `severity`: error (MUST and capability-gated) or warning (SHOULD too)")
+	startup := fs.Duration("startup-timeout", conformance.DefaultStartupTimeout, "`time` allowed until initialize is answered")
+	response := fs.Duration("response-timeout", conformance.DefaultResponseTimeout, "`time` of silence allowed while a request is pending")
+	runTimeout := fs.Duration("run-timeout", conformance.DefaultRunTimeout, "watchdog `time` for one whole run")
+	settle := fs.Duration("settle", conformance.DefaultSettle, "quiet `time` awaited after a cancelled turn, for late updates")
+	grace := fs.Duration("close-grace", conformance.DefaultCloseGrace, "`time` given at each step of the close ladder (stdin, SIGTERM, SIGKILL)")
+	shrinkTime := fs.Duration("shrink-time", conformance.DefaultShrinkTime, "`time` allowed to shrink each failure")
+	maxShrinks := fs.Int("max-shrinks", conformance.DefaultMaxShrinks, "shrink at most this `number` of distinct failures")
+	verbose := fs.Bool("v", false, "print one line per run to stderr")
+	if code, ok := parseFlags(fs, args, e); !ok {
+		return code
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		e.errorf("check: no agent command; usage: acplint check [flags] -- AGENT_CMD [ARGS…]")
+		return exitUsage
+	}
+	outFormat, err := conformance.ParseFormat(*format)
+	if err != nil {
+		e.errorf("check: %v", err)
+		return exitUsage
+	}
+	capList, err := conformance.ParseCapabilities(*caps)
+	if err != nil {
+		e.errorf("check: --caps: %v", err)
+		return exitUsage
+	}
+	threshold, err := findings.ParseSeverity(*failOn)
+	if err != nil || threshold == findings.SeverityInfo {
+		e.errorf("check: --fail-on: want error or warning, not %q", *failOn)
+		return exitUsage
+	}
+	if *runs <= 0 || *steps <= 0 || *maxShrinks < 0 {
+		e.errorf("check: --runs and --steps must be positive, --max-shrinks not negative")
+		return exitUsage
+	}
+	opts := conformance.Options{
+		Agent:           conformance.AgentCommand{Path: argv[0], Args: argv[1:]},
+		Runs:            *runs,
+		Steps:           *steps,
+		Seed:            *seed,
+		Caps:            capList,
+		StartupTimeout:  *startup,
+		ResponseTimeout: *response,
+		RunTimeout:      *runTimeout,
+		Settle:          *settle,
+		CloseGrace:      *grace,
+		ShrinkTime:      *shrinkTime,
+		MaxShrinks:      *maxShrinks,
+		OutDir:          *out,
+		FailOn:          threshold,
+		Version:         version,
+	}
+	if *maxShrinks == 0 {
+		opts.MaxShrinks = -1
+	}
+	if *verbose {
+		opts.Progress = e.stderr
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	v, err := conformance.Check(ctx, opts)
+	if err != nil {
+		e.errorf("check: %v", err)
+		return exitUsage
+	}
+	if err := v.Write(e.stdout, outFormat); err != nil {
+		e.errorf("check: writing the verdict: %v", err)
+		return exitUsage
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(e.stderr, "acplint: check: interrupted; the verdict covers the runs made so far")
+		return exitUsage
+	}
+	if !v.Conformant {
+		return exitFindings
+	}
+	return exitClean
+}

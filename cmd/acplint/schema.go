@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/schemadiff"
+)
+
+const schemaDoc = `
+Schema works with ACP JSON Schema files in the upstream format (the
+schema.json and schema.unstable.json files the SDK packages ship).
+
+Subcommands:
+	diff OLD NEW   classify every wire change between two schema versions
+
+Run 'acplint schema diff -h' for its flags.
+`
+
+func runSchema(ctx context.Context, args []string, e *env) int {
+	if len(args) > 0 && args[0] == "diff" {
+		return runSchemaDiff(ctx, args[1:], e)
+	}
+	fs := newFlagSet("schema", "acplint schema diff [flags] OLD NEW", schemaDoc, e)
+	if code, ok := parseFlags(fs, args, e); !ok {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	e.errorf("schema: unknown subcommand %q; run 'acplint help schema' for usage", fs.Arg(0))
+	return exitUsage
+}
+
+const schemaDiffDoc = `
+Diff compares two versions of the ACP schema the way the wire sees them:
+per method and message (from the x-method and x-side annotations), with
+$ref, allOf and unions resolved, so renamed definitions that leave the
+wire alone are not reported. Each change gets a stable check ID
+(ACP-DIFF-NNN), JSON Pointers into both files, and a category:
+
+	breaking      the new schema admits values old readers reject (breaking
+	              for readers), or rejects values old writers send
+	              (breaking for writers); the report names the side
+	unclassified  both schemas accept the old traffic, but its meaning or
+	              the receivers' leniency changed: a person decides
+	non-breaking  nothing old breaks
+
+The stable and the unstable surface are reported separately. A superset
+file (any **UNSTABLE** marker, e.g. schema/schema.json of SDK 1.x) compared
+with a stable file (schema/v1/schema.json of SDK 2.x) is compared on the
+stable surface only; compare the two unstable files for the rest.
+
+Severity is the default gate of each check: error fails (removed methods,
+members, enum values, variants; added required members; type changes),
+warning warns (added enum values and union variants, which break only
+exhaustive readers; stricter receivers), info notes (additions).
+
+Output formats (-f): text, json (one change per line), sarif, github,
+junit. Exit codes: 0 no change at or above --fail-on; 1 changes at or
+above --fail-on; 2 usage or I/O error.
+
+Examples:
+	acplint schema diff old/schema/schema.json node_modules/@agentclientprotocol/sdk/schema/v1/schema.unstable.json
+	acplint schema diff --surface stable --fail-on warning -f sarif OLD NEW > schema-diff.sarif
+`
+
+func runSchemaDiff(_ context.Context, args []string, e *env) int {
+	fs := newFlagSet("schema diff", "acplint schema diff [flags] OLD NEW", schemaDiffDoc, e)
+	format := fs.String("f", "text", "output `format`: text, json, sarif, github or junit")
+	fs.StringVar(format, "format", "text", "same as -f")
+	failOn := fs.String("fail-on", "error", "exit 1 when a change has at least this `severity`: error, warning, info or none")
+	minSeverity := fs.String("severity", "warning", "report only changes with at least this `severity` (info shows every addition)")
+	surface := fs.String("surface", "all", "report the `surface`: all, stable or unstable")
+	meta := fs.String("meta", "", "upstream meta.json `file` listing the stable methods (default: the one acplint embeds, schema-v1.21.0)")
+	if code, ok := parseFlags(fs, args, e); !ok {
+		return code
+	}
+	if fs.NArg() != 2 {
+		e.errorf("schema diff: want two schema files, OLD and NEW; got %d arguments", fs.NArg())
+		return exitUsage
+	}
+	outFormat, err := findings.ParseFormat(*format)
+	if err != nil {
+		e.errorf("schema diff: %v", err)
+		return exitUsage
+	}
+	threshold, gate, err := parseFailOn(*failOn)
+	if err != nil {
+		e.errorf("schema diff: --fail-on: %v", err)
+		return exitUsage
+	}
+	floor, err := findings.ParseSeverity(*minSeverity)
+	if err != nil {
+		e.errorf("schema diff: --severity: %v", err)
+		return exitUsage
+	}
+	surfaces, err := parseSurface(*surface)
+	if err != nil {
+		e.errorf("schema diff: --surface: %v", err)
+		return exitUsage
+	}
+	opts, err := schemaOptions(*meta)
+	if err != nil {
+		e.errorf("schema diff: --meta: %v", err)
+		return exitUsage
+	}
+	old, err := schemadiff.LoadFile(fs.Arg(0), opts)
+	if err != nil {
+		e.errorf("schema diff: %v", err)
+		return exitUsage
+	}
+	new, err := schemadiff.LoadFile(fs.Arg(1), opts)
+	if err != nil {
+		e.errorf("schema diff: %v", err)
+		return exitUsage
+	}
+
+	res := schemadiff.Diff(old, new)
+	all := res.Filter(findings.SeverityInfo, surfaces)
+	shown := res.Filter(floor, surfaces)
+	switch outFormat {
+	case findings.FormatText:
+		err = schemadiff.WriteText(e.stdout, res, shown, all)
+	case findings.FormatJSON:
+		err = schemadiff.WriteJSON(e.stdout, shown)
+	default:
+		for _, n := range res.Notes {
+			fmt.Fprintf(e.stderr, "acplint: note: %s\n", n)
+		}
+		err = findings.Write(e.stdout, outFormat, findings.Report{
+			Tool: "acplint", Version: version, Files: []string{old.File, new.File},
+			Findings: schemadiff.Findings(shown), Rules: schemadiff.Checks(),
+		})
+	}
+	if err != nil {
+		e.errorf("schema diff: writing the report: %v", err)
+		return exitUsage
+	}
+	if gate {
+		for _, c := range shown {
+			if c.Severity >= threshold {
+				return exitFindings
+			}
+		}
+	}
+	return exitClean
+}
+
+// parseFailOn accepts a severity, or "none" to never fail.
+func parseFailOn(s string) (findings.Severity, bool, error) {
+	if strings.EqualFold(s, "none") {
+		return 0, false, nil
+	}
+	sev, err := findings.ParseSeverity(s)
+	if err != nil {
+		return 0, false, fmt.Errorf("unknown severity %q (want error, warning, info or none)", s)
+	}
+	return sev, true, nil
+}
+
+func parseSurface(s string) (map[schemadiff.Surface]bool, error) {
+	switch strings.ToLower(s) {
+	case "all", "":
+		return nil, nil
+	case "stable":
+		return map[schemadiff.Surface]bool{schemadiff.Stable: true}, nil
+	case "unstable":
+		return map[schemadiff.Surface]bool{schemadiff.Unstable: true}, nil
+	}
+	return nil, fmt.Errorf("unknown surface %q (want all, stable or unstable)", s)
+}
+
+// schemaOptions reads the stable method table of --meta, if given.
+func schemaOptions(meta string) (schemadiff.Options, error) {
+	if meta == "" {
+		return schemadiff.Options{}, nil
+	}
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		return schemadiff.Options{}, err
+	}
+	methods, err := schemadiff.ParseMeta(b)
+	if err != nil {
+		return schemadiff.Options{}, fmt.Errorf("%s: %w", meta, err)
+	}
+	return schemadiff.Options{StableMethods: methods}, nil
+}

@@ -1,0 +1,469 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acplint/acplint/findings"
+	"pgregory.net/rapid"
+)
+
+// Options configure a check.
+type Options struct {
+	Agent AgentCommand
+	// Runs is how many generated sequences to run (rapid's checks).
+	Runs int
+	// Steps is the most client actions (prompts, sessions, loads, closes)
+	// in one sequence.
+	Steps int
+	// Seed makes the sequences reproducible; 0 picks one at random.
+	Seed uint64
+	// Caps are the client capabilities the harness may advertise; each run
+	// advertises a drawn subset.
+	Caps []Capability
+
+	StartupTimeout  time.Duration // until initialize is answered
+	ResponseTimeout time.Duration // silence allowed while a request is pending
+	RunTimeout      time.Duration // watchdog for one whole run
+	Settle          time.Duration // quiet time awaited after a cancelled turn, for late updates
+	CloseGrace      time.Duration // grace at each rung of the close ladder
+	ShrinkTime      time.Duration // time allowed to shrink one failure
+
+	// MaxShrinks bounds how many distinct failures are shrunk; negative
+	// shrinks none.
+	MaxShrinks int
+	// OutDir receives the minimal transcript of each failure; none are
+	// written when empty.
+	OutDir string
+	// FailOn is the lowest severity of a rule that makes the agent fail;
+	// SeverityError judges MUST and capability-gated rules only.
+	FailOn findings.Severity
+	// Version is acplint's version, sent as clientInfo.version.
+	Version string
+	// Progress receives one line per run when set.
+	Progress io.Writer
+}
+
+// Defaults for the options left zero.
+const (
+	DefaultRuns            = 50
+	DefaultSteps           = 6
+	DefaultStartupTimeout  = 30 * time.Second
+	DefaultResponseTimeout = 30 * time.Second
+	DefaultRunTimeout      = 5 * time.Minute
+	DefaultSettle          = 25 * time.Millisecond
+	DefaultCloseGrace      = 3 * time.Second
+	DefaultShrinkTime      = 20 * time.Second
+	DefaultMaxShrinks      = 5
+)
+
+func (o *Options) defaults() {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if o.Runs <= 0 {
+		o.Runs = DefaultRuns
+	}
+	if o.Steps <= 0 {
+		o.Steps = DefaultSteps
+	}
+	set(&o.StartupTimeout, DefaultStartupTimeout)
+	set(&o.ResponseTimeout, DefaultResponseTimeout)
+	set(&o.RunTimeout, DefaultRunTimeout)
+	set(&o.Settle, DefaultSettle)
+	set(&o.CloseGrace, DefaultCloseGrace)
+	set(&o.ShrinkTime, DefaultShrinkTime)
+	if o.MaxShrinks == 0 {
+		o.MaxShrinks = DefaultMaxShrinks
+	}
+	if o.Version == "" {
+		o.Version = "devel"
+	}
+}
+
+// StartError says the agent would not start: it could not be run, or it
+// never answered initialize.
+type StartError struct {
+	Agent  AgentCommand
+	Reason string
+	Stderr []byte
+}
+
+func (e *StartError) Error() string {
+	msg := fmt.Sprintf("the agent %s would not start: %s", e.Agent, e.Reason)
+	if tail := lastLines(e.Stderr, 10); tail != "" {
+		msg += "\nits stderr ends with:\n" + tail
+	}
+	return msg
+}
+
+// checker is the state of one Check.
+type checker struct {
+	ctx  context.Context
+	opts Options
+	ws   *Workspace
+
+	mu sync.Mutex
+	// runs are the exploration runs (the preflight is run 0).
+	runs []*Run
+	// shrinkRuns counts runs made while shrinking.
+	shrinkRuns int
+}
+
+// Check property-tests the agent: a preflight run, then opts.Runs
+// generated sequences, then a shrink of each distinct failure. The error
+// is a *StartError when the agent would not start, and other errors are
+// acplint's own (the output directory cannot be written, …).
+func Check(ctx context.Context, opts Options) (*Verdict, error) {
+	opts.defaults()
+	if opts.Seed == 0 {
+		opts.Seed = rand.Uint64()>>1 | 1
+	}
+	tmp, err := os.MkdirTemp("", "acplint-check-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	ws, err := NewWorkspace(tmp)
+	if err != nil {
+		return nil, err
+	}
+	k := &checker{ctx: ctx, opts: opts, ws: ws}
+	start := time.Now()
+
+	pre := k.execute(preflightPlan())
+	if pre.Facts[FactInitialize] == 0 {
+		reason := "it never answered initialize"
+		if pre.Failure != nil {
+			reason = pre.Failure.Message
+		}
+		return nil, &StartError{Agent: opts.Agent, Reason: reason, Stderr: pre.Stderr}
+	}
+	k.add(pre)
+
+	plans := planGenerator(opts.Caps, opts.Steps)
+	failed, logs := runRapid("acplint-check", rapidSettings{checks: opts.Runs, seed: opts.Seed, shrinkTime: opts.ShrinkTime}, func(t *rapid.T) {
+		plan := plans.Draw(t, "plan")
+		if ctx.Err() != nil {
+			return
+		}
+		k.add(k.execute(plan))
+	})
+	if failed {
+		return nil, fmt.Errorf("internal error while generating sequences:\n%s", strings.Join(logs, "\n"))
+	}
+	explored := time.Since(start)
+
+	v := k.verdict()
+	v.Duration = explored
+	if explored > 0 {
+		v.RunsPerSecond = float64(len(k.runs)) / explored.Seconds()
+	}
+	for _, key := range k.failingKeys() {
+		if len(v.Reproductions) >= opts.MaxShrinks || ctx.Err() != nil {
+			break
+		}
+		// A minimal run of an earlier failure often shows this one too (a
+		// timeout leaves an unanswered request): no need to shrink again.
+		var shown *Run
+		for _, r := range v.Reproductions {
+			if r.run != nil && r.Shrunk && r.run.failing(findings.SeverityWarning)[key] {
+				shown = r.run
+				break
+			}
+		}
+		rep, err := k.reproduce(key, shown)
+		if err != nil {
+			return nil, err
+		}
+		v.Reproductions = append(v.Reproductions, rep)
+		if r := v.rule(key); r != nil {
+			r.Reproduction = rep
+		}
+	}
+	v.ShrinkRuns = k.shrinkRuns
+	v.Total = time.Since(start)
+	return v, nil
+}
+
+// execute runs one sequence and reports progress.
+func (k *checker) execute(plan *Plan) *Run {
+	return execute(k.ctx, &k.opts, k.ws, plan)
+}
+
+// add keeps an exploration run.
+func (k *checker) add(run *Run) {
+	k.mu.Lock()
+	run.N = len(k.runs)
+	k.runs = append(k.runs, run)
+	k.mu.Unlock()
+	if k.opts.Progress != nil {
+		keys := sortedKeys(run.failing(k.opts.FailOn))
+		status := "ok"
+		if len(keys) > 0 {
+			status = "FAIL " + strings.Join(keys, " ")
+		}
+		fmt.Fprintf(k.opts.Progress, "run %d: %d lines, %v: %s\n", run.N, run.Transcript.Len(), run.Duration.Round(time.Millisecond), status)
+	}
+}
+
+// failing returns the keys (rule ids and harness checks) this run fails
+// at or above failOn. A finding whose severity the machine lowered below
+// its rule's default (a cancel race, a truncated stream) does not fail.
+func (r *Run) failing(failOn findings.Severity) map[string]bool {
+	out := map[string]bool{}
+	if r.Failure != nil {
+		if rule := ruleByID(r.Failure.Check); rule != nil && rule.Severity >= failOn {
+			out[r.Failure.Check] = true
+		}
+	}
+	for _, f := range r.Findings {
+		if r.isFailure(f) && f.Severity >= failOn && f.Severity >= findings.SeverityWarning {
+			out[f.RuleID] = true
+		}
+	}
+	return out
+}
+
+// isFailure reports whether f fails the agent in this run: it blames the
+// agent at its rule's full severity, and it is not a cancel race the
+// harness knows of (a turn whose cancel the agent cannot be shown to have
+// read before it answered).
+func (r *Run) isFailure(f findings.ValidationFinding) bool {
+	if !isAgentFailure(f) {
+		return false
+	}
+	switch f.RuleID {
+	case findings.CXLNotCancelled.ID, findings.SESCloseDoesNotCancel.ID:
+		return !r.RaceLines[f.Location.Line]
+	}
+	return true
+}
+
+// isAgentFailure reports whether f blames the agent at its rule's full
+// severity.
+func isAgentFailure(f findings.ValidationFinding) bool {
+	if f.Blame != findings.PartyAgent && f.Blame != findings.PartyEither {
+		return false
+	}
+	r := ruleByID(f.RuleID)
+	return r == nil || f.Severity >= r.Severity
+}
+
+// failingKeys lists every key any exploration run failed at the warning
+// level or above, most important first: tier, then first occurrence.
+func (k *checker) failingKeys() []string {
+	first := map[string]int{}
+	for _, run := range k.runs {
+		for key := range run.failing(findings.SeverityWarning) {
+			if _, ok := first[key]; !ok {
+				first[key] = run.N
+			}
+		}
+	}
+	var keys []string
+	for key := range first {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ti, tj := tierRank(tierOf(ruleByID(keys[i]))), tierRank(tierOf(ruleByID(keys[j])))
+		if ti != tj {
+			return ti < tj
+		}
+		if first[keys[i]] != first[keys[j]] {
+			return first[keys[i]] < first[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+// firstFailing returns the first exploration run that failed key.
+func (k *checker) firstFailing(key string) *Run {
+	for _, run := range k.runs {
+		if run.failing(findings.SeverityWarning)[key] {
+			return run
+		}
+	}
+	return nil
+}
+
+// reproduce finds the smallest run that still fails key: rapid replays
+// the exploration from the same seed until the failure shows up, then
+// shrinks its choices. The minimal run is written to the output directory
+// and linted again from the file, to prove that `acplint lint` shows the
+// same finding.
+func (k *checker) reproduce(key string, shown *Run) (*Reproduction, error) {
+	if shown != nil {
+		return k.writeReproduction(&Reproduction{Key: key, Shrunk: true}, shown)
+	}
+	var last *Run
+	plans := planGenerator(k.opts.Caps, k.opts.Steps)
+	failed, _ := runRapid("acplint-check-"+key, rapidSettings{checks: k.opts.Runs, seed: k.opts.Seed, shrinkTime: k.opts.ShrinkTime}, func(t *rapid.T) {
+		plan := plans.Draw(t, "plan")
+		if k.ctx.Err() != nil {
+			return
+		}
+		run := k.execute(plan)
+		k.mu.Lock()
+		k.shrinkRuns++
+		k.mu.Unlock()
+		if run.failing(findings.SeverityWarning)[key] {
+			last = run
+			t.Fatalf("the agent breaks %s", key)
+		}
+	})
+	rep := &Reproduction{Key: key}
+	run := last
+	if failed && last != nil {
+		rep.Shrunk = true
+	} else {
+		// The failure did not come back (it depends on timing): keep the
+		// run that showed it.
+		run = k.firstFailing(key)
+		rep.Note = "the failure did not recur when replayed, so this is the original run, not shrunk"
+	}
+	if run == nil {
+		return rep, nil
+	}
+	return k.writeReproduction(rep, run)
+}
+
+// writeReproduction writes run as the minimal transcript of rep.Key and
+// lints the file.
+func (k *checker) writeReproduction(rep *Reproduction, run *Run) (*Reproduction, error) {
+	key := rep.Key
+	rep.run = run
+	rep.Steps = run.Steps
+	rep.Lines = run.Transcript.Len()
+	rep.Failure = run.Failure
+	jsonl := run.Transcript.JSONL()
+	name := "transcript"
+	if k.opts.OutDir != "" {
+		if err := os.MkdirAll(k.opts.OutDir, 0o755); err != nil {
+			return nil, err
+		}
+		name = filepath.Join(k.opts.OutDir, key+".jsonl")
+		if err := os.WriteFile(name, jsonl, 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(k.opts.OutDir, key+".txt"), []byte(rep.notes(name, run)), 0o644); err != nil {
+			return nil, err
+		}
+		rep.File = name
+		// Lint what is on disk, not what is in memory: that is what a
+		// user will run.
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		jsonl = data
+	}
+	rep.Command = "acplint lint --clean-end " + shellQuote(name)
+	want := reproducingRules(key)
+	for _, f := range lintTranscript(jsonl, name) {
+		if !isAgentFailure(f) {
+			continue
+		}
+		rep.LintRules = appendUnique(rep.LintRules, f.RuleID)
+		for _, w := range want {
+			if f.RuleID == w && rep.Finding == nil {
+				rep.Reproduced = true
+				ff := f
+				rep.Finding = &ff
+			}
+		}
+	}
+	sort.Strings(rep.LintRules)
+	return rep, nil
+}
+
+// reproducingRules are the catalog rules whose finding in a transcript
+// shows key: the rule itself, or for a harness check the trace it leaves
+// (a request that was never answered).
+func reproducingRules(key string) []string {
+	switch key {
+	case CheckTimeout, CheckCrash:
+		return []string{"ACP-RPC-013"}
+	case CheckStart, CheckClose:
+		return nil
+	}
+	return []string{key}
+}
+
+// notes is the companion text of a minimal transcript.
+func (rep *Reproduction) notes(file string, run *Run) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: minimal run of acplint check\n\n", rep.Key)
+	if rep.Note != "" {
+		fmt.Fprintf(&b, "Note: %s.\n\n", rep.Note)
+	}
+	fmt.Fprintf(&b, "Reproduce the finding with:\n\n\tacplint lint --clean-end %s\n\n", shellQuote(file))
+	if run.Failure != nil {
+		fmt.Fprintf(&b, "Harness: %s: %s\n\n", run.Failure.Check, run.Failure.Message)
+	}
+	b.WriteString("What the client did:\n")
+	for _, s := range run.Steps {
+		fmt.Fprintf(&b, "\t%s\n", s)
+	}
+	fmt.Fprintf(&b, "\nThe agent %s (closed on: %s).\n", run.Exit, run.Close)
+	if len(run.Stderr) > 0 {
+		fmt.Fprintf(&b, "\nIts stderr (never judged):\n%s\n", indent(string(run.Stderr)))
+	}
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return "\t" + strings.Join(lines, "\n\t")
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsStartError reports whether err says the agent would not start.
+func IsStartError(err error) bool {
+	var se *StartError
+	return errors.As(err, &se)
+}

@@ -1,0 +1,354 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acplint/acplint/conformance/agents"
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/lint"
+)
+
+// The fixture agents are this test binary, started again with
+// ACPLINT_FIXTURE_AGENT naming the agent: no build step, and the agents
+// run exactly the code under test.
+const fixtureEnv = "ACPLINT_FIXTURE_AGENT"
+
+func init() {
+	name, ok := os.LookupEnv(fixtureEnv)
+	if !ok {
+		return
+	}
+	switch name {
+	case "stubborn":
+		// Ignores stdin closing and SIGTERM: only SIGKILL ends it.
+		signal.Ignore(syscall.SIGTERM)
+		os.Stdout.WriteString("ready\n")
+		time.Sleep(time.Hour)
+		os.Exit(0)
+	case "mute":
+		// Starts, but never says a word.
+		time.Sleep(time.Hour)
+		os.Exit(0)
+	case "reference":
+		name = ""
+	}
+	os.Exit(agents.Main([]string{"-defect", name, "-delay", "1ms"}, os.Stdin, os.Stdout, os.Stderr))
+}
+
+func fixture(t testing.TB, name string) AgentCommand {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return AgentCommand{Path: exe, Env: []string{fixtureEnv + "=" + name}}
+}
+
+// testOptions are fast settings for fixture agents, which answer in
+// microseconds.
+func testOptions(t testing.TB, agent string) Options {
+	return Options{
+		Agent:           fixture(t, agent),
+		Runs:            15,
+		Steps:           4,
+		Seed:            1,
+		Caps:            AllCapabilities,
+		StartupTimeout:  10 * time.Second,
+		ResponseTimeout: 5 * time.Second,
+		RunTimeout:      20 * time.Second,
+		Settle:          15 * time.Millisecond,
+		CloseGrace:      2 * time.Second,
+		ShrinkTime:      time.Second,
+		MaxShrinks:      2,
+	}
+}
+
+func TestReferenceAgentConforms(t *testing.T) {
+	t.Parallel()
+	opts := testOptions(t, "reference")
+	opts.Runs = 40 // enough to reach every feature the assertions below name
+	v, err := Check(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	_ = v.Write(&text, FormatText)
+	if !v.Conformant || len(v.Failed()) > 0 {
+		t.Errorf("the reference agent is not conformant: failed %v\n%s", v.Failed(), text.String())
+	}
+	for _, p := range v.HarnessProblems {
+		t.Errorf("the harness's own messages have findings (a bug in the client): run %d: %s %s", p.Run, p.Finding.RuleID, p.Finding.Message)
+	}
+	// The sequences must reach the features the verdict is about.
+	for _, id := range []string{"ACP-CXL-001", "ACP-CAP-001", "ACP-CAP-003", "ACP-TOOL-002", "ACP-SEQ-007", "ACP-SES-011", "ACP-TERM-001", "ACP-VER-002"} {
+		r := v.rule(id)
+		if r == nil || r.Exercised == 0 {
+			t.Errorf("%s was never exercised in %d runs", id, v.Runs)
+		}
+	}
+	if t.Failed() {
+		t.Log(text.String())
+	}
+}
+
+// TestDefectAgents runs check against each fixture agent with one bug:
+// it must fail exactly the rules of that bug, and each failure must come
+// with a shrunk transcript that `acplint lint` reproduces it from.
+func TestDefectAgents(t *testing.T) {
+	cases := []struct {
+		defect agents.Defect
+		want   []string
+	}{
+		{agents.EndTurnAfterCancel, []string{"ACP-CXL-001"}},
+		{agents.UpdateAfterCancel, []string{"ACP-CXL-002"}},
+		{agents.UnknownToolCallUpdate, []string{"ACP-TOOL-002"}},
+		{agents.FSWithoutCapability, []string{"ACP-CAP-001"}},
+		{agents.EchoVersion, []string{"ACP-VER-002"}},
+		{agents.NonJSONStdout, []string{"ACP-WIRE-001"}},
+		{agents.NeverAnswer, []string{CheckTimeout, "ACP-RPC-013"}},
+		{agents.CrashMidTurn, []string{CheckCrash, "ACP-RPC-013"}},
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.defect), func(t *testing.T) {
+			t.Parallel()
+			opts := testOptions(t, string(tc.defect))
+			opts.OutDir = t.TempDir()
+			if tc.defect == agents.NeverAnswer {
+				opts.ResponseTimeout = 100 * time.Millisecond
+			}
+			v, err := Check(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text bytes.Buffer
+			_ = v.Write(&text, FormatText)
+			defer func() {
+				if t.Failed() {
+					t.Log(text.String())
+				}
+			}()
+			if v.Conformant {
+				t.Errorf("the agent passed")
+			}
+			want := implemented(tc.want)
+			if got := v.Failed(); !slices.Equal(got, want) {
+				t.Errorf("failed %v, want %v", got, want)
+			}
+			for _, p := range v.HarnessProblems {
+				t.Errorf("harness problem: run %d: %s %s", p.Run, p.Finding.RuleID, p.Finding.Message)
+			}
+			for _, id := range want {
+				rep := v.rule(id).Reproduction
+				if rep == nil {
+					t.Errorf("%s: no reproduction", id)
+					continue
+				}
+				if !rep.Shrunk {
+					t.Errorf("%s: not shrunk: %s", id, rep.Note)
+				}
+				if len(reproducingRules(id)) == 0 || !isImplemented(reproducingRules(id)[0]) {
+					continue
+				}
+				if !rep.Reproduced {
+					t.Errorf("%s: lint of %s does not reproduce it (lint says %v)", id, rep.File, rep.LintRules)
+					continue
+				}
+				// Check the file again, independently of the harness.
+				data, err := os.ReadFile(rep.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := lint.Transcript(bytes.NewReader(data), lint.Options{File: rep.File, CleanEnd: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				for _, f := range res.Findings {
+					found = found || slices.Contains(reproducingRules(id), f.RuleID)
+				}
+				if !found {
+					t.Errorf("%s: acplint lint --clean-end %s does not report it", id, rep.File)
+				}
+				if _, err := os.Stat(strings.TrimSuffix(rep.File, ".jsonl") + ".txt"); err != nil {
+					t.Errorf("%s: no notes file: %v", id, err)
+				}
+			}
+		})
+	}
+}
+
+// implemented drops the catalog rules no check reports yet (their areas
+// are being written): a defect can only fail rules that exist.
+func implemented(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if isImplemented(id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// isImplemented reports whether the corpus has a failing case for the
+// rule, which is how the project marks a rule as checked.
+func isImplemented(id string) bool {
+	if strings.HasPrefix(id, "CHECK-") {
+		return true
+	}
+	cases, err := LoadCases()
+	if err != nil {
+		return true
+	}
+	for _, c := range cases {
+		for _, w := range c.Want {
+			if w.Rule == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestAgentThatWillNotStart(t *testing.T) {
+	t.Parallel()
+	opts := testOptions(t, "mute")
+	opts.StartupTimeout = 300 * time.Millisecond
+	opts.CloseGrace = 200 * time.Millisecond
+	_, err := Check(context.Background(), opts)
+	if !IsStartError(err) || !strings.Contains(err.Error(), "startup timeout") {
+		t.Errorf("a mute agent: got %v, want a start error naming the startup timeout", err)
+	}
+	opts.Agent = AgentCommand{Path: filepath.Join(t.TempDir(), "no-such-agent")}
+	_, err = Check(context.Background(), opts)
+	if !IsStartError(err) {
+		t.Errorf("a missing program: got %v, want a start error", err)
+	}
+}
+
+// TestCloseLadder: an agent that ignores both stdin closing and SIGTERM is
+// killed, and the harness says which rung it took.
+func TestCloseLadder(t *testing.T) {
+	t.Parallel()
+	rec := &Transcript{}
+	p, err := startProc(fixture(t, "stubborn"), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.frames // it ignores SIGTERM from now on
+	if step := p.shutdown(200*time.Millisecond, nil); step != ClosedOnKill {
+		t.Errorf("stubborn agent closed on %q, want %q", step, ClosedOnKill)
+	}
+	rec2 := &Transcript{}
+	p, err = startProc(fixture(t, "reference"), rec2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if step := p.shutdown(2*time.Second, nil); step != ClosedOnStdin {
+		t.Errorf("reference agent closed on %q, want %q", step, ClosedOnStdin)
+	}
+}
+
+func TestTranscriptJSONL(t *testing.T) {
+	tr := &Transcript{}
+	tr.add(domain.FromClient, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`+"\n"))
+	tr.add(domain.FromAgent, []byte("starting up…\n"))
+	tr.add(domain.FromAgent, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}`+"\r\n"))
+	tr.add(domain.FromAgent, []byte(`{"jsonrpc": "2.0"}`))
+	lines := strings.Split(strings.TrimSuffix(string(tr.JSONL()), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("got %d lines, want 4:\n%s", len(lines), tr.JSONL())
+	}
+	for i, want := range []string{
+		`"dir":"client->agent","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}}`,
+		`"dir":"agent->client","msg":"starting up…\n"}`,
+		`"dir":"agent->client","msg":"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":1}}\r\n"}`,
+		`"dir":"agent->client","msg":"{\"jsonrpc\": \"2.0\"}"}`,
+	} {
+		if !strings.HasSuffix(lines[i], want) {
+			t.Errorf("line %d = %s\nwant suffix %s", i+1, lines[i], want)
+		}
+	}
+	// lint reads it back with the directions and verbatim lines.
+	res, err := lint.Transcript(bytes.NewReader(tr.JSONL()), lint.Options{Format: lint.FormatJSONL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.RuleID == findings.LINTBadWrapper.ID || f.RuleID == findings.LINTDirectionUnknown.ID {
+			t.Errorf("lint cannot read the harness transcript: %s", f.Message)
+		}
+	}
+}
+
+func TestParseCapabilities(t *testing.T) {
+	for in, want := range map[string][]Capability{
+		"all":                   AllCapabilities,
+		"none":                  nil,
+		"terminal,fs.read":      {CapTerminal, CapReadTextFile},
+		"fs.writeTextFile":      {CapWriteTextFile},
+		"terminal, terminal":    {CapTerminal},
+		"fs.readTextFile,write": {CapReadTextFile, CapWriteTextFile},
+	} {
+		got, err := ParseCapabilities(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseCapabilities(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseCapabilities("fs.execute"); err == nil {
+		t.Error("an unknown capability was accepted")
+	}
+}
+
+func TestSliceLinesAndTruncation(t *testing.T) {
+	content := "a\nb\nc\nd\n"
+	for _, tc := range []struct {
+		line, limit int
+		want        string
+	}{{0, 0, content}, {2, 0, "b\nc\nd\n"}, {2, 2, "b\nc\n"}, {9, 1, ""}, {1, 1, "a\n"}} {
+		if got := sliceLines(content, tc.line, tc.limit); got != tc.want {
+			t.Errorf("sliceLines(line %d, limit %d) = %q, want %q", tc.line, tc.limit, got, tc.want)
+		}
+	}
+	// The cut keeps the end and never splits a character.
+	if got, cut := truncateFront("héllo", 4); got != "llo" || !cut {
+		t.Errorf("truncateFront = %q, %v", got, cut)
+	}
+	if got, cut := truncateFront("abc", 3); got != "abc" || cut {
+		t.Errorf("truncateFront at the limit = %q, %v", got, cut)
+	}
+}
+
+// BenchmarkReferenceRuns measures how many generated sequences per second
+// the harness drives against the reference agent (one fresh process each).
+func BenchmarkReferenceRuns(b *testing.B) {
+	opts := testOptions(b, "reference")
+	opts.Steps = DefaultSteps
+	opts.defaults()
+	ws, err := NewWorkspace(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	plans := planGenerator(opts.Caps, opts.Steps)
+	lines, i := 0, 0
+	for b.Loop() {
+		i++
+		run := execute(context.Background(), &opts, ws, plans.Example(i))
+		if run.Failure != nil {
+			b.Fatalf("run failed: %s", run.Failure.Message)
+		}
+		lines += run.Transcript.Len()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+	b.ReportMetric(float64(lines)/float64(b.N), "lines/run")
+}

@@ -1,0 +1,660 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Capability is a client capability the harness may advertise.
+type Capability string
+
+const (
+	CapReadTextFile  Capability = "fs.readTextFile"
+	CapWriteTextFile Capability = "fs.writeTextFile"
+	CapTerminal      Capability = "terminal"
+)
+
+// AllCapabilities are the client capabilities of ACP v1.
+var AllCapabilities = []Capability{CapReadTextFile, CapWriteTextFile, CapTerminal}
+
+// ParseCapabilities reads a comma-separated capability list; "all" and
+// "none" are shorthands.
+func ParseCapabilities(s string) ([]Capability, error) {
+	switch strings.TrimSpace(s) {
+	case "all":
+		return append([]Capability(nil), AllCapabilities...), nil
+	case "none", "":
+		return nil, nil
+	}
+	var out []Capability
+	seen := map[Capability]bool{}
+	for _, f := range strings.Split(s, ",") {
+		c := Capability(strings.TrimSpace(f))
+		switch c {
+		case "read", "fs.read":
+			c = CapReadTextFile
+		case "write", "fs.write":
+			c = CapWriteTextFile
+		}
+		ok := false
+		for _, k := range AllCapabilities {
+			ok = ok || k == c
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown client capability %q (want %s, all or none)", c, joinCaps(AllCapabilities))
+		}
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func joinCaps(cs []Capability) string {
+	var s []string
+	for _, c := range cs {
+		s = append(s, string(c))
+	}
+	return strings.Join(s, ", ")
+}
+
+// wireMsg is an agent message as the client needs it. The client reads
+// loosely: judging the message is the protocol machine's job.
+type wireMsg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (m *wireMsg) hasID() bool { return len(m.ID) > 0 && string(m.ID) != "null" }
+
+// clientCall is a request the harness sent.
+type clientCall struct {
+	method string
+	id     int
+	line   int // transcript line of the request
+	done   bool
+	result json.RawMessage
+	err    *rpcErr
+	// respLine is the transcript line of the response.
+	respLine int
+}
+
+type rpcErr struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+}
+
+// agentInfo is what initialize told about the agent.
+type agentInfo struct {
+	version         int
+	loadSession     bool
+	embeddedContext bool
+	close           bool
+}
+
+// clientSession is a session the harness opened.
+type clientSession struct {
+	id      string
+	open    bool
+	prompts int // turns run, for session/load with history
+}
+
+// turnPlan says when to cancel a prompt turn.
+type turnPlan struct {
+	// cancelAfter cancels after that many agent messages of the turn; -1
+	// never. atRequest cancels when the agent first asks the client
+	// something during the turn.
+	cancelAfter int
+	atRequest   bool
+	// viaClose cancels by closing the session instead of session/cancel.
+	viaClose bool
+}
+
+// activeTurn is the prompt turn in progress.
+type activeTurn struct {
+	sess      *clientSession
+	call      *clientCall
+	plan      turnPlan
+	seen      int // agent messages since the prompt
+	cancelled bool
+	// cancelLine is the transcript line of the session/cancel or
+	// session/close that cancelled the turn.
+	cancelLine int
+	closeCall  *clientCall
+}
+
+// Failure is something the harness itself saw go wrong with the agent:
+// it would not start, stopped answering, or died.
+type Failure struct {
+	Check   string `json:"check"` // one of the Check* ids
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"` // transcript line of the request concerned
+}
+
+// Harness checks: what the harness judges itself, beside the catalog rules.
+const (
+	CheckStart   = "CHECK-START"   // the agent starts and answers initialize
+	CheckTimeout = "CHECK-TIMEOUT" // every request is answered in time
+	CheckCrash   = "CHECK-CRASH"   // the agent does not die while the client needs it
+	CheckClose   = "CHECK-CLOSE"   // the agent exits when its stdin closes
+)
+
+// client plays the editor in one run.
+type client struct {
+	ctx  context.Context
+	opts *Options
+	p    *proc
+	rec  *Transcript
+	plan *Plan
+	// answers are the current action's choices for agent requests,
+	// consumed in order.
+	answers []int
+	buf     *buffers
+	caps    map[Capability]bool
+	agent   agentInfo
+
+	nextID    int
+	calls     map[string]*clientCall
+	sessions  []*clientSession
+	turn      *activeTurn
+	terminals map[string]*simTerminal
+	nextTerm  int
+
+	facts   map[Fact]int
+	failure *Failure
+	// unadvertised lists agent calls of methods the client did not
+	// advertise, answered with -32601.
+	unadvertised []string
+	// steps is a readable log of what the client did.
+	steps []string
+	// answerLines are the transcript lines of the client's answers to
+	// agent requests.
+	answerLines []int
+	// raceLines are prompt responses that may have crossed their cancel.
+	raceLines map[int]bool
+	// closing is set once the close ladder runs: nothing is answered then.
+	closing bool
+	eof     bool
+}
+
+// Fact is something that happened in a run and that makes a rule
+// exercised (see profile.go).
+type Fact string
+
+func newClient(ctx context.Context, opts *Options, p *proc, plan *Plan, buf *buffers) *client {
+	return &client{
+		ctx: ctx, opts: opts, p: p, rec: p.rec, plan: plan, buf: buf,
+		caps:      map[Capability]bool{},
+		calls:     map[string]*clientCall{},
+		terminals: map[string]*simTerminal{},
+		facts:     map[Fact]int{},
+		raceLines: map[int]bool{},
+	}
+}
+
+func (c *client) logf(format string, args ...any) {
+	c.steps = append(c.steps, fmt.Sprintf(format, args...))
+}
+
+func (c *client) fail(check, format string, args ...any) {
+	if c.failure == nil {
+		c.failure = &Failure{Check: check, Message: fmt.Sprintf(format, args...)}
+	}
+}
+
+// write sends one JSON-RPC message.
+func (c *client) write(msg []byte) (int, bool) {
+	if c.failure != nil {
+		return 0, false
+	}
+	line, err := c.p.send(msg, c.opts.ResponseTimeout)
+	if err != nil {
+		c.crashed(fmt.Sprintf("writing to the agent's stdin failed (%v)", err))
+		return 0, false
+	}
+	return line, true
+}
+
+// call sends a request and registers it.
+func (c *client) call(method string, params any) *clientCall {
+	id := c.nextID
+	c.nextID++
+	p, _ := json.Marshal(params)
+	m, _ := json.Marshal(method)
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":%s,"params":%s}`, id, m, p)
+	cc := &clientCall{method: method, id: id}
+	line, ok := c.write(msg)
+	if !ok {
+		cc.done = true
+		return cc
+	}
+	cc.line = line
+	c.calls[fmt.Sprint(id)] = cc
+	return cc
+}
+
+// notify sends a notification and returns its transcript line.
+func (c *client) notify(method string, params any) int {
+	p, _ := json.Marshal(params)
+	m, _ := json.Marshal(method)
+	line, _ := c.write(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%s,"params":%s}`, m, p))
+	return line
+}
+
+func (c *client) reply(id json.RawMessage, result any) {
+	r, _ := json.Marshal(result)
+	c.answer(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, r))
+}
+
+func (c *client) replyError(id json.RawMessage, code int64, msg string) {
+	e, _ := json.Marshal(rpcErr{Code: code, Message: msg})
+	c.answer(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, id, e))
+}
+
+// answer sends the response to an agent request.
+func (c *client) answer(msg []byte) {
+	if c.closing {
+		return
+	}
+	if line, ok := c.write(msg); ok {
+		c.answerLines = append(c.answerLines, line)
+	}
+}
+
+// wait handles agent messages until cc is answered. It gives up when the
+// agent says nothing for the response timeout (first is used instead for
+// the first response of the run), dies, or the run's watchdog fires.
+func (c *client) wait(cc *clientCall, first time.Duration) bool {
+	timeout := c.opts.ResponseTimeout
+	if first > 0 {
+		timeout = first
+	}
+	for !cc.done {
+		if c.failure != nil {
+			return false
+		}
+		if !c.step(timeout) {
+			switch {
+			case c.failure != nil:
+			case c.eof:
+				c.crashed(fmt.Sprintf("the agent closed stdout while %s (line %d) was pending", cc.method, cc.line))
+			case first > 0:
+				c.fail(CheckStart, "no response to %s (line %d) within the startup timeout of %v", cc.method, cc.line, timeout)
+			default:
+				c.fail(CheckTimeout, "no response to %s (line %d) and no other message for %v", cc.method, cc.line, timeout)
+			}
+			if c.failure != nil && c.failure.Line == 0 {
+				c.failure.Line = cc.line
+			}
+			return false
+		}
+	}
+	return cc.err == nil
+}
+
+// crashed records that the agent went away, with its exit status when it
+// is known shortly.
+func (c *client) crashed(what string) {
+	select {
+	case <-c.p.exited:
+	case <-time.After(200 * time.Millisecond):
+	}
+	c.fail(CheckCrash, "%s; the agent %s", what, c.p.exitStatus())
+}
+
+// step handles one agent message, waiting at most timeout for it. It
+// returns false on timeout, end of stdout or the watchdog.
+func (c *client) step(timeout time.Duration) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case f, ok := <-c.p.frames:
+		if !ok {
+			c.eof = true
+			return false
+		}
+		c.handle(f)
+		return true
+	case <-timer.C:
+		return false
+	case <-c.ctx.Done():
+		c.fail(CheckTimeout, "the run took longer than the run timeout of %v", c.opts.RunTimeout)
+		return false
+	}
+}
+
+// settle handles agent messages until the agent has been quiet for d, so
+// that late messages land before the client's next move.
+func (c *client) settle(d time.Duration) {
+	for c.failure == nil && !c.eof {
+		if !c.step(d) {
+			return
+		}
+	}
+}
+
+// handle processes one line from the agent.
+func (c *client) handle(f frame) {
+	c.facts[FactAgentLine]++
+	t := c.turn
+	if t != nil && !t.call.done {
+		t.seen++
+	}
+	var m wireMsg
+	trimmed := bytes.TrimSpace(f.line)
+	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &m) == nil {
+		c.dispatch(f, &m)
+	}
+	// Cancel only while the prompt is still unanswered: a cancel after
+	// the response would be the client's mistake (ACP-CXL-005).
+	if !c.closing && t != nil && !t.call.done && !t.cancelled && t.plan.cancelAfter >= 0 && t.seen > t.plan.cancelAfter {
+		c.cancelTurn("after %d agent message(s)", t.seen)
+	}
+}
+
+func (c *client) dispatch(f frame, m *wireMsg) {
+	switch {
+	case m.Method == "" && m.hasID():
+		c.onResponse(f, m)
+	case m.Method != "" && m.hasID():
+		c.facts[FactAgentRequest]++
+		if c.closing {
+			return // stdin is closed: nothing can be answered any more
+		}
+		if t := c.turn; t != nil && !t.call.done && !t.cancelled && t.plan.atRequest {
+			c.cancelTurn("when the agent sent %s", m.Method)
+		}
+		c.onRequest(m)
+	case m.Method != "":
+		c.onNotification(m)
+	}
+}
+
+func (c *client) onResponse(f frame, m *wireMsg) {
+	c.facts[FactAgentResponse]++
+	cc, ok := c.calls[string(bytes.TrimSpace(m.ID))]
+	if !ok || cc.done {
+		return
+	}
+	cc.done = true
+	cc.respLine = f.num
+	cc.result = m.Result
+	if m.Error != nil {
+		cc.err = &rpcErr{Code: m.Error.Code, Message: m.Error.Message}
+	}
+	delete(c.calls, string(bytes.TrimSpace(m.ID)))
+}
+
+func (c *client) onNotification(m *wireMsg) {
+	if m.Method != "session/update" {
+		return
+	}
+	c.facts[FactUpdate]++
+	var p struct {
+		Update struct {
+			SessionUpdate string `json:"sessionUpdate"`
+		} `json:"update"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	switch p.Update.SessionUpdate {
+	case "tool_call", "tool_call_update":
+		c.facts[FactToolCall]++
+	}
+}
+
+// sessionParams is what every agent request carries.
+type sessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// onRequest answers a request from the agent.
+func (c *client) onRequest(m *wireMsg) {
+	switch m.Method {
+	case "session/request_permission":
+		c.facts[FactPermission]++
+		c.answerPermission(m)
+	case "fs/read_text_file":
+		c.facts[FactFS]++
+		if !c.caps[CapReadTextFile] {
+			c.unadvertisedCall(m, "fs.readTextFile")
+			return
+		}
+		c.readFile(m)
+	case "fs/write_text_file":
+		c.facts[FactFS]++
+		if !c.caps[CapWriteTextFile] {
+			c.unadvertisedCall(m, "fs.writeTextFile")
+			return
+		}
+		c.writeFile(m)
+	case "terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
+		c.facts[FactTerminal]++
+		if !c.caps[CapTerminal] {
+			c.unadvertisedCall(m, "terminal")
+			return
+		}
+		c.terminal(m)
+	default:
+		c.replyError(m.ID, -32601, "Method not found: "+m.Method)
+	}
+}
+
+// unadvertisedCall refuses a method the client did not advertise. The
+// protocol machine reports the capability breach; the harness keeps the
+// call for the report.
+func (c *client) unadvertisedCall(m *wireMsg, capability string) {
+	c.unadvertised = append(c.unadvertised, m.Method)
+	c.replyError(m.ID, -32601, fmt.Sprintf("Method not found: %s (the client did not advertise %s)", m.Method, capability))
+}
+
+func (c *client) answerPermission(m *wireMsg) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Options   []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	t := c.turn
+	inTurn := t != nil && !t.call.done && t.sess.id == p.SessionID
+	// After a cancel, and outside any turn, the only safe answer is
+	// "cancelled": selecting an option would let a tool run in a turn the
+	// user stopped.
+	if !inTurn || t.cancelled || len(p.Options) == 0 {
+		c.facts[FactPermissionCancelled]++
+		c.reply(m.ID, map[string]any{"outcome": map[string]any{"outcome": "cancelled"}})
+		return
+	}
+	i := c.nextAnswer() % len(p.Options)
+	o := p.Options[i]
+	c.facts[Fact("permission:"+o.Kind)]++
+	c.logf("answer permission with %s (%s)", o.OptionID, o.Kind)
+	c.reply(m.ID, map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": o.OptionID}})
+}
+
+// nextAnswer takes the plan's next choice for an agent request; 0 (the
+// first option, no error) once the plan has none left.
+func (c *client) nextAnswer() int {
+	if len(c.answers) == 0 {
+		return 0
+	}
+	a := c.answers[0]
+	c.answers = c.answers[1:]
+	return a
+}
+
+// injectError decides whether a client method fails this time.
+func (c *client) injectError() bool { return c.nextAnswer() == injectErrorAnswer }
+
+func (c *client) readFile(m *wireMsg) {
+	var p struct {
+		Path  string `json:"path"`
+		Line  *int   `json:"line"`
+		Limit *int   `json:"limit"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || !filepath.IsAbs(p.Path) {
+		c.replyError(m.ID, -32602, "Invalid params: path must be an absolute path")
+		return
+	}
+	if c.injectError() {
+		c.logf("fail fs/read_text_file %s (injected)", p.Path)
+		c.replyError(m.ID, -32603, "Internal error: reading "+p.Path+" failed: input/output error")
+		return
+	}
+	content, ok := c.buf.read(p.Path)
+	if !ok {
+		c.replyError(m.ID, -32002, "Resource not found: "+p.Path)
+		return
+	}
+	line, limit := 0, 0
+	if p.Line != nil {
+		line = *p.Line
+	}
+	if p.Limit != nil {
+		limit = *p.Limit
+	}
+	c.reply(m.ID, map[string]any{"content": sliceLines(content, line, limit)})
+}
+
+func (c *client) writeFile(m *wireMsg) {
+	var p struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || !filepath.IsAbs(p.Path) {
+		c.replyError(m.ID, -32602, "Invalid params: path must be an absolute path")
+		return
+	}
+	if c.injectError() {
+		c.logf("fail fs/write_text_file %s (injected)", p.Path)
+		c.replyError(m.ID, -32603, "Internal error: writing "+p.Path+" failed: read-only file system")
+		return
+	}
+	if !c.buf.write(p.Path, p.Content) {
+		c.replyError(m.ID, -32603, "Internal error: "+p.Path+" is outside the workspace")
+		return
+	}
+	c.reply(m.ID, map[string]any{})
+}
+
+func (c *client) terminal(m *wireMsg) {
+	var p struct {
+		TerminalID      string   `json:"terminalId"`
+		Command         string   `json:"command"`
+		Args            []string `json:"args"`
+		OutputByteLimit *int     `json:"outputByteLimit"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		c.replyError(m.ID, -32602, "Invalid params")
+		return
+	}
+	if m.Method == "terminal/create" {
+		if c.injectError() {
+			c.logf("fail terminal/create %s (injected)", p.Command)
+			c.replyError(m.ID, -32603, "Internal error: could not spawn "+p.Command+": resource temporarily unavailable")
+			return
+		}
+		out, code := c.buf.simulate(p.Command, p.Args)
+		c.nextTerm++
+		id := fmt.Sprintf("term_%d", c.nextTerm)
+		t := &simTerminal{output: out, exitCode: code}
+		if p.OutputByteLimit != nil {
+			t.limit = *p.OutputByteLimit
+		}
+		c.terminals[id] = t
+		c.reply(m.ID, map[string]any{"terminalId": id})
+		return
+	}
+	t, ok := c.terminals[p.TerminalID]
+	if !ok || t.released {
+		c.replyError(m.ID, -32002, "Resource not found: terminal "+p.TerminalID)
+		return
+	}
+	status := map[string]any{"exitCode": t.exitCode, "signal": nil}
+	if t.killed {
+		status = map[string]any{"exitCode": nil, "signal": "SIGKILL"}
+	}
+	switch m.Method {
+	case "terminal/output":
+		out, truncated := truncateFront(t.output, t.limit)
+		c.reply(m.ID, map[string]any{"output": out, "truncated": truncated, "exitStatus": status})
+	case "terminal/wait_for_exit":
+		c.reply(m.ID, status)
+	case "terminal/kill":
+		// The simulated command has already exited: kill changes nothing.
+		c.reply(m.ID, map[string]any{})
+	case "terminal/release":
+		t.released = true
+		c.reply(m.ID, map[string]any{})
+	}
+}
+
+// cancelTurn cancels the running turn as its plan says.
+func (c *client) cancelTurn(why string, args ...any) {
+	t := c.turn
+	t.cancelled = true
+	if t.plan.viaClose {
+		c.logf("close %s "+why, append([]any{t.sess.id}, args...)...)
+		t.closeCall = c.call("session/close", map[string]any{"sessionId": t.sess.id})
+		t.cancelLine = t.closeCall.line
+		return
+	}
+	c.logf("cancel %s "+why, append([]any{t.sess.id}, args...)...)
+	t.cancelLine = c.notify("session/cancel", map[string]any{"sessionId": t.sess.id})
+	c.facts[FactCancelSent]++
+}
+
+// cancelRead reports whether the agent must have read the cancel (or
+// close) at line cancel before it wrote the prompt response at line resp.
+// The protocol machine counts a cancel as read once any agent message
+// comes between the two, but a message that was already in the pipe
+// proves nothing. Two things do: the client answered one of the agent's
+// requests in between (stdin is read in order, so an agent that went on
+// after that answer had read the cancel before it), or the agent took the
+// settle time to respond.
+func (c *client) cancelRead(cancel, resp int) bool {
+	for _, l := range c.answerLines {
+		if cancel < l && l < resp {
+			return true
+		}
+	}
+	recs := c.rec.Records()
+	if cancel < 1 || resp > len(recs) {
+		return false
+	}
+	return recs[resp-1].At.Sub(recs[cancel-1].At) >= c.opts.Settle
+}
+
+// openSessions returns the sessions that can take a prompt.
+func (c *client) openSessions() []*clientSession {
+	var out []*clientSession
+	for _, s := range c.sessions {
+		if s.open {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortedFacts(m map[Fact]int) []Fact {
+	var out []Fact
+	for f := range m {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,115 @@
+package transcriptgen
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/lint"
+)
+
+// TestLintsClean checks that generated traffic is protocol-valid: linting
+// it gives no error finding (and shows what else it gives).
+func TestLintsClean(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3, 42} {
+		var buf bytes.Buffer
+		if err := Write(&buf, Options{Seed: seed, Bytes: 200 << 10}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := lint.Transcript(bytes.NewReader(buf.Bytes()), lint.Options{File: "generated.ndjson"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Lines == 0 {
+			t.Fatalf("seed %d: no lines", seed)
+		}
+		for _, f := range res.Findings {
+			if f.Severity == findings.SeverityError {
+				t.Errorf("seed %d: %s: %s %s (%s)", seed, f.Location, f.Severity, f.Message, f.RuleID)
+			} else {
+				t.Logf("seed %d: %s: %s %s (%s)", seed, f.Location, f.Severity, f.Message, f.RuleID)
+			}
+		}
+	}
+}
+
+func generate(t *testing.T, opts Options) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, opts); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestDeterministic: a seed always gives the same bytes, and another seed
+// other bytes.
+func TestDeterministic(t *testing.T) {
+	a := generate(t, Options{Seed: 9, Bytes: 64 << 10})
+	b := generate(t, Options{Seed: 9, Bytes: 64 << 10})
+	c := generate(t, Options{Seed: 10, Bytes: 64 << 10})
+	if !bytes.Equal(a, b) {
+		t.Error("the same seed gave different transcripts")
+	}
+	if bytes.Equal(a, c) {
+		t.Error("seeds 9 and 10 gave the same transcript")
+	}
+}
+
+// TestSize: the transcript reaches the requested size and ends soon after.
+func TestSize(t *testing.T) {
+	for _, size := range []int64{1, 10 << 10, 1 << 20} {
+		got := int64(len(generate(t, Options{Seed: 5, Bytes: size})))
+		if got < size || got > size+64<<10 {
+			t.Errorf("Bytes %d gave %d bytes", size, got)
+		}
+	}
+}
+
+// TestTraffic checks that the transcript holds the traffic the package
+// promises, and that every line is one well-formed message.
+func TestTraffic(t *testing.T) {
+	src := generate(t, Options{Seed: 3, Bytes: 256 << 10})
+	counts := map[string]int{}
+	lr := codec.NewLineReader(bytes.NewReader(src))
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			break
+		}
+		d := codec.DecodeLine(l)
+		if len(d.Problems) != 0 || len(d.Msgs) != 1 {
+			t.Fatalf("line %d: %v", l.Num, d.Problems)
+		}
+		m := d.Msgs[0]
+		counts[string(m.Method)]++
+		if sn, ok := m.Params.(*domain.SessionNotification); ok {
+			switch u := sn.Update.(type) {
+			case domain.AgentMessageChunk:
+				counts["agent_message_chunk"]++
+			case domain.Plan:
+				counts["plan"]++
+			case domain.ToolCall:
+				if c, ok := u.Content.Get(); ok && len(c) > 0 {
+					if _, diff := c[0].(domain.Diff); diff && u.Locations.IsSet() {
+						counts["diff with locations"]++
+					}
+				}
+			}
+		}
+		if bytes.Contains(l.Bytes, []byte(`"stopReason":"end_turn"`)) {
+			counts["end_turn"]++
+		}
+	}
+	for _, want := range []string{"initialize", "session/new", "session/prompt", "agent_message_chunk", "plan",
+		"diff with locations", "fs/read_text_file", "fs/write_text_file", "session/request_permission", "terminal/create", "end_turn"} {
+		if counts[want] == 0 {
+			t.Errorf("no %s in the transcript", want)
+		}
+	}
+	if counts["session/new"] < 3 {
+		t.Errorf("%d sessions; want several", counts["session/new"])
+	}
+}

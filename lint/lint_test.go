@@ -1,0 +1,294 @@
+package lint_test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/lint"
+)
+
+// Messages of a short, valid session, reused by the tests below.
+const (
+	initReq   = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true},"clientInfo":{"name":"example-editor","version":"1.0.0"}}}`
+	initRes   = `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":false,"promptCapabilities":{"image":false,"audio":false,"embeddedContext":true}},"authMethods":[],"agentInfo":{"name":"example-agent","version":"0.3.1"}}}`
+	newReq    = `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/home/dev/project","mcpServers":[]}}`
+	newRes    = `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"sess_7f3a"}}`
+	promptReq = `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess_7f3a","prompt":[{"type":"text","text":"Fix the build"}]}}`
+	chunk     = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_7f3a","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Done."}}}}`
+	promptRes = `{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}`
+)
+
+func run(t *testing.T, format lint.Format, input string) *lint.Result {
+	t.Helper()
+	res, err := lint.Transcript(strings.NewReader(input), lint.Options{Format: format, File: "t"})
+	if err != nil {
+		t.Fatalf("lint: %v", err)
+	}
+	return res
+}
+
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// only returns the findings of the given rules.
+func only(fs []findings.ValidationFinding, rules ...*findings.Rule) []findings.ValidationFinding {
+	var out []findings.ValidationFinding
+	for _, f := range fs {
+		for _, r := range rules {
+			if f.RuleID == r.ID {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// expect fails unless fs holds exactly the wanted findings, given as
+// "LINE RULE-ID regexp" strings, in any order.
+func expect(t *testing.T, fs []findings.ValidationFinding, want ...string) {
+	t.Helper()
+	used := make([]bool, len(fs))
+	for _, w := range want {
+		var line int
+		var rule, pat string
+		fields := strings.SplitN(w, " ", 3)
+		if len(fields) != 3 {
+			t.Fatalf("bad want %q", w)
+		}
+		fmt.Sscan(fields[0], &line)
+		rule, pat = fields[1], fields[2]
+		re := regexp.MustCompile(pat)
+		found := false
+		for i, f := range fs {
+			if !used[i] && f.Location.Line == line && f.RuleID == rule && re.MatchString(f.Message) {
+				used[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("no finding %s", w)
+		}
+	}
+	for i, f := range fs {
+		if !used[i] {
+			t.Errorf("unexpected finding %d %s: %s", f.Location.Line, f.RuleID, f.Message)
+		}
+	}
+}
+
+// TestResponseDirectionWithOverlappingIDs: both sides number their requests
+// from 0, so in a raw transcript the same id is pending on both sides at
+// once. The driver attributes each response to the side whose request it
+// answers, by the pending tables and, when both match, by the result's
+// shape; nothing is reported for a transcript that is fine.
+func TestResponseDirectionWithOverlappingIDs(t *testing.T) {
+	res := run(t, lint.FormatNDJSON, lines(
+		initReq, initRes, newReq, newRes, promptReq,
+		// The agent's first request also uses id 0 (initialize's id is
+		// answered, so id 0 is pending on the agent's side only).
+		`{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file","params":{"sessionId":"sess_7f3a","path":"/home/dev/project/Makefile"}}`,
+		`{"jsonrpc":"2.0","id":0,"result":{"content":"all:\n\tgo build ./...\n"}}`,
+		// The agent's id 2 overlaps the client's pending prompt (id 2):
+		// only the permission outcome's shape tells them apart.
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_7f3a","update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Run make","kind":"execute","status":"pending"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"sess_7f3a","toolCall":{"toolCallId":"call_1"},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_7f3a","update":{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed"}}}`,
+		chunk, promptRes,
+	))
+	expect(t, only(res.Findings, findings.LINTDirectionUnknown, findings.RPCUnknownResponseID, findings.RPCUnanswered, findings.SCHInvalid, findings.PERMOutcomeShape))
+}
+
+// TestResponseDirectionAmbiguous: when the id is pending on both sides and
+// the response cannot be told apart, the driver says so (ACP-LINT-001)
+// instead of guessing; a response pending on neither side is not
+// ambiguous but correlates with nothing (ACP-RPC-003).
+func TestResponseDirectionAmbiguous(t *testing.T) {
+	res := run(t, lint.FormatNDJSON, lines(
+		initReq, initRes, newReq, newRes, promptReq, // client id 2 pending
+		`{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file","params":{"sessionId":"sess_7f3a","path":"/x"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"sess_7f3a","path":"/y"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"fs/read_text_file","params":{"sessionId":"sess_7f3a","path":"/z"}}`, // agent id 2 pending too
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}`,                          // line 9: either side's answer
+		`{"jsonrpc":"2.0","id":9,"result":{}}`, // line 10: nobody's id
+	))
+	expect(t, only(res.Findings, findings.LINTDirectionUnknown, findings.RPCUnknownResponseID),
+		`9 ACP-LINT-001 cannot tell which side sent the response with id 2: both sides have a request with that id pending;`,
+		`10 ACP-RPC-003 response id 9 matches no pending request of either side`,
+	)
+}
+
+// TestRequestDirectionUnknown: a request either side may send (an
+// extension) cannot be attributed in a raw transcript, but a
+// $/cancel_request is attributed by the id it cancels.
+func TestRequestDirectionUnknown(t *testing.T) {
+	res := run(t, lint.FormatNDJSON, lines(
+		initReq, initRes, newReq, newRes, promptReq,
+		`{"jsonrpc":"2.0","method":"_acme.dev/heartbeat","params":{}}`,
+		`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":2}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"stopReason":"cancelled"}}`,
+	))
+	expect(t, only(res.Findings, findings.LINTDirectionUnknown, findings.CXLUnknownCancelTarget, findings.RPCUnknownResponseID),
+		`6 ACP-LINT-001 cannot tell which side sent notification "_acme.dev/heartbeat"`,
+	)
+}
+
+// TestFormatDetection: each format is recognised from its first line, and
+// every variant yields the same messages with the right senders.
+func TestFormatDetection(t *testing.T) {
+	wrap := func(dirKey, msgKey, client, agent string, quoted bool) string {
+		var b strings.Builder
+		for i, m := range []string{initReq, initRes, newReq, newRes} {
+			dir := client
+			if i%2 == 1 {
+				dir = agent
+			}
+			payload := m
+			if quoted {
+				payload = fmt.Sprintf("%q", m)
+			}
+			fmt.Fprintf(&b, `{"ts":"2026-03-02T10:15:00.%03dZ",%q:%q,%q:%s}`+"\n", i, dirKey, dir, msgKey, payload)
+		}
+		return b.String()
+	}
+	zed := `[
+  {
+    "_direction": "outgoing",
+    "_type": "request",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true}, "clientInfo": {"name": "zed", "version": "0.190.0"}}
+  },
+  {
+    "_direction": "incoming",
+    "_type": "response",
+    "id": 0,
+    "params": {"protocolVersion": 1, "agentCapabilities": {"loadSession": false}, "authMethods": [], "agentInfo": {"name": "example-agent", "version": "0.3.1"}}
+  },
+  {
+    "_direction": "outgoing",
+    "_type": "request",
+    "id": 1,
+    "method": "session/new",
+    "params": {"cwd": "/home/dev/project", "mcpServers": []}
+  },
+  {
+    "_direction": "incoming",
+    "_type": "response",
+    "id": 1,
+    "params": {"sessionId": "sess_7f3a"}
+  }
+]
+`
+	for _, tc := range []struct {
+		name  string
+		input string
+		want  lint.Format
+	}{
+		{"ndjson", lines(initReq, initRes, newReq, newRes), lint.FormatNDJSON},
+		{"ndjson starting with a banner", lines("example-agent v0.3.1 ready", initReq, initRes, newReq, newRes), lint.FormatNDJSON},
+		{"jsonl dir/msg", wrap("dir", "msg", "client", "agent", false), lint.FormatJSONL},
+		{"jsonl direction/message", wrap("direction", "message", "fromClient", "fromAgent", false), lint.FormatJSONL},
+		{"acp-inspector trace", wrap("direction", "json", "client_to_agent", "agent_to_client", true), lint.FormatJSONL},
+		{"zed array", zed, lint.FormatZed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, lint.FormatAuto, tc.input)
+			if res.Format != tc.want {
+				t.Errorf("format %s, want %s", res.Format, tc.want)
+			}
+			if res.Messages != 4 {
+				t.Errorf("%d messages decoded, want 4", res.Messages)
+			}
+			var unexpected []findings.ValidationFinding
+			for _, f := range res.Findings {
+				if f.RuleID == findings.WIREAgentNotJSON.ID && strings.Contains(tc.name, "banner") {
+					continue
+				}
+				unexpected = append(unexpected, f)
+			}
+			expect(t, unexpected)
+		})
+	}
+}
+
+// TestBadWrapperLines: a JSONL line that is not a record of the format is
+// reported with its line (ACP-LINT-002) and skipped; the next lines are
+// read normally, so the session still correlates.
+func TestBadWrapperLines(t *testing.T) {
+	input := lines(
+		`{"dir":"client","msg":`+initReq+`}`,
+		`{"dir":"agent","msg":`+initRes+`}`,
+		`{"dir":"client","msg":`+newReq, // cut short
+		`{"dir":"client","msg":`+newReq+`}`,
+		`{"when":"10:15:00","msg":`+chunk+`}`, // no direction
+		`{"dir":"editor","msg":`+chunk+`}`,    // unknown direction
+		`{"dir":"agent","msg":`+newRes+`}`,
+	)
+	res := run(t, lint.FormatJSONL, input)
+	expect(t, res.Findings,
+		`3 ACP-LINT-002 the line is not JSON`,
+		`5 ACP-LINT-002 the line lacks a direction`,
+		`6 ACP-LINT-002 direction "editor" is not one acplint knows`,
+	)
+	if res.Messages != 4 {
+		t.Errorf("%d messages decoded, want 4", res.Messages)
+	}
+}
+
+// TestLargeMessage proves ACP-WIRE-008, whose failing input (over 32 MiB)
+// is too large for the golden corpus: a prompt just over the limit is
+// reported, one just under it is not.
+func TestLargeMessage(t *testing.T) {
+	prompt := func(size int) string {
+		head := `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess_7f3a","prompt":[{"type":"text","text":"`
+		tail := `"}]}}`
+		return head + strings.Repeat("a", size-len(head)-len(tail)) + tail
+	}
+	const limit = 32 << 20
+	over := run(t, lint.FormatNDJSON, lines(initReq, initRes, newReq, newRes, prompt(limit+1), promptRes))
+	expect(t, over.Findings, `5 ACP-WIRE-008 message is 32\.0 MiB; the TypeScript SDK refuses messages over 32 MiB`)
+	under := run(t, lint.FormatNDJSON, lines(initReq, initRes, newReq, newRes, prompt(limit), promptRes))
+	expect(t, under.Findings)
+}
+
+// TestSplitFrameInJSONL: an acp-inspector frame holding a raw newline is
+// one message split in two; it is reported once and still decoded.
+func TestSplitFrameInJSONL(t *testing.T) {
+	split := strings.Replace(chunk, `"Done."`, `"Done.`+"\n"+`All tests pass."`, 1)
+	input := lines(
+		`{"direction":"client_to_agent","json":`+fmt.Sprintf("%q", initReq)+`}`,
+		`{"direction":"agent_to_client","json":`+fmt.Sprintf("%q", initRes)+`}`,
+		`{"direction":"client_to_agent","json":`+fmt.Sprintf("%q", newReq)+`}`,
+		`{"direction":"agent_to_client","json":`+fmt.Sprintf("%q", newRes)+`}`,
+		`{"direction":"client_to_agent","json":`+fmt.Sprintf("%q", promptReq)+`}`,
+		`{"direction":"agent_to_client","json":`+fmt.Sprintf("%q", split)+`}`,
+		`{"direction":"agent_to_client","json":`+fmt.Sprintf("%q", promptRes)+`}`,
+	)
+	res := run(t, lint.FormatAuto, input)
+	expect(t, res.Findings,
+		`6 ACP-WIRE-003 one message spans one recorded frame: it contains 1 raw newline`,
+		`6 ACP-RPC-012 the client sent nothing after the message split`,
+	)
+	if res.Messages != 7 {
+		t.Errorf("%d messages decoded, want 7", res.Messages)
+	}
+}
+
+// TestUnadvertisedMethodCode: a capability-gated method the receiver did
+// not advertise should be refused with -32601 (ACP-RPC-010). The corpus
+// cannot hold this case alone, since the request itself breaks a CAP rule.
+func TestUnadvertisedMethodCode(t *testing.T) {
+	load := func(code int) string {
+		return lines(initReq, initRes,
+			`{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"sess_old","cwd":"/home/dev/project","mcpServers":[]}}`,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"error":{"code":%d,"message":"Cannot load sessions."}}`, code))
+	}
+	res := run(t, lint.FormatNDJSON, load(-32603))
+	expect(t, only(res.Findings, findings.RPCMethodNotFoundCode),
+		`4 ACP-RPC-010 session/load needs the loadSession capability, which the agent did not advertise, yet it is answered with -32603`)
+	res = run(t, lint.FormatNDJSON, load(-32601))
+	expect(t, only(res.Findings, findings.RPCMethodNotFoundCode))
+}

@@ -1,0 +1,74 @@
+package protocol
+
+import (
+	"encoding/base64"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
+)
+
+func init() {
+	onEveryRequest(func(p Phase, c *ctx) Phase {
+		checkBase64(c, reflect.ValueOf(c.m.Params), "/params")
+		return p
+	})
+	onEveryResponse(func(p Phase, c *ctx, _ Pending) Phase {
+		if c.succeeded() {
+			checkBase64(c, reflect.ValueOf(c.m.Result), "/result")
+		}
+		return p
+	})
+}
+
+// checkBase64 reports image and audio data and resource blobs that are not
+// base64 (ACP-CONT-002), wherever content blocks occur in a message:
+// prompts, message chunks, tool call content, permission requests.
+func checkBase64(c *ctx, root reflect.Value, prefix jsonv.Pointer) {
+	eachStruct(root, prefix, func(v reflect.Value, ptr jsonv.Pointer) {
+		var what, member, data string
+		switch b := v.Interface().(type) {
+		case domain.ImageContent:
+			what, member, data = "image data", "data", b.Data
+		case domain.AudioContent:
+			what, member, data = "audio data", "data", b.Data
+		case domain.BlobResourceContents:
+			what, member, data = "resource blob", "blob", b.Blob
+		default:
+			return
+		}
+		if why := notBase64(data); why != "" {
+			c.add(findings.CONTBadBase64, string(ptr.Key(member)), "%s is not base64 (%s); the receiver fails when it decodes the content to show it or pass it to a model", what, why)
+		}
+	})
+}
+
+// notBase64 says why s is not standard base64, or "" when it is. Padding
+// may be left out, as several encoders do; line breaks, the URL-safe
+// alphabet and data: URLs are refused because model APIs refuse them.
+func notBase64(s string) string {
+	if strings.HasPrefix(s, "data:") {
+		return "it is a data: URL; send only the part after the comma, with the type in mimeType"
+	}
+	if _, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return ""
+	}
+	if _, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "=")); err == nil && len(strings.TrimRight(s, "=")) == len(s) {
+		return ""
+	}
+	for i, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '+', r == '/', r == '=':
+		case r == '\n' || r == '\r':
+			return "it contains a line break at byte " + strconv.Itoa(i)
+		case r == '-' || r == '_':
+			return "it uses the URL-safe alphabet (" + string(r) + " at byte " + strconv.Itoa(i) + ")"
+		default:
+			return "character " + strconv.QuoteRune(r) + " at byte " + strconv.Itoa(i)
+		}
+	}
+	return "its length or padding is wrong"
+}

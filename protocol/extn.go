@@ -1,0 +1,283 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/internal/pmap"
+)
+
+// extnState is the bookkeeping of the extensibility checks.
+type extnState struct {
+	// reported holds the extension and $/ methods already reported as
+	// unadvertised (ACP-EXTN-006) or unknown (ACP-EXTN-007), so that a
+	// method used a thousand times is reported once.
+	reported pmap.Map[domain.Method, int]
+}
+
+func init() {
+	onEveryRequest(checkExtensionMethod)
+	onEveryRequest(func(p Phase, c *ctx) Phase {
+		checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
+		return p
+	})
+	onEveryResponse(func(p Phase, c *ctx, _ Pending) Phase {
+		if c.succeeded() {
+			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
+		}
+		return p
+	})
+}
+
+// checkExtensionMethod reports "_" methods that neither side advertises
+// under _meta (ACP-EXTN-006) and unknown "$/" notifications (ACP-EXTN-007),
+// once per method.
+func checkExtensionMethod(p Phase, c *ctx) Phase {
+	m := c.m
+	if _, done := p.extn.reported.Get(m.Method); done {
+		return p
+	}
+	switch {
+	case m.Method.IsExtension():
+		// Advertising is judged once both sides have shown their
+		// capabilities; the sender must be known to name the receiver.
+		if p.ClientCaps == nil || p.AgentCaps == nil || m.Dir == domain.DirUnknown {
+			return p
+		}
+		if advertisesExtension(p, m.Method) {
+			return p
+		}
+		receiver := m.Dir.Opposite()
+		c.add(findings.EXTNCapabilityOutsideMeta, "/method",
+			"extension method %s is used, but neither side's capabilities mention it under _meta; the %s cannot tell the %s supports it, and an unsupported request only gets -32601",
+			m.Method, m.Dir, receiver)
+	case m.Method.IsProtocolLevel() && m.Kind == domain.KindNotification:
+		if _, known := domain.LookupMethod(m.Method); known || isUnstable(m.Method) {
+			return p
+		}
+		c.add(findings.EXTNUnknownDollarMethod, "/method",
+			"%s is not a protocol-level notification ACP defines; $/ notifications are implementation-dependent and receivers that do not know it ignore it", m.Method)
+	default:
+		return p
+	}
+	p.extn.reported = p.extn.reported.Set(m.Method, c.line())
+	return p
+}
+
+// advertisesExtension reports whether any _meta of either side's
+// capabilities names method: a key or string value that is the method, its
+// namespace (the part before the first "/", e.g. "zed.dev" for
+// "_zed.dev/workspace/buffers") or a prefix of it. The match is lenient on
+// purpose: the spec does not fix how an extension is advertised, so only
+// a method that nothing mentions is reported.
+func advertisesExtension(p Phase, method domain.Method) bool {
+	name := strings.TrimPrefix(string(method), "_")
+	found := false
+	visit := func(v reflect.Value, _ jsonv.Pointer) {
+		if found {
+			return
+		}
+		meta := metaOf(v)
+		if len(meta) == 0 {
+			return
+		}
+		tree, err := jsonv.Parse(meta)
+		if err != nil {
+			return
+		}
+		found = mentions(&tree, name)
+	}
+	eachStruct(reflect.ValueOf(p.AgentCaps), "", visit)
+	eachStruct(reflect.ValueOf(p.ClientCaps), "", visit)
+	return found
+}
+
+func mentions(v *jsonv.Value, name string) bool {
+	names := func(s string) bool {
+		s = strings.TrimPrefix(s, "_")
+		return len(s) >= 2 && strings.HasPrefix(name, s)
+	}
+	switch v.Kind {
+	case jsonv.String:
+		return names(v.Str)
+	case jsonv.Array:
+		for i := range v.Elems {
+			if mentions(&v.Elems[i], name) {
+				return true
+			}
+		}
+	case jsonv.Object:
+		for i := range v.Members {
+			if names(v.Members[i].Key) || mentions(&v.Members[i].Value, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// metaOf returns the raw _meta member of struct v, if it has one.
+func metaOf(v reflect.Value) json.RawMessage {
+	f := v.FieldByName("Meta")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[json.RawMessage]() {
+		return nil
+	}
+	return f.Interface().(json.RawMessage)
+}
+
+// W3C Trace Context (traceparent, tracestate) and W3C Baggage syntax.
+var (
+	traceparentRe = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+	tracestateKey = regexp.MustCompile(`^([a-z0-9][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})$`)
+	tracestateVal = regexp.MustCompile(`^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$`)
+	baggageKey    = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
+	baggageValue  = regexp.MustCompile(`^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$`)
+)
+
+// checkTraceContext checks the W3C trace context keys of every _meta
+// reachable from a typed params or result value (ACP-EXTN-005).
+func checkTraceContext(c *ctx, root reflect.Value, prefix jsonv.Pointer) {
+	eachStruct(root, prefix, func(v reflect.Value, ptr jsonv.Pointer) {
+		meta := metaOf(v)
+		if len(meta) == 0 {
+			return
+		}
+		tree, err := jsonv.Parse(meta)
+		if err != nil || tree.Kind != jsonv.Object {
+			return // ACP-EXTN-004 reports a _meta that is not an object
+		}
+		for i := range tree.Members {
+			mem := &tree.Members[i]
+			at := string(ptr.Key("_meta").Key(mem.Key))
+			if why := traceValueProblem(mem.Key, &mem.Value, meta); why != "" {
+				c.add(findings.EXTNTraceContext, at, "_meta %q %s; trace propagation across the connection breaks, since W3C tracers drop a malformed header", mem.Key, why)
+			}
+		}
+	})
+}
+
+// traceValueProblem says what is wrong with the value of a reserved trace
+// context key, or "" when it is well formed or the key is not reserved.
+func traceValueProblem(key string, v *jsonv.Value, src []byte) string {
+	switch key {
+	case "traceparent", "tracestate", "baggage":
+	default:
+		return ""
+	}
+	if v.Kind != jsonv.String {
+		return fmt.Sprintf("is %s; W3C trace context values are strings", string(v.Raw(src)))
+	}
+	s := v.Str
+	switch key {
+	case "traceparent":
+		if !traceparentRe.MatchString(s) {
+			return fmt.Sprintf("is %q; want version-traceid-parentid-flags in lowercase hex, e.g. 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", s)
+		}
+		parts := strings.Split(s, "-")
+		switch {
+		case parts[0] == "ff":
+			return fmt.Sprintf("is %q; version ff is invalid", s)
+		case strings.Trim(parts[1], "0") == "":
+			return fmt.Sprintf("is %q; an all-zero trace id is invalid", s)
+		case strings.Trim(parts[2], "0") == "":
+			return fmt.Sprintf("is %q; an all-zero parent id is invalid", s)
+		}
+	case "tracestate":
+		members := strings.Split(s, ",")
+		if len(members) > 32 {
+			return fmt.Sprintf("has %d list members; tracestate allows at most 32", len(members))
+		}
+		for _, m := range members {
+			m = strings.Trim(m, " \t")
+			if m == "" {
+				continue
+			}
+			k, val, ok := strings.Cut(m, "=")
+			if !ok || !tracestateKey.MatchString(k) || !tracestateVal.MatchString(val) {
+				return fmt.Sprintf("member %q is not key=value in W3C tracestate syntax", m)
+			}
+		}
+	case "baggage":
+		for _, m := range strings.Split(s, ",") {
+			m = strings.Trim(m, " \t")
+			if m == "" {
+				continue
+			}
+			kv, _, _ := strings.Cut(m, ";") // properties follow ";"
+			k, val, ok := strings.Cut(kv, "=")
+			if !ok || !baggageKey.MatchString(strings.Trim(k, " \t")) || !baggageValue.MatchString(strings.Trim(val, " \t")) {
+				return fmt.Sprintf("member %q is not key=value in W3C baggage syntax (values are percent-encoded)", m)
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	optionalType   = reflect.TypeFor[domain.Optional]()
+)
+
+// eachStruct calls visit for every struct reachable from v, a typed params
+// or result value, with the JSON Pointer of the object it was decoded from.
+// It follows the json tags of package domain: Opt members count only when
+// set, inline members share their parent's pointer, and raw JSON is not
+// entered.
+func eachStruct(v reflect.Value, ptr jsonv.Pointer, visit func(reflect.Value, jsonv.Pointer)) {
+	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if !v.IsValid() {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		if v.Type().Implements(optionalType) {
+			if v.Interface().(domain.Optional).Presence() == domain.Present {
+				eachStruct(v.Field(0), ptr, visit)
+			}
+			return
+		}
+		visit(v, ptr)
+		t := v.Type()
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			if !sf.IsExported() || sf.Type == rawMessageType {
+				continue
+			}
+			tag := sf.Tag.Get("json")
+			name, opts, _ := strings.Cut(tag, ",")
+			switch {
+			case tag == "-":
+				continue
+			case name == "" && strings.Contains(opts, "inline"):
+				eachStruct(v.Field(i), ptr, visit)
+			case name != "":
+				eachStruct(v.Field(i), ptr.Key(name), visit)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type() == rawMessageType || v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			eachStruct(v.Index(i), ptr.Index(i), visit)
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		for _, k := range keys {
+			eachStruct(v.MapIndex(k), ptr.Key(fmt.Sprint(k)), visit)
+		}
+	}
+}

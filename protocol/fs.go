@@ -1,0 +1,182 @@
+package protocol
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/pmap"
+)
+
+// fsState is the bookkeeping of the FS checks.
+type fsState struct {
+	// extraRoots maps a session to the additionalDirectories it was
+	// opened with; with Session.Cwd they form its root set (ACP-FS-004).
+	extraRoots pmap.Map[domain.SessionID, []string]
+}
+
+func init() {
+	onRequestTo(domain.MethodFSReadTextFile, checkFSRequest)
+	onRequestTo(domain.MethodFSWriteTextFile, checkFSRequest)
+	onResponseTo(domain.MethodFSReadTextFile, checkReadFailure)
+	onResponseTo(domain.MethodSessionNew, noteNewSessionRoots)
+	onRequestTo(domain.MethodSessionLoad, noteReopenedSessionRoots)
+	onRequestTo(domain.MethodSessionResume, noteReopenedSessionRoots)
+}
+
+func noteNewSessionRoots(p Phase, c *ctx, req Pending) Phase {
+	res, ok := resultOf[domain.NewSessionResponse](c.m)
+	params, ok2 := requestParams[domain.NewSessionRequest](req)
+	if !ok || !ok2 || !c.succeeded() || res.SessionID == "" {
+		return p
+	}
+	dirs, _ := params.AdditionalDirectories.Get()
+	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(res.SessionID, dirs)
+	return p
+}
+
+func noteReopenedSessionRoots(p Phase, c *ctx) Phase {
+	var dirs []string
+	switch params := c.m.Params.(type) {
+	case *domain.LoadSessionRequest:
+		if params == nil {
+			return p
+		}
+		dirs, _ = params.AdditionalDirectories.Get()
+	case *domain.ResumeSessionRequest:
+		if params == nil {
+			return p
+		}
+		dirs, _ = params.AdditionalDirectories.Get()
+	default:
+		return p
+	}
+	if id := sessionOf(c.m.Params); id != "" {
+		p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(id, dirs)
+	}
+	return p
+}
+
+// checkFSRequest applies the path rules of fs/read_text_file and
+// fs/write_text_file (ACP-FS-001, -002, -004).
+func checkFSRequest(p Phase, c *ctx) Phase {
+	if c.m.Dir == domain.FromClient {
+		return p
+	}
+	var session domain.SessionID
+	var filePath string
+	switch r := c.m.Params.(type) {
+	case *domain.ReadTextFileRequest:
+		if r == nil {
+			return p
+		}
+		session, filePath = r.SessionID, r.Path
+		if line, ok := r.Line.Get(); ok && line == 0 {
+			c.add(findings.FSZeroLine, "/params/line",
+				"fs/read_text_file starts at line 0; lines are 1-based, so this is most likely an off-by-one, and clients either fail or read from line 1")
+		}
+		if limit, ok := r.Limit.Get(); ok && limit == 0 {
+			f := c.add(findings.FSZeroLine, "/params/limit",
+				"fs/read_text_file asks for a limit of 0 lines; clients disagree on whether that means nothing or no limit")
+			f.Severity = findings.SeverityInfo
+		}
+	case *domain.WriteTextFileRequest:
+		if r == nil {
+			return p
+		}
+		session, filePath = r.SessionID, r.Path
+	default:
+		return p
+	}
+	if filePath == "" {
+		return p
+	}
+	if !isAbsoluteFilePath(filePath) {
+		c.add(findings.FSRelativePath, "/params/path",
+			"%s path %q is not absolute; all ACP paths must be absolute, and the client resolves a relative one against its own working directory, not the session's", c.m.Method, filePath)
+		return p
+	}
+	s, ok := p.Sessions.Get(session)
+	if !ok || !isAbsoluteFilePath(s.Cwd) {
+		return p
+	}
+	roots := []string{s.Cwd}
+	extra, _ := p.flow.fs.extraRoots.Get(session)
+	for _, d := range extra {
+		if isAbsoluteFilePath(d) {
+			roots = append(roots, d)
+		}
+	}
+	for _, r := range roots {
+		if withinDir(filePath, r) {
+			return p
+		}
+	}
+	what := "the session's cwd " + quote(s.Cwd)
+	if len(roots) > 1 {
+		what = "the session's cwd and additional directories (" + strings.Join(roots, ", ") + ")"
+	}
+	c.add(findings.FSOutsideRoots, "/params/path",
+		"%s path %q lies outside %s; the root set should bound file operations, and the user granted only those directories", c.m.Method, filePath, what)
+	return p
+}
+
+// saysFileMissing reports whether an error text says that a file does not
+// exist. Strong phrasings (Node's ENOENT, Rust's "os error 2", Python's
+// FileNotFoundError, "no such file") count alone; a bare "not found" or
+// "does not exist" counts only next to the word file or path or the file's
+// own name, since "session not found" is a different failure.
+func saysFileMissing(text, filePath string) bool {
+	if missingFileStrong.MatchString(text) {
+		return true
+	}
+	if !missingFileWeak.MatchString(text) {
+		return false
+	}
+	lower := strings.ToLower(text)
+	if strings.Contains(lower, "file") || strings.Contains(lower, "path") {
+		return true
+	}
+	base := filePath[strings.LastIndexAny(filePath, `/\`)+1:]
+	return base != "" && strings.Contains(text, base)
+}
+
+var (
+	missingFileStrong = regexp.MustCompile(`(?i)\bENOENT\b|no such file|FileNotFound|file not found|os error 2\b|cannot find the (file|path)`)
+	missingFileWeak   = regexp.MustCompile(`(?i)not found|does not exist|doesn't exist|not exist|missing`)
+)
+
+// checkReadFailure reports a failed fs/read_text_file whose error says the
+// file is missing but whose code is not -32002 (ACP-FS-003). Whether a
+// file exists cannot be seen on the wire; acplint takes the client's own
+// error text as the evidence, so a missing file reported with no such
+// wording goes unnoticed.
+func checkReadFailure(p Phase, c *ctx, req Pending) Phase {
+	e := c.m.Error
+	if c.succeeded() || e == nil || c.m.Dir == domain.FromAgent {
+		return p
+	}
+	code := domain.ErrorCode(e.Code)
+	switch code {
+	case domain.CodeResourceNotFound, domain.CodeMethodNotFound, domain.CodeRequestCancelled:
+		return p // right, or a different failure (capability, cancel)
+	}
+	filePath, path := "", ""
+	if r, ok := requestParams[domain.ReadTextFileRequest](req); ok {
+		filePath, path = r.Path, " "+quote(r.Path)
+	}
+	evidence := ""
+	switch {
+	case saysFileMissing(e.Message, filePath):
+		evidence = "its message says so"
+	case len(e.Data) > 0 && saysFileMissing(string(e.Data), filePath):
+		evidence = "its data says so"
+	default:
+		return p
+	}
+	f := c.add(findings.FSNotFoundCode, "/error/code",
+		"fs/read_text_file of a missing file%s is answered with %d; the file does not exist (%s), which clients should report with -32002 (Resource not found) so the agent can tell an expected miss from a real read failure", path, e.Code, evidence)
+	c.related(f, req.Line, "the fs/read_text_file request")
+	return p
+}

@@ -1,0 +1,323 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/internal/pmap"
+)
+
+// Session setup parameters and lifecycle methods (ACP-SES-*). Missing
+// mcpServers in session/new and session/load (ACP-SES-002), malformed MCP
+// server entries (ACP-SES-005), a tagged stdio server (ACP-SES-006), a
+// session/list result without sessions (ACP-SES-009) and identity fields in
+// session_info_update (ACP-SES-012) are codec problems mapped in
+// lint/problems.go. The checks here need the connection's state or look at
+// values the schema cannot judge, such as whether a path is absolute.
+
+// lifecycleState is the bookkeeping of the connection and session
+// lifecycle checks: ordering (seq.go), authentication (auth.go), session
+// setup (session.go) and session identity (sid.go).
+type lifecycleState struct {
+	seq  seqState
+	auth authState
+	ses  sesState
+	sid  sidState
+}
+
+// sesState is the bookkeeping of the SES checks.
+type sesState struct {
+	// listed maps the sessions session/list reported to the line of that
+	// result: they exist and, being listed, have a conversation to replay.
+	listed pmap.Map[domain.SessionID, int]
+	// historyAt is the latest line that showed a session carries a
+	// conversation: a prompt, or a load that replayed history.
+	historyAt pmap.Map[domain.SessionID, int]
+	// closing maps a session to the session/close sent while one of its
+	// prompts was pending: that prompt must end cancelled (ACP-SES-011).
+	closing pmap.Map[domain.SessionID, int]
+}
+
+func init() {
+	onRequestTo(domain.MethodSessionNew, checkSessionSetupParams)
+	onRequestTo(domain.MethodSessionLoad, checkSessionSetupParams)
+	onRequestTo(domain.MethodSessionResume, checkSessionSetupParams)
+	onRequestTo(domain.MethodSessionList, checkListRequest)
+	onResponseTo(domain.MethodSessionList, checkListResult)
+	onRequestTo(domain.MethodSessionPrompt, notePromptHistory)
+	onRequestTo(domain.MethodSessionClose, noteCloseDuringTurn)
+	onResponseTo(domain.MethodSessionClose, closeAnswered)
+	onResponseTo(domain.MethodSessionPrompt, checkTurnEndAfterClose)
+}
+
+// checkSessionSetupParams judges the parameters of session/new,
+// session/load and session/resume: absolute cwd (ACP-SES-001) and
+// additional directories (ACP-SES-003), absolute stdio MCP commands
+// (ACP-SES-007), mcpServers on resume (ACP-SES-002) and an unchanged cwd
+// when a known session is reopened (ACP-SES-008).
+func checkSessionSetupParams(p Phase, c *ctx) Phase {
+	if c.m.Dir != domain.FromClient {
+		return p
+	}
+	var (
+		dirs    domain.Opt[[]string]
+		servers []domain.McpServer
+		id      domain.SessionID
+	)
+	switch req := c.m.Params.(type) {
+	case *domain.NewSessionRequest:
+		if req == nil {
+			return p
+		}
+		dirs, servers = req.AdditionalDirectories, req.McpServers
+	case *domain.LoadSessionRequest:
+		if req == nil {
+			return p
+		}
+		dirs, servers, id = req.AdditionalDirectories, req.McpServers, req.SessionID
+	case *domain.ResumeSessionRequest:
+		if req == nil {
+			return p
+		}
+		dirs, id = req.AdditionalDirectories, req.SessionID
+		servers, _ = req.McpServers.Get()
+		if req.McpServers.State == domain.Absent {
+			c.add(findings.SESMissingMcpServers, "/params",
+				`session/resume params lack "mcpServers"; the schema makes it optional, but the session setup docs list the MCP servers among what a resume must pass, so the resumed session may run without the user's MCP servers (send [] when there are none)`).Severity = findings.SeverityWarning
+		}
+	default:
+		return p
+	}
+	cwd, cwdOK := wireString(c.m.RawParams, "/cwd")
+	if cwdOK && !isAbsoluteFilePath(cwd) {
+		c.add(findings.SESRelativeCwd, "/params/cwd",
+			"%s cwd %q is not an absolute path; the agent runs in its own process, so it would resolve the path against its own working directory instead of the user's project", c.m.Method, cwd)
+	}
+	list, _ := dirs.Get()
+	for i := range list {
+		if d, ok := wireString(c.m.RawParams, fmt.Sprintf("/additionalDirectories/%d", i)); ok && !isAbsoluteFilePath(d) {
+			c.add(findings.SESRelativeAdditionalDirectory, fmt.Sprintf("/params/additionalDirectories/%d", i),
+				"%s additional directory %q is not an absolute path; the agent cannot tell what it is relative to, so the workspace root it grants lands in the wrong place", c.m.Method, d)
+		}
+	}
+	for i, s := range servers {
+		stdio, ok := s.(domain.McpServerStdio)
+		if !ok {
+			continue
+		}
+		if cmd, ok := wireString(c.m.RawParams, fmt.Sprintf("/mcpServers/%d/command", i)); !ok || cmd == "" || isAbsoluteFilePath(cmd) {
+			continue
+		}
+		c.add(findings.SESRelativeMcpCommand, fmt.Sprintf("/params/mcpServers/%d/command", i),
+			"MCP server %q is started with command %q, which is not an absolute path; the agent looks it up on its own PATH, which may differ from the editor's, so the server may fail to start", stdio.Name, stdio.Command)
+	}
+	if id != "" {
+		if known, ok := p.KnownCwd.Get(id); ok && known != "" && cwdOK && cwd != "" && !samePath(known, cwd) {
+			c.add(findings.SESCwdMismatch, "/params/cwd",
+				"%s of session %q uses cwd %q, but the session's cwd is %q; the directories may change on reopening but the cwd must match, or file references and tool history of the session point into another tree", c.m.Method, id, cwd, known)
+		}
+	}
+	return p
+}
+
+// wireString returns the string at pointer ptr of raw params or result.
+// ok is false when the value is absent or not a string: a schema problem
+// the codec reports, whose typed value would wrongly read as "".
+func wireString(raw json.RawMessage, ptr string) (string, bool) {
+	root, err := jsonv.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	v, ok := root.Lookup(ptr)
+	if !ok || v.Kind != jsonv.String {
+		return "", false
+	}
+	return v.Str, true
+}
+
+// samePath compares two paths the way a file system would see them,
+// ignoring trailing slashes and "." segments.
+func samePath(a, b string) bool {
+	if isAbsoluteFilePath(a) && isAbsoluteFilePath(b) {
+		return cleanFilePath(a) == cleanFilePath(b)
+	}
+	return a == b
+}
+
+// checkListRequest judges the session/list filter (ACP-SES-001) and the
+// cursor (ACP-SES-010).
+func checkListRequest(p Phase, c *ctx) Phase {
+	req, ok := paramsOf[domain.ListSessionsRequest](c.m)
+	if !ok || c.m.Dir != domain.FromClient {
+		return p
+	}
+	if cwd, ok := wireString(c.m.RawParams, "/cwd"); ok && req.Cwd.IsSet() && !isAbsoluteFilePath(cwd) {
+		c.add(findings.SESRelativeCwd, "/params/cwd",
+			"session/list filters by cwd %q, which is not an absolute path; session cwds are absolute, so the filter can never match as meant", cwd)
+	}
+	if cursor, ok := req.Cursor.Get(); ok {
+		if _, returned := p.ListCursors.Get(cursor); !returned {
+			c.add(findings.SESForeignCursor, "/params/cursor",
+				"session/list cursor %q was not returned as nextCursor earlier in this transcript; cursors are opaque tokens that clients must not build, modify or persist, and an agent may reject a stale one", cursor)
+		}
+	}
+	return p
+}
+
+// notFoundSessionText matches error messages saying there is no such
+// session (or no session matching a list filter).
+var notFoundSessionText = regexp.MustCompile(`(?i)not found|no such session|unknown session|does not exist|doesn't exist|no (matching )?sessions?\b`)
+
+// checkListResult judges a session/list answer: paths in the entries
+// (ACP-SES-004), an error for a filter that matched nothing (ACP-SES-009),
+// and records the listed sessions, their cwd and the next cursor.
+func checkListResult(p Phase, c *ctx, req Pending) Phase {
+	if c.m.Dir != domain.FromAgent {
+		return p
+	}
+	if !c.succeeded() {
+		if e := c.m.Error; e != nil && (domain.ErrorCode(e.Code) == domain.CodeResourceNotFound || notFoundSessionText.MatchString(e.Message)) {
+			f := c.add(findings.SESListMissingSessions, "/error",
+				"session/list is refused with error %d (%q) for a query that matched nothing; when no session matches, the agent must return an empty sessions array", e.Code, e.Message)
+			c.related(f, req.Line, "the session/list")
+		}
+		return p
+	}
+	// The wire form is walked rather than the typed sessions: receivers
+	// skip invalid entries, and members of the wrong type are the codec's.
+	root, err := jsonv.Parse(c.m.RawResult)
+	if err != nil {
+		return p
+	}
+	sessions, ok := root.Get("sessions")
+	if !ok || sessions.Kind != jsonv.Array {
+		return p // ACP-SES-009, from the codec
+	}
+	for i := range sessions.Elems {
+		entry := &sessions.Elems[i]
+		id, _ := stringMember(entry, "sessionId")
+		cwd, hasCwd := stringMember(entry, "cwd")
+		if hasCwd && !isAbsoluteFilePath(cwd) {
+			c.add(findings.SESListRelativePath, fmt.Sprintf("/result/sessions/%d/cwd", i),
+				"session/list reports session %q with cwd %q, which is not an absolute path; clients pass it back in session/load, where a relative cwd is an error", id, cwd)
+		}
+		if dirs, ok := entry.Get("additionalDirectories"); ok && dirs.Kind == jsonv.Array {
+			for j, d := range dirs.Elems {
+				if d.Kind == jsonv.String && !isAbsoluteFilePath(d.Str) {
+					c.add(findings.SESListRelativePath, fmt.Sprintf("/result/sessions/%d/additionalDirectories/%d", i, j),
+						"session/list reports session %q with additional directory %q, which is not an absolute path; clients pass it back when they reopen the session, where it must be absolute", id, d.Str)
+				}
+			}
+		}
+		if id == "" {
+			continue
+		}
+		p.life.ses.listed = p.life.ses.listed.Set(domain.SessionID(id), c.line())
+		if hasCwd && cwd != "" {
+			p.KnownCwd = p.KnownCwd.Set(domain.SessionID(id), cwd)
+		}
+	}
+	if next, ok := root.Get("nextCursor"); ok && next.Kind == jsonv.String {
+		p.ListCursors = p.ListCursors.Set(next.Str, c.line())
+	}
+	return p
+}
+
+// stringMember returns member name of object v when it is a string.
+func stringMember(v *jsonv.Value, name string) (string, bool) {
+	if v.Kind != jsonv.Object {
+		return "", false
+	}
+	m, ok := v.Get(name)
+	if !ok || m.Kind != jsonv.String {
+		return "", false
+	}
+	return m.Str, true
+}
+
+// notePromptHistory records that the session now carries a conversation.
+func notePromptHistory(p Phase, c *ctx) Phase {
+	if c.m.Dir != domain.FromClient {
+		return p
+	}
+	if id := sessionOf(c.m.Params); id != "" {
+		if _, ok := p.ActiveSession(id); ok {
+			p.life.ses.historyAt = p.life.ses.historyAt.Set(id, c.line())
+		}
+	}
+	return p
+}
+
+// noteCloseDuringTurn records a session/close that arrives while a prompt
+// of the session is pending and not yet cancelled, the case in which
+// core.go makes the close the turn's cancel.
+func noteCloseDuringTurn(p Phase, c *ctx) Phase {
+	if c.m.Dir != domain.FromClient {
+		return p
+	}
+	id := sessionOf(c.m.Params)
+	s, ok := p.ActiveSession(id)
+	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
+		return p
+	}
+	p.life.ses.closing = p.life.ses.closing.Set(id, c.line())
+	return p
+}
+
+// closeAnswered forgets a refused close: the session stays open, and its
+// turn may end as it likes.
+func closeAnswered(p Phase, c *ctx, req Pending) Phase {
+	if !c.succeeded() {
+		if line, ok := p.life.ses.closing.Get(req.Session); ok && line == req.Line {
+			p.life.ses.closing = p.life.ses.closing.Delete(req.Session)
+		}
+	}
+	return p
+}
+
+// checkTurnEndAfterClose judges the end of a turn that session/close
+// interrupted: closing cancels ongoing work as session/cancel would, so
+// the prompt must end with stopReason "cancelled" (ACP-SES-011).
+func checkTurnEndAfterClose(p Phase, c *ctx, req Pending) Phase {
+	closeLine, ok := p.life.ses.closing.Get(req.Session)
+	if !ok {
+		return p
+	}
+	s, known := p.Sessions.Get(req.Session)
+	if !known || s.PromptKey != req.ID.Key() {
+		return p
+	}
+	p.life.ses.closing = p.life.ses.closing.Delete(req.Session)
+	if s.CancelLine != closeLine || c.m.Dir != domain.FromAgent {
+		return p
+	}
+	var ended, at string
+	if c.succeeded() {
+		res, ok := resultOf[domain.PromptResponse](c.m)
+		if !ok || res.StopReason == domain.StopCancelled || !knownStopReason(res.StopReason) {
+			return p // an unknown stop reason is ACP-TURN-001's
+		}
+		ended, at = fmt.Sprintf("ends with stopReason %q", res.StopReason), "/result/stopReason"
+	} else if c.m.Error != nil {
+		ended, at = fmt.Sprintf("fails with error %d", c.m.Error.Code), "/error"
+	} else {
+		return p
+	}
+	var f *findings.ValidationFinding
+	if p.LastAgentLine < closeLine {
+		// Nothing came from the agent since the close: it most likely
+		// wrote this response before it read the close.
+		f = c.add(findings.SESCloseDoesNotCancel, at,
+			"session/prompt %s although the client closed the session at line %d; it is the agent's first message since the close, so it was most likely written before the close arrived (a race, not a violation)", ended, closeLine)
+		f.Severity = findings.SeverityInfo
+	} else {
+		f = c.add(findings.SESCloseDoesNotCancel, at,
+			"session/prompt %s although the client closed the session at line %d while this turn ran; closing must cancel ongoing work as session/cancel does, so the turn should end with stopReason \"cancelled\"", ended, closeLine)
+	}
+	c.related(f, closeLine, "the session/close")
+	return p
+}

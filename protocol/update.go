@@ -1,0 +1,264 @@
+package protocol
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/pmap"
+)
+
+// updState is the bookkeeping of the CAP, MODE, CFG, UPD and TURN checks
+// that Session does not hold.
+type updState struct {
+	// reported holds the keys of findings already made, with their line.
+	// Config option lists, usage updates and compaction streams repeat the
+	// same data many times; the agent's mistake is reported where it first
+	// shows, not in every later copy.
+	reported pmap.Map[string, int]
+	// plans is the latest plan of each session, for ACP-UPD-009.
+	plans pmap.Map[domain.SessionID, planSnapshot]
+}
+
+// planSnapshot is a plan update as sent, with the turn it belongs to.
+type planSnapshot struct {
+	Entries []domain.PlanEntry
+	Line    int
+	Turn    int
+	Opened  int // the line that created, loaded or resumed the session
+}
+
+// firstReport records that rule was reported for key in session s and
+// reports whether this is the first time.
+func (p Phase) firstReport(rule *findings.Rule, s domain.SessionID, key string) (Phase, bool) {
+	k := rule.ID + "\x00" + string(s) + "\x00" + key
+	if _, done := p.upd.reported.Get(k); done {
+		return p, false
+	}
+	p.upd.reported = p.upd.reported.Set(k, 1)
+	return p, true
+}
+
+func init() {
+	onRequestTo(domain.MethodSessionUpdate, checkSessionUpdatePayload)
+}
+
+// checkSessionUpdatePayload applies the UPD rules that need the session's
+// state, and keeps the mode, config option and compaction state current.
+// The payload shapes (ACP-UPD-002, -003, -006, -007) are codec problems,
+// mapped in lint/problems.go, except the empty notice title; ACP-UPD-001
+// is in rpc.go.
+func checkSessionUpdatePayload(p Phase, c *ctx) Phase {
+	n, ok := paramsOf[domain.SessionNotification](c.m)
+	if !ok || c.m.Dir != domain.FromAgent || c.ev.ParamsInvalid {
+		return p // a broken payload is a schema finding; its values mean nothing
+	}
+	s, ok := p.ActiveSession(n.SessionID)
+	if !ok {
+		return p // an unknown session is ACP-SID's
+	}
+	switch u := n.Update.(type) {
+	case domain.CurrentModeUpdate:
+		return currentModeUpdated(p, c, s, u)
+	case domain.ConfigOptionUpdate:
+		return configOptionsUpdated(p, c, s, u)
+	case domain.CompactionUpdate:
+		return compactionUpdated(p, c, s, u)
+	case domain.CompactionSummaryChunk:
+		return compactionChunk(p, c, s, u)
+	case domain.Plan:
+		return planUpdated(p, c, s, u)
+	case domain.Notice:
+		// A missing title is a codec problem; an empty one passes the
+		// decoder, which does not check minLength.
+		if u.Title == "" {
+			c.add(findings.UPDNoticeShape, "/params/update/title",
+				"notice has an empty title; the title is required to be non-empty plain text that stands alone, and clients that show only the title display nothing")
+		}
+	}
+	return p
+}
+
+// currentModeUpdated reports a mode the session does not offer
+// (ACP-UPD-004) and records a valid switch.
+func currentModeUpdated(p Phase, c *ctx, s *Session, u domain.CurrentModeUpdate) Phase {
+	if s.Modes == nil {
+		if s.State == SessionLoading || s.State == SessionResuming {
+			return p // the modes come with the response, after the replay
+		}
+		f := c.add(findings.UPDUnknownCurrentMode, "/params/update/currentModeId",
+			"current_mode_update switches to %q, but the session never reported modes; the client has no mode list to show it in and ignores the switch", u.CurrentModeID)
+		c.related(f, s.Line, "the session's setup, without modes")
+		return p
+	}
+	if !hasMode(s.Modes, u.CurrentModeID) {
+		f := c.add(findings.UPDUnknownCurrentMode, "/params/update/currentModeId",
+			"current_mode_update switches to %q, which is not among the session's availableModes (%s); the client has no name or description to show for it", u.CurrentModeID, modeList(s.Modes))
+		c.related(f, s.Line, "the availableModes of the session")
+		return p
+	}
+	return p.withSession(s.ID, func(s *Session) { s.Modes = withCurrentMode(s.Modes, u.CurrentModeID) })
+}
+
+func hasMode(m *domain.SessionModeState, id domain.SessionModeID) bool {
+	for _, mode := range m.AvailableModes {
+		if mode.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func modeList(m *domain.SessionModeState) string {
+	if len(m.AvailableModes) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(m.AvailableModes))
+	for i, mode := range m.AvailableModes {
+		ids[i] = string(mode.ID)
+	}
+	return strings.Join(ids, ", ")
+}
+
+// withCurrentMode returns a copy of m with another current mode; the
+// session's mode state is shared with older phases and never changed.
+func withCurrentMode(m *domain.SessionModeState, id domain.SessionModeID) *domain.SessionModeState {
+	next := *m
+	next.CurrentModeID = id
+	return &next
+}
+
+// configOptionsUpdated reports options the update leaves out (ACP-UPD-005)
+// and checks and stores the new list, which replaces the old one.
+func configOptionsUpdated(p Phase, c *ctx, s *Session, u domain.ConfigOptionUpdate) Phase {
+	if missing := missingOptions(s.ConfigOptions, u.ConfigOptions); len(missing) > 0 {
+		f := c.add(findings.UPDPartialConfigOptions, "/params/update/configOptions",
+			"config_option_update leaves out %s known to the client; the update is the complete state, not a delta, so the client removes the missing options from its UI", optionIDs(missing))
+		c.related(f, s.Line, "the session's setup")
+	}
+	p = checkConfigOptionList(p, c, s.ID, "/params/update/configOptions", u.ConfigOptions)
+	return p.withSession(s.ID, func(s *Session) { s.ConfigOptions = u.ConfigOptions })
+}
+
+// missingOptions returns the ids of known that next does not contain.
+func missingOptions(known, next []domain.SessionConfigOption) []domain.SessionConfigID {
+	present := map[domain.SessionConfigID]bool{}
+	for _, o := range next {
+		present[o.ID] = true
+	}
+	var missing []domain.SessionConfigID
+	for _, o := range known {
+		if !present[o.ID] {
+			missing = append(missing, o.ID)
+			present[o.ID] = true // report a duplicated id once
+		}
+	}
+	return missing
+}
+
+func optionIDs(ids []domain.SessionConfigID) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = fmt.Sprintf("%q", id)
+	}
+	what := "option "
+	if len(ids) > 1 {
+		what = "options "
+	}
+	return what + strings.Join(q, ", ")
+}
+
+// compactionUpdated checks the status sequence of a compaction
+// (ACP-UPD-008): at most one terminal update per compactionId.
+func compactionUpdated(p Phase, c *ctx, s *Session, u domain.CompactionUpdate) Phase {
+	comp, seen := s.Compactions.Get(u.CompactionID)
+	if !seen {
+		comp = Compaction{Line: c.line()}
+	}
+	switch u.Status {
+	case domain.CompactionInProgress:
+		comp.Started = true
+	case domain.CompactionCompleted, domain.CompactionFailed, domain.CompactionCancelled:
+		if comp.Terminal {
+			f := c.add(findings.UPDCompactionOrder, "/params/update/status",
+				"compaction %q gets a second terminal update (%s); it already ended, so clients cannot tell which outcome and summary are final", u.CompactionID, u.Status)
+			c.related(f, comp.Line, "the compaction's first update")
+		}
+		comp.Terminal = true
+	default:
+		return p // a status v1 does not define says nothing about the order
+	}
+	return p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
+}
+
+// compactionChunk checks that a summary chunk falls between its
+// compaction's in_progress update and its terminal update (ACP-UPD-008).
+func compactionChunk(p Phase, c *ctx, s *Session, u domain.CompactionSummaryChunk) Phase {
+	comp, seen := s.Compactions.Get(u.CompactionID)
+	switch {
+	case seen && comp.Terminal:
+		var first bool
+		if p, first = p.firstReport(findings.UPDCompactionOrder, s.ID, "late\x00"+string(u.CompactionID)); first {
+			f := c.add(findings.UPDCompactionOrder, "/params/update/compactionId",
+				"compaction_summary_chunk for compaction %q arrives after its terminal update; clients already treat the summary as final and drop or misplace the chunk (later chunks of it are not reported)", u.CompactionID)
+			c.related(f, comp.Line, "the compaction's first update")
+		}
+		return p
+	case !seen || !comp.Started:
+		c.add(findings.UPDCompactionOrder, "/params/update/compactionId",
+			"compaction_summary_chunk for compaction %q arrives before any in_progress compaction_update for it; summary chunks belong between in_progress and the terminal update, so the client has no compaction to attach the text to", u.CompactionID)
+		// Clients create an in-progress compaction for a chunk with an
+		// unknown id; so does acplint, to report the mistake once.
+		if !seen {
+			comp = Compaction{Line: c.line()}
+		}
+		comp.Started = true
+		return p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
+	}
+	return p
+}
+
+// planUpdated reports a plan that silently drops unfinished entries of
+// the turn's previous plan (ACP-UPD-009), a sign that the agent sent only
+// the changed part of a plan that must always be complete.
+func planUpdated(p Phase, c *ctx, s *Session, u domain.Plan) Phase {
+	prev, ok := p.upd.plans.Get(s.ID)
+	next := planSnapshot{Entries: u.Entries, Line: c.line(), Turn: s.Turn, Opened: s.Line}
+	p.upd.plans = p.upd.plans.Set(s.ID, next)
+	if !ok || prev.Turn != s.Turn || prev.Opened != s.Line || len(u.Entries) >= len(prev.Entries) {
+		return p // a new turn may start a new plan
+	}
+	if s.State == SessionLoading {
+		return p // a replay holds the plans of many past turns, with no turn boundaries
+	}
+	left := map[string]int{}
+	for _, e := range u.Entries {
+		left[e.Content]++
+	}
+	var dropped []string
+	for _, e := range prev.Entries {
+		if left[e.Content] > 0 {
+			left[e.Content]--
+			continue
+		}
+		if e.Status != domain.PlanCompleted {
+			dropped = append(dropped, fmt.Sprintf("%q (%s)", e.Content, e.Status))
+		}
+	}
+	if len(dropped) == 0 {
+		return p
+	}
+	f := c.add(findings.UPDPlanShrinks, "/params/update/entries",
+		"this plan has %s where the previous plan of the turn had %d, and it drops unfinished entries: %s; every plan update replaces the whole plan, so if only the changed entries were sent, the client has now lost the rest",
+		entryCount(len(u.Entries)), len(prev.Entries), strings.Join(dropped, ", "))
+	c.related(f, prev.Line, "the previous plan")
+	return p
+}
+
+func entryCount(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}

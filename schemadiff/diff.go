@@ -1,0 +1,783 @@
+package schemadiff
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/acplint/acplint/findings"
+)
+
+// Category says whether a change breaks existing traffic.
+type Category string
+
+const (
+	// Breaking: one schema admits values the other rejects, in the
+	// direction that hurts an old peer (see Breaks).
+	Breaking Category = "breaking"
+	// NonBreaking: every message valid for old peers stays valid and
+	// old readers accept everything new writers may send.
+	NonBreaking Category = "non-breaking"
+	// Unclassified: neither schema rejects the old traffic, but its
+	// meaning or the receivers' behaviour changed; a person decides.
+	Unclassified Category = "unclassified"
+)
+
+// Breaks names who a breaking change hurts.
+type Breaks string
+
+const (
+	// BreaksReaders: the new schema admits values old readers reject, so
+	// an old reader fails on what a new writer sends.
+	BreaksReaders Breaks = "readers"
+	// BreaksWriters: the new schema rejects values old writers send, so a
+	// new reader fails on what an old writer sends.
+	BreaksWriters Breaks = "writers"
+	BreaksBoth    Breaks = "both"
+	BreaksNone    Breaks = ""
+)
+
+// Surface is the part of the protocol a change is on.
+type Surface string
+
+const (
+	Stable   Surface = "stable"
+	Unstable Surface = "unstable"
+)
+
+// Location is a place in one of the two schema files.
+type Location struct {
+	File    string `json:"file"`
+	Pointer string `json:"pointer"` // RFC 6901; "" is the whole document
+	Line    int    `json:"line,omitempty"`
+}
+
+// Occurrence is one more message and path where the same change shows:
+// a shared definition changes every message that uses it.
+type Occurrence struct {
+	Method string `json:"method"`
+	Kind   Kind   `json:"kind"`
+	Path   string `json:"path"`
+}
+
+// Change is one classified difference between two schemas.
+type Change struct {
+	Check    *findings.Rule    `json:"-"`
+	CheckID  string            `json:"check"`
+	Title    string            `json:"title"`
+	Category Category          `json:"category"`
+	Severity findings.Severity `json:"severity"`
+	Surface  Surface           `json:"surface"`
+	Method   string            `json:"method"`
+	Kind     Kind              `json:"kind"`
+	// Path is the wire path inside the params or result, e.g.
+	// params.mcpServers[]<type="acp">.serverId; <…> selects a variant.
+	Path   string `json:"path"`
+	Breaks Breaks `json:"breaks,omitempty"`
+	// Reader and Writer are the sides that receive and send the message.
+	Reader  Side         `json:"reader"`
+	Writer  Side         `json:"writer"`
+	Message string       `json:"message"`
+	Old     Location     `json:"old"`
+	New     Location     `json:"new"`
+	Also    []Occurrence `json:"also,omitempty"`
+}
+
+// Broken returns the side a breaking change hurts: the reader for
+// BreaksReaders, the writer for BreaksWriters, SideEither otherwise.
+func (c *Change) Broken() Side {
+	switch c.Breaks {
+	case BreaksReaders:
+		return c.Reader
+	case BreaksWriters:
+		return c.Writer
+	}
+	return SideEither
+}
+
+// Result is a whole diff.
+type Result struct {
+	Old, New *Schema
+	Changes  []Change
+	// Notes say how the comparison was limited (for example to the
+	// stable surface when only one file is an unstable superset).
+	Notes []string
+}
+
+// Diff compares two schemas message by message.
+func Diff(old, new *Schema) *Result {
+	d := &differ{old: old, new: new, groups: map[string]int{}}
+	d.messages()
+	res := &Result{Old: old, New: new}
+	dropUnstable := old.Superset != new.Superset
+	if dropUnstable {
+		which, other := old, new
+		if !old.Superset {
+			which, other = new, old
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf(
+			"%s is an unstable superset and %s a stable schema: only the stable surface is compared (compare like with like, e.g. both schema.unstable.json files, for the unstable surface)",
+			which.File, other.File))
+	}
+	for _, c := range d.changes {
+		if dropUnstable && c.Surface == Unstable {
+			continue
+		}
+		if c.Old.Pointer != "" {
+			c.Old.Line = old.Line(c.Old.Pointer)
+		}
+		if c.New.Pointer != "" {
+			c.New.Line = new.Line(c.New.Pointer)
+		}
+		res.Changes = append(res.Changes, c)
+	}
+	sort.SliceStable(res.Changes, func(i, j int) bool { return lessChange(&res.Changes[i], &res.Changes[j]) })
+	return res
+}
+
+func lessChange(a, b *Change) bool {
+	if a.Surface != b.Surface {
+		return a.Surface == Stable
+	}
+	if a.Severity != b.Severity {
+		return a.Severity > b.Severity
+	}
+	if a.Method != b.Method {
+		return a.Method < b.Method
+	}
+	if a.Kind != b.Kind {
+		return kindOrder(a.Kind) < kindOrder(b.Kind)
+	}
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	return a.CheckID < b.CheckID
+}
+
+func kindOrder(k Kind) int {
+	switch k {
+	case KindRequest:
+		return 0
+	case KindResponse:
+		return 1
+	}
+	return 2
+}
+
+type differ struct {
+	old, new *Schema
+	changes  []Change
+	groups   map[string]int // grouping key → index into changes
+}
+
+// ctx is the message being compared.
+type ctx struct {
+	key    Key
+	reader Side
+	writer Side
+	stack  map[[2]*Shape]bool
+}
+
+func (d *differ) messages() {
+	keys := map[Key]bool{}
+	methods := map[string]bool{}
+	for k := range d.old.Messages {
+		keys[k] = true
+		methods[k.Method] = true
+	}
+	for k := range d.new.Messages {
+		keys[k] = true
+		methods[k.Method] = true
+	}
+	inOld := func(method string) bool { return hasMethod(d.old, method) }
+	inNew := func(method string) bool { return hasMethod(d.new, method) }
+	for _, method := range sortedKeys(methods) {
+		for _, kind := range []Kind{KindRequest, KindResponse, KindNotification} {
+			k := Key{method, kind}
+			o, n := d.old.Messages[k], d.new.Messages[k]
+			switch {
+			case o == nil && n == nil:
+			case n == nil:
+				if kind == KindResponse && d.old.Messages[Key{method, KindRequest}] != nil && d.new.Messages[Key{method, KindRequest}] == nil {
+					continue // implied by the removed request
+				}
+				c := &ctx{key: k, reader: o.Reader(), writer: o.Writer()}
+				msg := fmt.Sprintf("%s is gone from the new schema: old %s that send it get -32601 (method not found) from new %s", method, plural(o.Writer()), plural(o.Reader()))
+				if inNew(method) {
+					msg = fmt.Sprintf("%s is no longer defined as a %s: old %s that send it that way are refused by new %s", method, kind, plural(o.Writer()), plural(o.Reader()))
+				}
+				d.emit(c, DiffMethodRemoved, Breaking, findings.SeverityError, BreaksBoth, o.Unstable, "",
+					"/$defs/"+escapeToken(o.Def), "", msg)
+			case o == nil:
+				if kind == KindResponse && d.new.Messages[Key{method, KindRequest}] != nil && d.old.Messages[Key{method, KindRequest}] == nil {
+					continue
+				}
+				c := &ctx{key: k, reader: n.Reader(), writer: n.Writer()}
+				msg := fmt.Sprintf("%s is new (%s implements it); old %s do not know it and answer -32601, so %s send it only after the peer advertises support", method, n.Handler, plural(n.Reader()), plural(n.Writer()))
+				if inOld(method) {
+					msg = fmt.Sprintf("%s is now also defined as a %s", method, kind)
+				}
+				d.emit(c, DiffMethodAdded, NonBreaking, findings.SeverityInfo, BreaksNone, n.Unstable, "",
+					"", "/$defs/"+escapeToken(n.Def), msg)
+			default:
+				d.message(k, o, n)
+			}
+		}
+	}
+}
+
+func hasMethod(s *Schema, method string) bool {
+	for k := range s.Messages {
+		if k.Method == method {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *differ) message(k Key, o, n *Message) {
+	c := &ctx{key: k, reader: o.Reader(), writer: o.Writer(), stack: map[[2]*Shape]bool{}}
+	oldPtr, newPtr := "/$defs/"+escapeToken(o.Def), "/$defs/"+escapeToken(n.Def)
+	if o.Handler != n.Handler {
+		d.emit(c, DiffDirectionChanged, Breaking, findings.SeverityError, BreaksBoth, o.Unstable, "", oldPtr+"/x-side", newPtr+"/x-side",
+			fmt.Sprintf("the %s of %s used to be handled by %s and now by %s: peers that send or answer it by the old table break", k.Kind, k.Method, handlerText(o.Handler), handlerText(n.Handler)))
+	}
+	switch {
+	case o.Unstable && !n.Unstable && k.Kind != KindResponse:
+		d.emit(c, DiffStabilized, NonBreaking, findings.SeverityInfo, BreaksNone, false, "", oldPtr, newPtr,
+			fmt.Sprintf("%s is now part of the stable surface", k.Method))
+	case !o.Unstable && n.Unstable && k.Kind != KindResponse:
+		d.emit(c, DiffDestabilized, Unclassified, findings.SeverityWarning, BreaksNone, false, "", oldPtr, newPtr,
+			fmt.Sprintf("%s moved from the stable to the unstable surface: it may change or disappear without notice", k.Method))
+	}
+	root := "params"
+	if k.Kind == KindResponse {
+		root = "result"
+	}
+	d.shape(c, o.Shape, n.Shape, root, o.Unstable)
+}
+
+// shape compares two resolved nodes at wire path path. unstable is the
+// surface the old peers relied on at this point.
+func (d *differ) shape(c *ctx, o, n *Shape, path string, unstable bool) {
+	if o == nil || n == nil {
+		return
+	}
+	pair := [2]*Shape{o, n}
+	if c.stack[pair] {
+		return
+	}
+	c.stack[pair] = true
+	defer delete(c.stack, pair)
+	if o.Cycle || n.Cycle {
+		if o.Def != n.Def {
+			d.emit(c, DiffNotComparable, Unclassified, findings.SeverityWarning, BreaksNone, unstable, path, o.Ptr, n.Ptr,
+				fmt.Sprintf("recursive definition %s became %s; acplint compares recursive definitions by name only", o.Def, n.Def))
+		}
+		return
+	}
+	d.types(c, o, n, path, unstable)
+	d.enums(c, o, n, path, unstable)
+	d.ranges(c, o, n, path, unstable)
+	if o.Types&n.Types&TypeObject != 0 {
+		// When only one side is a union, its members are compared per
+		// variant (see variants), not at the union's level.
+		if (o.Variants == nil) == (n.Variants == nil) {
+			d.props(c, o, n, path, unstable)
+		}
+		if o.Values != nil && n.Values != nil {
+			d.shape(c, o.Values, n.Values, path+".*", unstable)
+		}
+		d.variants(c, o, n, path, unstable)
+	}
+	if o.Types&n.Types&TypeArray != 0 && o.Items != nil && n.Items != nil {
+		d.shape(c, o.Items, n.Items, path+"[]", unstable)
+	}
+}
+
+func (d *differ) types(c *ctx, o, n *Shape, path string, unstable bool) {
+	ot, nt := o.Types&^TypeNull, n.Types&^TypeNull
+	switch {
+	case ot == nt:
+	case nt.Has(ot):
+		d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, path, o.typePtr(), n.typePtr(),
+			fmt.Sprintf("type widened from %s to %s: new %s may send values old %s reject", ot, nt, plural(c.writer), plural(c.reader)))
+	case ot.Has(nt):
+		d.emit(c, DiffTypeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.typePtr(), n.typePtr(),
+			fmt.Sprintf("type narrowed from %s to %s: old %s that send the rest are rejected by new %s", ot, nt, plural(c.writer), plural(c.reader)))
+	default:
+		d.emit(c, DiffTypeChanged, Breaking, findings.SeverityError, BreaksBoth, unstable, path, o.typePtr(), n.typePtr(),
+			fmt.Sprintf("type changed from %s to %s: neither side's readers accept all the other side's values", ot, nt))
+	}
+	on, nn := o.Types&TypeNull != 0, n.Types&TypeNull != 0
+	switch {
+	case !on && nn:
+		d.emit(c, DiffNowNullable, Breaking, findings.SeverityError, BreaksReaders, unstable, path, o.typePtr(), n.typePtr(),
+			fmt.Sprintf("null is now admitted: new %s may send null and old %s reject it", plural(c.writer), plural(c.reader)))
+	case on && !nn:
+		d.emit(c, DiffNoLongerNullable, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.typePtr(), n.typePtr(),
+			fmt.Sprintf("null is no longer admitted: old %s that send null are rejected by new %s", plural(c.writer), plural(c.reader)))
+	}
+}
+
+func (s *Shape) typePtr() string {
+	switch {
+	case s.EnumPtr != "":
+		return s.EnumPtr
+	case s.VariantsPtr != "":
+		return s.VariantsPtr
+	case s.TypePtr != "":
+		return s.TypePtr
+	}
+	return s.Ptr
+}
+
+func (d *differ) enums(c *ctx, o, n *Shape, path string, unstable bool) {
+	switch {
+	case o.Enum == nil && n.Enum == nil:
+		return
+	case o.Enum == nil:
+		if o.Types&^TypeNull == n.Types&^TypeNull {
+			d.emit(c, DiffTypeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.Ptr, n.EnumPtr,
+				fmt.Sprintf("now restricted to %s: old %s that send other values are rejected by new %s", list(n.Enum), plural(c.writer), plural(c.reader)))
+		}
+		return
+	case n.Enum == nil:
+		if o.Types&^TypeNull == n.Types&^TypeNull {
+			d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, path, o.EnumPtr, n.Ptr,
+				fmt.Sprintf("no longer restricted to %s: new %s may send other values and old %s reject them", list(o.Enum), plural(c.writer), plural(c.reader)))
+		}
+		return
+	}
+	for _, v := range n.Enum {
+		if contains(o.Enum, v) {
+			continue
+		}
+		if o.Open {
+			d.emit(c, DiffEnumValueAdded, NonBreaking, findings.SeverityInfo, BreaksNone, unstable, path, o.EnumPtr, n.EnumPtr,
+				fmt.Sprintf("value %s added; the old enum was open, so old %s already accept it", v, plural(c.reader)))
+			continue
+		}
+		d.emit(c, DiffEnumValueAdded, Breaking, findings.SeverityWarning, BreaksReaders, unstable, path, o.EnumPtr, n.EnumPtr,
+			fmt.Sprintf("value %s added: new %s may send it and old %s with a closed enum reject it", v, plural(c.writer), plural(c.reader)))
+	}
+	for _, v := range o.Enum {
+		if contains(n.Enum, v) {
+			continue
+		}
+		if n.Open {
+			d.emit(c, DiffEnumValueRemoved, Unclassified, findings.SeverityWarning, BreaksNone, unstable, path, o.EnumPtr, n.EnumPtr,
+				fmt.Sprintf("value %s is no longer listed; the open enum still admits it, but new %s treat it as unknown", v, plural(c.reader)))
+			continue
+		}
+		d.emit(c, DiffEnumValueRemoved, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.EnumPtr, n.EnumPtr,
+			fmt.Sprintf("value %s removed: old %s that send it are rejected by new %s", v, plural(c.writer), plural(c.reader)))
+	}
+	switch {
+	case !o.Open && n.Open:
+		d.emit(c, DiffEnumOpened, Breaking, findings.SeverityWarning, BreaksReaders, unstable, path, o.EnumPtr, n.EnumPtr,
+			fmt.Sprintf("the enum now admits values beyond %s: new %s may send them and old %s reject them", list(n.Enum), plural(c.writer), plural(c.reader)))
+	case o.Open && !n.Open:
+		d.emit(c, DiffEnumClosed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.EnumPtr, n.EnumPtr,
+			fmt.Sprintf("the enum no longer admits values beyond %s: old %s that send others are rejected by new %s", list(n.Enum), plural(c.writer), plural(c.reader)))
+	}
+}
+
+func (d *differ) ranges(c *ctx, o, n *Shape, path string, unstable bool) {
+	if o.Types&n.Types&(TypeNumber|TypeInteger) == 0 {
+		return
+	}
+	narrower := tighter(n.Min, o.Min, false) || tighter(n.Max, o.Max, true)
+	wider := tighter(o.Min, n.Min, false) || tighter(o.Max, n.Max, true)
+	if narrower {
+		d.emit(c, DiffRangeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.Ptr, n.Ptr,
+			fmt.Sprintf("range narrowed from %s to %s: old %s that send numbers outside it are rejected by new %s", o.rangeText(), n.rangeText(), plural(c.writer), plural(c.reader)))
+	}
+	if wider {
+		d.emit(c, DiffRangeWidened, Breaking, findings.SeverityWarning, BreaksReaders, unstable, path, o.Ptr, n.Ptr,
+			fmt.Sprintf("range widened from %s to %s: new %s may send numbers old %s reject", o.rangeText(), n.rangeText(), plural(c.writer), plural(c.reader)))
+	}
+}
+
+// tighter reports whether bound a is stricter than bound b (nil is
+// unbounded); upper selects a maximum.
+func tighter(a, b *float64, upper bool) bool {
+	switch {
+	case a == nil:
+		return false
+	case b == nil:
+		return true
+	case upper:
+		return *a < *b
+	}
+	return *a > *b
+}
+
+func (s *Shape) rangeText() string {
+	lo, hi := "-∞", "+∞"
+	if s.Min != nil {
+		lo = formatFloat(*s.Min)
+	}
+	if s.Max != nil {
+		hi = formatFloat(*s.Max)
+	}
+	if s.Format != "" {
+		return fmt.Sprintf("[%s, %s] (%s)", lo, hi, s.Format)
+	}
+	return fmt.Sprintf("[%s, %s]", lo, hi)
+}
+
+// metaMember is ACP's reserved extension member. Its presence on each type
+// is boilerplate (upstream added it everywhere at once), so only its type
+// is compared.
+const metaMember = "_meta"
+
+func (d *differ) props(c *ctx, o, n *Shape, path string, unstable bool) {
+	var removed, added []string
+	for name := range o.Props {
+		if n.Props[name] == nil && name != metaMember {
+			removed = append(removed, name)
+		}
+	}
+	for name := range n.Props {
+		if o.Props[name] == nil && name != metaMember {
+			added = append(added, name)
+		}
+	}
+	sort.Strings(removed)
+	sort.Strings(added)
+	for _, name := range added {
+		p := n.Props[name]
+		ppath := path + "." + name
+		surface := unstable || p.Shape.Unstable
+		hint := renameHint(removed, "replaces", o)
+		switch {
+		case p.Required:
+			d.emit(c, DiffRequiredAdded, Breaking, findings.SeverityError, BreaksWriters, surface, ppath, d.propsPtr(d.old, o), p.Ptr,
+				fmt.Sprintf("required member %q added: old %s do not send it, so new %s reject their messages%s", name, plural(c.writer), plural(c.reader), hint))
+		case o.Closed:
+			d.emit(c, DiffOptionalAdded, Breaking, findings.SeverityError, BreaksReaders, surface, ppath, d.propsPtr(d.old, o), p.Ptr,
+				fmt.Sprintf("optional member %q added to an object the old schema closes: old %s reject messages that carry it%s", name, plural(c.reader), hint))
+		default:
+			d.emit(c, DiffOptionalAdded, NonBreaking, findings.SeverityInfo, BreaksNone, surface, ppath, d.propsPtr(d.old, o), p.Ptr,
+				fmt.Sprintf("optional member %q added%s", name, hint))
+		}
+	}
+	for _, name := range removed {
+		p := o.Props[name]
+		ppath := path + "." + name
+		surface := unstable || p.Shape.Unstable
+		hint := renameHint(added, "renamed to", n)
+		switch {
+		case p.Required:
+			d.emit(c, DiffMemberRemoved, Breaking, findings.SeverityError, BreaksReaders, surface, ppath, p.Ptr, d.propsPtr(d.new, n),
+				fmt.Sprintf("required member %q removed: new %s omit it and old %s that require it reject their messages%s", name, plural(c.writer), plural(c.reader), hint))
+		case n.Closed:
+			d.emit(c, DiffMemberRemoved, Breaking, findings.SeverityError, BreaksWriters, surface, ppath, p.Ptr, d.propsPtr(d.new, n),
+				fmt.Sprintf("member %q removed from an object the new schema closes: old %s that send it are rejected%s", name, plural(c.writer), hint))
+		default:
+			d.emit(c, DiffMemberRemoved, Unclassified, findings.SeverityWarning, BreaksNone, surface, ppath, p.Ptr, d.propsPtr(d.new, n),
+				fmt.Sprintf("optional member %q removed: old %s that send it are still accepted (as an unknown member) but new %s ignore it%s", name, plural(c.writer), plural(c.reader), hint))
+		}
+	}
+	for _, name := range sortedKeys(o.Props) {
+		op, np := o.Props[name], n.Props[name]
+		if np == nil {
+			continue
+		}
+		ppath := path + "." + name
+		surface := unstable || op.Shape.Unstable
+		if name != metaMember {
+			d.required(c, op, np, ppath, surface)
+			d.lenient(c, op, np, ppath, surface)
+			d.surfaceMove(c, op.Shape.Unstable, np.Shape.Unstable, unstable, ppath, op.Ptr, np.Ptr, fmt.Sprintf("member %q", name))
+		}
+		d.shape(c, op.Shape, np.Shape, ppath, surface)
+	}
+}
+
+// renameHint names the members added (or removed) beside a removed (or
+// added) one: schema diffs see a rename as a removal plus an addition.
+func renameHint(others []string, verb string, _ *Shape) string {
+	if len(others) == 0 || len(others) > 3 {
+		return ""
+	}
+	q := make([]string, len(others))
+	for i, o := range others {
+		q[i] = fmt.Sprintf("%q", o)
+	}
+	if verb == "replaces" {
+		return fmt.Sprintf(" (the same object lost %s: a rename shows as removed + added)", strings.Join(q, ", "))
+	}
+	return fmt.Sprintf(" (the same object gained %s: a rename shows as removed + added)", strings.Join(q, ", "))
+}
+
+// propsPtr points at where s's members are declared in schema sch: its
+// definition's properties when it has a definition, else s itself.
+func (d *differ) propsPtr(sch *Schema, s *Shape) string {
+	if s.Def != "" {
+		if def, ok := sch.Defs[s.Def].(map[string]any); ok {
+			if _, has := def["properties"]; has {
+				return "/$defs/" + escapeToken(s.Def) + "/properties"
+			}
+		}
+	}
+	return s.Ptr
+}
+
+func (d *differ) required(c *ctx, op, np *Prop, path string, unstable bool) {
+	switch {
+	case !op.Required && np.Required:
+		d.emit(c, DiffNowRequired, Breaking, findings.SeverityError, BreaksWriters, unstable, path, op.Ptr, np.Ptr,
+			fmt.Sprintf("member %q became required: old %s that leave it out are rejected by new %s", op.Name, plural(c.writer), plural(c.reader)))
+	case op.Required && !np.Required:
+		d.emit(c, DiffNowOptional, Breaking, findings.SeverityWarning, BreaksReaders, unstable, path, op.Ptr, np.Ptr,
+			fmt.Sprintf("member %q became optional: new %s may leave it out and old %s that require it reject the message", op.Name, plural(c.writer), plural(c.reader)))
+	}
+}
+
+func (d *differ) lenient(c *ctx, op, np *Prop, path string, unstable bool) {
+	if op.Lenient == np.Lenient {
+		return
+	}
+	ol, nl := op.Lenient, np.Lenient
+	var lost, gained []string
+	note := func(was, is bool, what string) {
+		switch {
+		case was && !is:
+			lost = append(lost, what)
+		case !was && is:
+			gained = append(gained, what)
+		}
+	}
+	note(ol.DefaultOnError, nl.DefaultOnError, "replace a malformed value with its default")
+	note(ol.DefaultOnNull && !nl.DefaultOnError, nl.DefaultOnNull && !ol.DefaultOnError, "read null as the default")
+	note(ol.SkipInvalidItems, nl.SkipInvalidItems, "skip malformed items")
+	if len(lost) == 0 && len(gained) == 0 {
+		return // default-on-null beside default-on-error adds nothing
+	}
+	hints := fmt.Sprintf(" (x-deserialize hints: %s, were %s)", nl, ol)
+	if len(lost) > 0 {
+		msg := fmt.Sprintf("reference %s no longer %s for member %q: messages they used to accept are now rejected with -32602", plural(c.reader), strings.Join(lost, " or "), op.Name)
+		if len(gained) > 0 {
+			msg += "; they now " + strings.Join(gained, " and ")
+		}
+		d.emit(c, DiffLenientRemoved, Unclassified, findings.SeverityWarning, BreaksNone, unstable, path, op.Ptr, np.Ptr, msg+hints)
+		return
+	}
+	d.emit(c, DiffLenientAdded, NonBreaking, findings.SeverityInfo, BreaksNone, unstable, path, op.Ptr, np.Ptr,
+		fmt.Sprintf("reference %s now %s for member %q instead of rejecting the message%s", plural(c.reader), strings.Join(gained, " and "), op.Name, hints))
+}
+
+func handlerText(s Side) string {
+	if s == SideEither {
+		return "either side"
+	}
+	return "the " + string(s)
+}
+
+func (d *differ) surfaceMove(c *ctx, was, is, parent bool, path, oldPtr, newPtr, what string) {
+	if parent || was == is {
+		return
+	}
+	if was {
+		d.emit(c, DiffStabilized, NonBreaking, findings.SeverityInfo, BreaksNone, false, path, oldPtr, newPtr,
+			what+" is now part of the stable surface")
+		return
+	}
+	d.emit(c, DiffDestabilized, Unclassified, findings.SeverityWarning, BreaksNone, false, path, oldPtr, newPtr,
+		what+" moved from the stable to the unstable surface: it may change or disappear without notice")
+}
+
+// variants compares unions. A plain object on one side is matched with
+// the other side's untagged variant, so introducing a tagged variant next
+// to the old shape reads as "variant added", not as a rewrite.
+func (d *differ) variants(c *ctx, o, n *Shape, path string, unstable bool) {
+	if o.Variants == nil && n.Variants == nil {
+		return
+	}
+	ov, nv := o.Variants, n.Variants
+	if ov == nil || nv == nil {
+		// A plain object against a union: the plain side is one untagged
+		// variant, and each variant of the other side carries the union's
+		// own members too.
+		ov, nv = lifted(o), lifted(n)
+	}
+	matchedNew := map[*Variant]bool{}
+	var unmatchedOld []*Variant
+	for _, a := range ov {
+		b := matchVariant(a, ov, nv)
+		if b == nil || matchedNew[b] {
+			unmatchedOld = append(unmatchedOld, a)
+			continue
+		}
+		matchedNew[b] = true
+		vpath := path
+		if len(o.Variants) > 0 && len(n.Variants) > 0 {
+			vpath = path + "<" + a.Label + ">"
+		}
+		surface := unstable || a.Shape.Unstable
+		d.surfaceMove(c, a.Shape.Unstable, b.Shape.Unstable, unstable, vpath, a.Ptr, b.Ptr, "variant "+displayLabel(a))
+		d.shape(c, a.Shape, b.Shape, vpath, surface)
+	}
+	oldCatchAll := hasCatchAll(ov)
+	newCatchAll := hasCatchAll(nv)
+	for _, b := range nv {
+		if matchedNew[b] {
+			continue
+		}
+		vpath := path + "<" + b.Label + ">"
+		surface := unstable || b.Shape.Unstable
+		if oldCatchAll {
+			d.emit(c, DiffVariantAdded, NonBreaking, findings.SeverityInfo, BreaksNone, surface, vpath, unionPtr(o), b.Ptr,
+				fmt.Sprintf("variant %s added; the old union had a catch-all variant, so old %s accept it", displayLabel(b), plural(c.reader)))
+			continue
+		}
+		d.emit(c, DiffVariantAdded, Breaking, findings.SeverityWarning, BreaksReaders, surface, vpath, unionPtr(o), b.Ptr,
+			fmt.Sprintf("variant %s added: new %s may send it and old %s that decode the union exhaustively reject the message", displayLabel(b), plural(c.writer), plural(c.reader)))
+	}
+	for _, a := range unmatchedOld {
+		vpath := path + "<" + a.Label + ">"
+		surface := unstable || a.Shape.Unstable
+		if newCatchAll {
+			d.emit(c, DiffVariantRemoved, Unclassified, findings.SeverityWarning, BreaksNone, surface, vpath, a.Ptr, unionPtr(n),
+				fmt.Sprintf("variant %s removed; the catch-all variant still admits it, but new %s no longer understand it", displayLabel(a), plural(c.reader)))
+			continue
+		}
+		d.emit(c, DiffVariantRemoved, Breaking, findings.SeverityError, BreaksWriters, surface, vpath, a.Ptr, unionPtr(n),
+			fmt.Sprintf("variant %s removed: old %s that send it are rejected by new %s", displayLabel(a), plural(c.writer), plural(c.reader)))
+	}
+}
+
+// lifted returns the variants of s with the union's own members folded
+// into each, or s itself as one untagged variant when it has none.
+func lifted(s *Shape) []*Variant {
+	if s.Variants == nil {
+		plain := *s
+		return []*Variant{{Shape: &plain, Ptr: s.Ptr}}
+	}
+	out := make([]*Variant, len(s.Variants))
+	for i, v := range s.Variants {
+		merged := *v.Shape
+		merged.Props = map[string]*Prop{}
+		for name, p := range s.Props {
+			merged.Props[name] = p
+		}
+		for name, p := range v.Shape.Props {
+			merged.Props[name] = p
+		}
+		cp := *v
+		cp.Shape = &merged
+		out[i] = &cp
+	}
+	return out
+}
+
+func unionPtr(s *Shape) string {
+	if s.VariantsPtr != "" {
+		return s.VariantsPtr
+	}
+	return s.Ptr
+}
+
+func displayLabel(v *Variant) string {
+	switch {
+	case v.CatchAll:
+		return fmt.Sprintf("%q (catch-all for any %s)", v.Label, v.Tag)
+	case v.Tag != "":
+		return v.Tag + "=" + v.TagValue
+	case v.Label == "":
+		return "(untagged)"
+	}
+	return fmt.Sprintf("%q (untagged)", v.Label)
+}
+
+func hasCatchAll(vs []*Variant) bool {
+	for _, v := range vs {
+		if v.CatchAll {
+			return true
+		}
+	}
+	return false
+}
+
+// matchVariant finds a's counterpart among nv: the same tag value, the
+// catch-all for a catch-all, the one untagged variant for an untagged
+// one, else the same label.
+func matchVariant(a *Variant, ov, nv []*Variant) *Variant {
+	switch {
+	case a.CatchAll:
+		for _, b := range nv {
+			if b.CatchAll {
+				return b
+			}
+		}
+		return nil
+	case a.Tag != "":
+		for _, b := range nv {
+			if !b.CatchAll && b.Tag == a.Tag && b.TagValue == a.TagValue {
+				return b
+			}
+		}
+		return nil
+	}
+	if u := untagged(nv); len(u) == 1 && len(untagged(ov)) == 1 {
+		return u[0]
+	}
+	for _, b := range untagged(nv) {
+		if b.Label == a.Label {
+			return b
+		}
+	}
+	return nil
+}
+
+func untagged(vs []*Variant) []*Variant {
+	var out []*Variant
+	for _, v := range vs {
+		if v.Tag == "" && !v.CatchAll {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// emit records a change, folding it into an earlier one when a shared
+// definition makes the same change show in several messages.
+func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Severity, breaks Breaks, unstable bool, path, oldPtr, newPtr, msg string) {
+	surface := Stable
+	if unstable {
+		surface = Unstable
+	}
+	key := strings.Join([]string{chk.ID, oldPtr, newPtr, string(surface), string(cat), msg}, "\x00")
+	if i, ok := d.groups[key]; ok {
+		d.changes[i].Also = append(d.changes[i].Also, Occurrence{Method: c.key.Method, Kind: c.key.Kind, Path: path})
+		return
+	}
+	d.groups[key] = len(d.changes)
+	d.changes = append(d.changes, Change{
+		Check: chk, CheckID: chk.ID, Title: chk.Title,
+		Category: cat, Severity: sev, Surface: surface,
+		Method: c.key.Method, Kind: c.key.Kind, Path: path, Breaks: breaks,
+		Reader: c.reader, Writer: c.writer, Message: msg,
+		Old: Location{File: d.old.File, Pointer: oldPtr},
+		New: Location{File: d.new.File, Pointer: newPtr},
+	})
+}
+
+func plural(s Side) string {
+	switch s {
+	case SideClient:
+		return "clients"
+	case SideAgent:
+		return "agents"
+	}
+	return "peers"
+}
+
+func list(vals []string) string {
+	if len(vals) > 8 {
+		return strings.Join(vals[:8], ", ") + fmt.Sprintf(" and %d more", len(vals)-8)
+	}
+	return strings.Join(vals, ", ")
+}

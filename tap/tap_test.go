@@ -1,0 +1,254 @@
+package tap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/transcript"
+)
+
+// The test binary doubles as the fixture agent: with TAP_FIXTURE set it
+// runs one of the agents below instead of the tests.
+func TestMain(m *testing.M) {
+	switch os.Getenv("TAP_FIXTURE") {
+	case "":
+		os.Exit(m.Run())
+	case "echo":
+		echoAgent(-1)
+	case "crash":
+		echoAgent(2) // answers two lines, then dies with exit code 3
+	case "hang":
+		time.Sleep(time.Hour)
+	}
+	os.Exit(0)
+}
+
+// echoAgent answers every line with a deterministic reply and echoes the
+// line back, so a tapped run and a direct run must write the same bytes.
+func echoAgent(crashAfter int) {
+	r := bufio.NewReaderSize(os.Stdin, 1<<20)
+	w := bufio.NewWriter(os.Stdout)
+	for n := 0; ; n++ {
+		if n == crashAfter {
+			w.Flush()
+			os.Exit(3)
+		}
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"_fixture/seen","params":{"n":%d,"bytes":%d}}`+"\n", n, len(line))
+			w.Write(line)
+			w.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func fixture(kind string) []string {
+	return []string{"/usr/bin/env", "TAP_FIXTURE=" + kind, os.Args[0]}
+}
+
+// direct runs the fixture without the tap: the reference output.
+func direct(t *testing.T, kind string, input []byte) []byte {
+	t.Helper()
+	c := exec.Command(fixture(kind)[0], fixture(kind)[1:]...)
+	c.Stdin = bytes.NewReader(input)
+	out, err := c.Output()
+	if _, exit := err.(*exec.ExitError); err != nil && !exit {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type recorder struct {
+	mu     sync.Mutex
+	frames []transcript.Frame
+}
+
+func (r *recorder) observe(f transcript.Frame) {
+	r.mu.Lock()
+	r.frames = append(r.frames, f)
+	r.mu.Unlock()
+}
+
+func (r *recorder) lines(from domain.Direction) [][]byte {
+	var out [][]byte
+	for _, f := range r.frames {
+		if f.From == from {
+			out = append(out, f.Data)
+		}
+	}
+	return out
+}
+
+func tapped(t *testing.T, kind string, input io.Reader) ([]byte, Result, *recorder) {
+	t.Helper()
+	var out, stderr bytes.Buffer
+	rec := &recorder{}
+	res, err := Run(context.Background(), Options{Command: fixture(kind), Stderr: &stderr, Observe: rec.observe, Grace: 2 * time.Second}, input, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), res, rec
+}
+
+func splitLines(b []byte) [][]byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	if len(b) == 0 {
+		return nil
+	}
+	return bytes.Split(b, []byte("\n"))
+}
+
+func checkSame(t *testing.T, input []byte, kind string) {
+	t.Helper()
+	want := direct(t, kind, input)
+	got, res, rec := tapped(t, kind, bytes.NewReader(input))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("tapped output differs from a direct run: %d bytes vs %d", len(got), len(want))
+	}
+	if res.ExitCode != 0 {
+		t.Errorf("exit code %d, want 0", res.ExitCode)
+	}
+	if c, w := rec.lines(domain.FromClient), splitLines(input); !equalLines(c, w) {
+		t.Errorf("recorded %d client lines, want the %d sent", len(c), len(w))
+	}
+	if a, w := rec.lines(domain.FromAgent), splitLines(want); !equalLines(a, w) {
+		t.Errorf("recorded %d agent lines, want the %d written", len(a), len(w))
+	}
+}
+
+func equalLines(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestByteExact(t *testing.T) {
+	input := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}` + "\n" +
+		"not json, still forwarded\r\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p","mcpServers":[]}}` + "\n")
+	checkSame(t, input, "echo")
+}
+
+func TestFiftyMegabyteLine(t *testing.T) {
+	big := `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"` +
+		strings.Repeat("x", 50<<20) + `"}]}}` + "\n"
+	checkSame(t, []byte(big), "echo")
+}
+
+func TestHundredThousandMessages(t *testing.T) {
+	var b bytes.Buffer
+	for i := range 100_000 {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"_x/ping","params":{"i":%d}}`+"\n", i)
+	}
+	checkSame(t, b.Bytes(), "echo")
+}
+
+func TestAgentCrashPropagatesExitCode(t *testing.T) {
+	input := strings.Repeat(`{"jsonrpc":"2.0","method":"_x/ping"}`+"\n", 10)
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write([]byte(input))
+		// The editor keeps its end open, as a real one does; the tap must
+		// still finish when the agent dies.
+	}()
+	defer pw.Close()
+	_, res, rec := tapped(t, "crash", pr)
+	if res.ExitCode != 3 {
+		t.Errorf("exit code %d, want the agent's 3", res.ExitCode)
+	}
+	if n := len(rec.lines(domain.FromAgent)); n != 4 {
+		t.Errorf("recorded %d agent lines before the crash, want 4", n)
+	}
+}
+
+func TestClientDisconnectMidTurn(t *testing.T) {
+	// The editor sends a prompt and goes away: the agent sees EOF on its
+	// stdin and exits; the tap ends cleanly with its exit code.
+	input := `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}` + "\n"
+	_, res, _ := tapped(t, "echo", strings.NewReader(input))
+	if res.ExitCode != 0 {
+		t.Errorf("exit code %d, want 0", res.ExitCode)
+	}
+}
+
+func TestHungAgentIsTerminated(t *testing.T) {
+	start := time.Now()
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Options{Command: fixture("hang"), Stderr: io.Discard, Grace: 100 * time.Millisecond}, strings.NewReader(""), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 128+15 {
+		t.Errorf("exit code %d, want 143 (SIGTERM)", res.ExitCode)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("took %v to stop a hung agent", time.Since(start))
+	}
+}
+
+func TestRedact(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p","mcpServers":[{"name":"gh","command":"/bin/gh","args":[],"env":[{"name":"GITHUB_TOKEN","value":"ghp_secret"}]},{"type":"http","name":"x","url":"https://x","headers":[{"name":"Authorization","value":"Bearer abc"}]}],"_meta":{"apiKey":"sk-1","count":3}}}`
+	got := string(Redact([]byte(in)))
+	for _, secret := range []string{"ghp_secret", "Bearer abc", "sk-1"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q survived redaction: %s", secret, got)
+		}
+	}
+	want := strings.NewReplacer(`"ghp_secret"`, `"[REDACTED]"`, `"Bearer abc"`, `"[REDACTED]"`, `"sk-1"`, `"[REDACTED]"`).Replace(in)
+	if got != want {
+		t.Errorf("redaction changed other bytes:\n got %s\nwant %s", got, want)
+	}
+	if s := "not json {"; string(Redact([]byte(s))) != s {
+		t.Error("non-JSON line changed")
+	}
+}
+
+// BenchmarkForwarding compares throughput through the tap with a direct
+// pipe to the same agent, on 32 MB of small messages.
+func BenchmarkForwarding(b *testing.B) {
+	var buf bytes.Buffer
+	for buf.Len() < 32<<20 {
+		fmt.Fprintf(&buf, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"%s"}}}}`+"\n", strings.Repeat("y", 200))
+	}
+	input := buf.Bytes()
+	b.Run("direct", func(b *testing.B) {
+		b.SetBytes(int64(len(input)))
+		for b.Loop() {
+			c := exec.Command(fixture("echo")[0], fixture("echo")[1:]...)
+			c.Stdin = bytes.NewReader(input)
+			c.Stdout = io.Discard
+			if err := c.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("tap", func(b *testing.B) {
+		b.SetBytes(int64(len(input)))
+		for b.Loop() {
+			w, _ := transcript.NewWriter(io.Discard, transcript.Header{})
+			_, err := Run(context.Background(), Options{Command: fixture("echo"), Stderr: io.Discard, Observe: func(f transcript.Frame) { w.Write(f) }}, bytes.NewReader(input), io.Discard)
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

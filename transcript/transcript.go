@@ -1,0 +1,190 @@
+// Package transcript is acplint's canonical transcript format, written by
+// `acplint tap --record` and `acplint convert`, and read by `acplint lint`.
+//
+// A transcript is JSON Lines. The first line is a header:
+//
+//	{"format":"acplint-transcript","version":1,"producer":"acplint devel",
+//	 "started":"2026-11-23T10:00:00Z","redacted":false}
+//
+// Every other line is one frame, in the order the recorder saw them:
+//
+//	{"t":1520000,"conn":1,"from":"client","frame":"{\"jsonrpc\":\"2.0\",…}"}
+//
+// t is nanoseconds since "started" on a monotonic clock; conn numbers the
+// connection (a recorder may see several); from is "client" or "agent";
+// frame is the line exactly as it crossed the pipe, without its "\n", as a
+// JSON string even when it is not JSON. A frame that is not valid UTF-8
+// cannot be a JSON string and is stored base64-encoded in "frame_b64"
+// instead. The format is versioned: readers reject versions they do not
+// know rather than guess.
+package transcript
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+	"unicode/utf8"
+
+	"github.com/acplint/acplint/domain"
+)
+
+// FormatName and Version identify the format in the header.
+const (
+	FormatName = "acplint-transcript"
+	Version    = 1
+)
+
+// Header is the first line of a transcript.
+type Header struct {
+	Format   string    `json:"format"`
+	Version  int       `json:"version"`
+	Producer string    `json:"producer"`
+	Started  time.Time `json:"started"`
+	// Redacted says secrets were replaced in the frames (tap --redact);
+	// the traffic itself was forwarded unchanged.
+	Redacted bool `json:"redacted"`
+	// Command is the agent command line, when the recorder started it.
+	Command []string `json:"command,omitempty"`
+}
+
+// Frame is one line that crossed the connection.
+type Frame struct {
+	From domain.Direction
+	// T is the time since the header's Started, from a monotonic clock.
+	T    time.Duration
+	Conn int
+	// Data is the line without its trailing "\n" (a "\r" stays).
+	Data []byte
+}
+
+type wireFrame struct {
+	T        int64   `json:"t"`
+	Conn     int     `json:"conn"`
+	From     string  `json:"from"`
+	Frame    *string `json:"frame,omitempty"`
+	FrameB64 *string `json:"frame_b64,omitempty"`
+}
+
+// Writer writes a transcript.
+type Writer struct {
+	w   *bufio.Writer
+	err error
+}
+
+// NewWriter writes h and returns a writer for the frames. Format and
+// Version are filled in.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	h.Format, h.Version = FormatName, Version
+	tw := &Writer{w: bufio.NewWriterSize(w, 64<<10)}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	tw.write(b)
+	return tw, tw.Flush()
+}
+
+func (tw *Writer) write(b []byte) {
+	if tw.err != nil {
+		return
+	}
+	if _, err := tw.w.Write(b); err != nil {
+		tw.err = err
+		return
+	}
+	tw.err = tw.w.WriteByte('\n')
+}
+
+// Write appends one frame. Errors stick: after one, Write does nothing and
+// Flush returns it.
+func (tw *Writer) Write(f Frame) error {
+	wf := wireFrame{T: int64(f.T), Conn: f.Conn, From: dirName(f.From)}
+	if utf8.Valid(f.Data) {
+		s := string(f.Data)
+		wf.Frame = &s
+	} else {
+		s := base64.StdEncoding.EncodeToString(f.Data)
+		wf.FrameB64 = &s
+	}
+	b, err := json.Marshal(wf)
+	if err != nil {
+		return err
+	}
+	tw.write(b)
+	return tw.err
+}
+
+// Flush writes buffered frames to the underlying writer.
+func (tw *Writer) Flush() error {
+	if tw.err != nil {
+		return tw.err
+	}
+	tw.err = tw.w.Flush()
+	return tw.err
+}
+
+func dirName(d domain.Direction) string {
+	switch d {
+	case domain.FromClient:
+		return "client"
+	case domain.FromAgent:
+		return "agent"
+	}
+	return "unknown"
+}
+
+// ParseHeader reads line as a header. ok is false when the line is not an
+// acplint transcript header at all; err is set when it is one this reader
+// cannot read (another version).
+func ParseHeader(line []byte) (h Header, ok bool, err error) {
+	var probe struct {
+		Format string `json:"format"`
+	}
+	if json.Unmarshal(line, &probe) != nil || probe.Format != FormatName {
+		return Header{}, false, nil
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		return Header{}, true, fmt.Errorf("bad %s header: %v", FormatName, err)
+	}
+	if h.Version != Version {
+		return h, true, fmt.Errorf("%s version %d is not supported (this acplint reads version %d)", FormatName, h.Version, Version)
+	}
+	return h, true, nil
+}
+
+// ErrNotFrame is wrapped by ParseFrame for lines that are not frames.
+var ErrNotFrame = errors.New("not a transcript frame")
+
+// ParseFrame reads one frame line.
+func ParseFrame(line []byte) (Frame, error) {
+	var wf wireFrame
+	if err := json.Unmarshal(line, &wf); err != nil {
+		return Frame{}, fmt.Errorf("%w: %v", ErrNotFrame, err)
+	}
+	f := Frame{T: time.Duration(wf.T), Conn: wf.Conn}
+	switch wf.From {
+	case "client":
+		f.From = domain.FromClient
+	case "agent":
+		f.From = domain.FromAgent
+	default:
+		return Frame{}, fmt.Errorf("%w: \"from\" is %q, want \"client\" or \"agent\"", ErrNotFrame, wf.From)
+	}
+	switch {
+	case wf.Frame != nil && wf.FrameB64 == nil:
+		f.Data = []byte(*wf.Frame)
+	case wf.FrameB64 != nil && wf.Frame == nil:
+		b, err := base64.StdEncoding.DecodeString(*wf.FrameB64)
+		if err != nil {
+			return Frame{}, fmt.Errorf("%w: frame_b64: %v", ErrNotFrame, err)
+		}
+		f.Data = b
+	default:
+		return Frame{}, fmt.Errorf("%w: want exactly one of \"frame\" and \"frame_b64\"", ErrNotFrame)
+	}
+	return f, nil
+}

@@ -1,0 +1,108 @@
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRoundTrip(t *testing.T) {
+	frames := []Frame{
+		{From: domain.FromClient, T: 10, Conn: 1, Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`)},
+		{From: domain.FromAgent, T: 20, Conn: 1, Data: []byte("not json at all\r")},
+		{From: domain.FromAgent, T: 30, Conn: 1, Data: []byte{0xff, 0xfe, '{', '}'}},
+		{From: domain.FromClient, T: 40, Conn: 2, Data: []byte{}},
+	}
+	var buf bytes.Buffer
+	started := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	w, err := NewWriter(&buf, Header{Producer: "test", Started: started, Redacted: true, Command: []string{"agent", "--stdio"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range frames {
+		if err := w.Write(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(&buf)
+	if !sc.Scan() {
+		t.Fatal("no header")
+	}
+	h, ok, err := ParseHeader(sc.Bytes())
+	if !ok || err != nil {
+		t.Fatalf("ParseHeader = %v, %v", ok, err)
+	}
+	want := Header{Format: FormatName, Version: Version, Producer: "test", Started: started, Redacted: true, Command: []string{"agent", "--stdio"}}
+	if diff := cmp.Diff(want, h); diff != "" {
+		t.Errorf("header (-want +got):\n%s", diff)
+	}
+	var got []Frame
+	for sc.Scan() {
+		f, err := ParseFrame(sc.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, f)
+	}
+	if diff := cmp.Diff(frames, got, cmp.Comparer(bytes.Equal)); diff != "" {
+		t.Errorf("frames (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseHeaderRejects(t *testing.T) {
+	if _, ok, _ := ParseHeader([]byte(`{"jsonrpc":"2.0","id":1}`)); ok {
+		t.Error("a JSON-RPC message was taken for a header")
+	}
+	_, ok, err := ParseHeader([]byte(`{"format":"acplint-transcript","version":9}`))
+	if !ok || err == nil || !strings.Contains(err.Error(), "version 9") {
+		t.Errorf("future version: ok=%v err=%v", ok, err)
+	}
+}
+
+func TestParseFrameRejects(t *testing.T) {
+	for _, line := range []string{
+		`not json`,
+		`{"t":1,"conn":1,"from":"editor","frame":"{}"}`,
+		`{"t":1,"conn":1,"from":"client"}`,
+		`{"t":1,"conn":1,"from":"client","frame":"{}","frame_b64":"e30="}`,
+		`{"t":1,"conn":1,"from":"agent","frame_b64":"!!"}`,
+	} {
+		if _, err := ParseFrame([]byte(line)); err == nil {
+			t.Errorf("ParseFrame(%s) succeeded", line)
+		}
+	}
+}
+
+func FuzzParseFrame(f *testing.F) {
+	f.Add([]byte(`{"t":1,"conn":1,"from":"client","frame":"{}"}`))
+	f.Add([]byte(`{"t":1,"conn":1,"from":"agent","frame_b64":"/w=="}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		fr, err := ParseFrame(line)
+		if err != nil {
+			return
+		}
+		// Whatever parses must write back and parse to the same frame.
+		var buf bytes.Buffer
+		w, _ := NewWriter(&buf, Header{})
+		if err := w.Write(fr); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+		again, err := ParseFrame(lines[len(lines)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again.Data, fr.Data) || again.From != fr.From {
+			t.Fatalf("round trip changed the frame: %+v vs %+v", fr, again)
+		}
+	})
+}
