@@ -163,8 +163,11 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr Frame) {
 	}
 	ev := protocol.Event{Msg: m, Loc: loc}
 	for _, p := range msgProbs {
-		l.problem(p, m, loc, fr)
 		ev.ParamsInvalid = ev.ParamsInvalid || breaksParams(p, i, len(d.Msgs) > 1)
+		if redundant(p, msgProbs) {
+			continue
+		}
+		l.problem(p, m, loc, fr)
 	}
 	for _, p := range probs {
 		l.problem(p, m, loc, fr)

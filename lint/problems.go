@@ -451,6 +451,9 @@ func (l *linter) problem(p codec.Problem, m *domain.Message, loc findings.Locati
 	case codec.ProbUnknownMember:
 		f = unknownMember(p, m, at)
 	case codec.ProbOpenEnum:
+		if p.Def == "SessionConfigOptionCategory" {
+			return // ACP-CFG-005 judges categories, with the option named
+		}
 		f = findings.New(findings.SCHEnumValue, at, p.Detail)
 		if strings.HasPrefix(p.Value, "_") {
 			f.Severity = findings.SeverityInfo
@@ -521,6 +524,10 @@ func unknownMember(p codec.Problem, m *domain.Message, at findings.Location) fin
 		return findings.New(findings.CONTShape, at, "embedded resource carries both \"text\" and \"blob\"; it must have exactly one, and receivers read it as a text resource and ignore the blob")
 	case p.Def == "JSON-RPC envelope":
 		return findings.New(findings.RPCNoEnvelope, at, p.Detail+"; JSON-RPC messages have only jsonrpc, id, method, params, result and error")
+	case p.Def == "CreateElicitationRequest" && (p.Member == "requestId" || p.Member == "sessionId"):
+		return findings.New(findings.ELICRequestShape, at, "elicitation/create carries both \"sessionId\" and \"requestId\"; an elicitation is scoped to exactly one of them, so the client cannot tell where to show it")
+	case p.Def == "CreateElicitationResponse" && p.Member == "content":
+		return findings.New(findings.ELICContentMismatch, at, "elicitation answer carries \"content\" with an action other than accept; only an accepted form returns content, and agents ignore it otherwise")
 	}
 	return findings.New(findings.SCHUnknownMember, at, p.Detail+"; custom data belongs under \"_meta\", and a later ACP version may define this name differently")
 }
@@ -758,4 +765,20 @@ func fieldByJSON(v reflect.Value, name string) reflect.Value {
 		}
 	}
 	return reflect.Value{}
+}
+
+// redundant reports whether p only restates another problem of the same
+// message, so that one mistake gives one finding: a current_mode_update
+// that spells the member "modeId" also lacks "currentModeId", and the
+// modeId finding already says so.
+func redundant(p codec.Problem, all []codec.Problem) bool {
+	if p.Kind != codec.ProbMissing || p.Def != "CurrentModeUpdate" || p.Member != "currentModeId" {
+		return false
+	}
+	for _, q := range all {
+		if q.Kind == codec.ProbUnknownMember && q.Def == "CurrentModeUpdate" && q.Member == "modeId" {
+			return true
+		}
+	}
+	return false
 }
