@@ -25,11 +25,13 @@ type extnState struct {
 func init() {
 	onEveryRequest(checkExtensionMethod)
 	onEveryRequest(func(p Phase, c *ctx) Phase {
-		checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
+		if rawMentions(c.m.RawParams, traceKeys...) {
+			checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
+		}
 		return p
 	})
 	onEveryResponse(func(p Phase, c *ctx, _ Pending) Phase {
-		if c.succeeded() {
+		if c.succeeded() && rawMentions(c.m.RawResult, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
 		}
 		return p
@@ -143,6 +145,9 @@ var (
 
 // checkTraceContext checks the W3C trace context keys of every _meta
 // reachable from a typed params or result value (ACP-EXTN-005).
+// traceKeys are the _meta members checkTraceContext judges.
+var traceKeys = []string{`"traceparent"`, `"tracestate"`, `"baggage"`}
+
 func checkTraceContext(c *ctx, root reflect.Value, prefix jsonv.Pointer) {
 	eachStruct(root, prefix, func(v reflect.Value, ptr jsonv.Pointer) {
 		meta := metaOf(v)
