@@ -172,6 +172,17 @@ func checkListRequest(p Phase, c *ctx) Phase {
 // session (or no session matching a list filter).
 var notFoundSessionText = regexp.MustCompile(`(?i)not found|no such session|unknown session|does not exist|doesn't exist|no (matching )?sessions?\b`)
 
+// sessionNotFound reports whether error e says the session does not exist.
+// -32601 never does: its standard message "Method not found" is about the
+// method (unadvertised or unimplemented, ACP-RPC-010), not the session.
+func sessionNotFound(e *domain.Error) bool {
+	code := domain.ErrorCode(e.Code)
+	if code == domain.CodeMethodNotFound {
+		return false
+	}
+	return code == domain.CodeResourceNotFound || notFoundSessionText.MatchString(e.Message)
+}
+
 // checkListResult judges a session/list answer: paths in the entries
 // (ACP-SES-004), an error for a filter that matched nothing (ACP-SES-009),
 // and records the listed sessions, their cwd and the next cursor.
@@ -180,7 +191,7 @@ func checkListResult(p Phase, c *ctx, req Pending) Phase {
 		return p
 	}
 	if !c.succeeded() {
-		if e := c.m.Error; e != nil && (domain.ErrorCode(e.Code) == domain.CodeResourceNotFound || notFoundSessionText.MatchString(e.Message)) {
+		if e := c.m.Error; e != nil && sessionNotFound(e) {
 			f := c.add(findings.SESListMissingSessions, "/error",
 				"session/list is refused with error %d (%q) for a query that matched nothing; when no session matches, the agent must return an empty sessions array", e.Code, e.Message)
 			c.related(f, req.Line, "the session/list")

@@ -178,7 +178,7 @@ func checkUnknownSessionAnswer(p Phase, c *ctx, req Pending) Phase {
 	code := domain.ErrorCode(e.Code)
 	switch req.Method {
 	case domain.MethodSessionLoad, domain.MethodSessionResume:
-		if code != domain.CodeResourceNotFound && !notFoundSessionText.MatchString(e.Message) {
+		if !sessionNotFound(e) {
 			return p // a failure for another reason
 		}
 		id = req.Session
@@ -289,7 +289,7 @@ func checkDeleteAnswer(p Phase, c *ctx, req Pending) Phase {
 		c.related(f, line, "the first successful session/delete")
 		return p
 	}
-	if domain.ErrorCode(e.Code) == domain.CodeResourceNotFound || notFoundSessionText.MatchString(e.Message) {
+	if sessionNotFound(e) {
 		f := c.add(findings.SIDDeleteUnknownFails, "/error",
 			"session/delete of session %q fails with %d (%q) because the agent does not know the session; deleting a session that never existed should succeed silently, or clients report a failure that did not happen", req.Session, e.Code, e.Message)
 		c.related(f, req.Line, "the session/delete")

@@ -103,7 +103,13 @@ func checkTurnUpdate(p Phase, c *ctx) Phase {
 // before its response, which is its purpose; updates after a cancelled
 // turn are ACP-CXL-002's.
 func checkOutOfTurn(p Phase, c *ctx, s *Session, u domain.SessionUpdate) Phase {
-	if !conversationUpdate(u) || s.PromptKey != "" || s.State == SessionLoading || s.CancelledEndLine > 0 {
+	if !conversationUpdate(u) || s.PromptKey != "" || s.CancelledEndLine > 0 {
+		return p
+	}
+	// Replay has rules of its own: during a load it is expected, and during
+	// a resume or after the load's response it is ACP-SEQ-009 / ACP-SEQ-007.
+	// Updates after a cancelled turn are ACP-CXL-002. One finding per mistake.
+	if s.State == SessionLoading || s.State == SessionResuming || p.LateLoadReplay(s) {
 		return p
 	}
 	var first bool
@@ -152,6 +158,12 @@ func checkMessageID(p Phase, c *ctx, s *Session, kind string, opt domain.Opt[dom
 		f := c.add(findings.TURNInterleavedMessageID, "/params/update/messageId",
 			"%s continues message %q after message %q began; a changed messageId starts a new message, so clients append this text to the wrong message or start a duplicate", kind, id, s.CurrentMessage)
 		c.related(f, use.Line, "the first chunk of message %q", id)
+	}
+	if seen && !use.Closed && s.CurrentMessage == id {
+		// Another chunk of the current message: the bookkeeping below
+		// would store what is already there. Most updates of a turn are
+		// such chunks, and copying the session for each is costly.
+		return p
 	}
 	return p.withSession(s.ID, func(s *Session) {
 		if cur := s.CurrentMessage; cur != "" && cur != id {
