@@ -102,7 +102,7 @@ func (tw *Writer) write(b []byte) {
 // Write appends one frame. Errors stick: after one, Write does nothing and
 // Flush returns it.
 func (tw *Writer) Write(f Frame) error {
-	wf := wireFrame{T: int64(f.T), Conn: f.Conn, From: dirName(f.From)}
+	wf := wireFrame{T: int64(f.T), Conn: f.Conn, From: f.From.String()}
 	if utf8.Valid(f.Data) {
 		s := string(f.Data)
 		wf.Frame = &s
@@ -127,15 +127,6 @@ func (tw *Writer) Flush() error {
 	return tw.err
 }
 
-func dirName(d domain.Direction) string {
-	switch d {
-	case domain.FromClient:
-		return "client"
-	case domain.FromAgent:
-		return "agent"
-	}
-	return "unknown"
-}
 
 // ParseHeader reads line as a header. ok is false when the line is not an
 // acplint transcript header at all; err is set when it is one this reader

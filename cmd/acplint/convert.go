@@ -81,7 +81,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 			rec := struct {
 				Dir string          `json:"dir"`
 				Msg json.RawMessage `json:"msg"`
-			}{Dir: dirWord(f.Dir)}
+			}{Dir: f.Dir.String()}
 			if json.Valid(f.Data) && len(f.Data) > 0 {
 				rec.Msg = f.Data
 			} else {
@@ -130,12 +130,3 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	return exitClean
 }
 
-func dirWord(d domain.Direction) string {
-	switch d {
-	case domain.FromClient:
-		return "client"
-	case domain.FromAgent:
-		return "agent"
-	}
-	return "unknown"
-}
