@@ -127,7 +127,6 @@ func (tw *Writer) Flush() error {
 	return tw.err
 }
 
-
 // ParseHeader reads line as a header. ok is false when the line is not an
 // acplint transcript header at all; err is set when it is one this reader
 // cannot read (another version).

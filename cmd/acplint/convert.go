@@ -129,4 +129,3 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	}
 	return exitClean
 }
-
