@@ -130,7 +130,7 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, loc 
 // reportsUndefined says whether a method the schema does not define gets
 // its own finding here. Methods acplint does not know at all already get
 // ACP-EXTN-001 from the protocol machine, and known unstable methods
-// ACP-CAP-004, which is the finding a stable schema would give too; what is
+// ACP-CAP-020, which is what a stable schema would say too; what is
 // left is a method a superset schema dropped (or never had) that acplint
 // knows from another version.
 func (s *Schema) reportsUndefined(method domain.Method) bool {
@@ -173,7 +173,7 @@ func (s *Schema) validate(key schemadiff.Key, raw json.RawMessage, base string) 
 		}
 		inst = v
 	}
-	r := &validation{s: s, root: inst, base: base, def: msg.Def}
+	r := &validation{s: s, root: inst, base: base, def: msg.Def, key: key}
 	if err := s.defs[key].Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
@@ -197,6 +197,7 @@ func (s *Schema) validate(key schemadiff.Key, raw json.RawMessage, base string) 
 
 type validation struct {
 	s     *Schema
+	key   schemadiff.Key
 	root  any
 	base  string
 	def   string
@@ -207,6 +208,16 @@ type validation struct {
 var english = message.NewPrinter(language.English)
 
 func (r *validation) add(loc []string, p codec.Problem) {
+	if last(loc) == "_meta" || (len(loc) > 0 && last(loc[:len(loc)-1]) == "_meta" && p.Kind == codec.ProbMissing) {
+		return // a _meta that is not an object is the codec's ACP-EXTN-004
+	}
+	if sh := r.s.model.DefShape(p.Def); sh != nil && len(loc) > 0 && p.Kind != codec.ProbMissing && isScalarAlias(sh) {
+		// A member typed by a plain alias (ProtocolVersion, SessionId) is
+		// named by the object that holds it, as the compiled codec names it.
+		if def := r.objectDef(loc[:len(loc)-1]); def != "" {
+			p.Def = def
+		}
+	}
 	p.Pointer = r.base + pointer(loc)
 	r.probs = append(r.probs, p)
 	r.bad = append(r.bad, loc)
@@ -267,6 +278,40 @@ func (r *validation) walk(e *jsonschema.ValidationError) {
 		v := r.at(loc)
 		r.add(loc, codec.Problem{Kind: codec.ProbType, Def: def, Member: last(loc), Value: short(v),
 			Detail: fmt.Sprintf("%s is invalid: %s", short(v), e.ErrorKind.LocalizedString(english))})
+	}
+}
+
+func isScalarAlias(sh *schemadiff.Shape) bool {
+	return sh.Enum == nil && sh.Variants == nil && sh.Props == nil && sh.Types&schemadiff.TypeObject == 0
+}
+
+// objectDef names the definition of the object at loc, following the
+// resolved shapes (and the variants the value selects) from the root.
+func (r *validation) objectDef(loc []string) string {
+	sh := r.s.model.Message(r.key.Method, r.key.Kind).Shape
+	for i := 0; ; i++ {
+		if sh == nil {
+			return ""
+		}
+		v := r.at(loc[:i])
+		var props map[string]*schemadiff.Prop
+		def := sh.Def
+		if obj, ok := v.(map[string]any); ok {
+			props, def, _ = declared(sh, obj)
+		}
+		if i == len(loc) {
+			return def
+		}
+		switch {
+		case props[loc[i]] != nil:
+			sh = props[loc[i]].Shape
+		case sh.Items != nil:
+			sh = sh.Items
+		case sh.Values != nil:
+			sh = sh.Values
+		default:
+			return ""
+		}
 	}
 }
 
@@ -634,7 +679,11 @@ func declared(sh *schemadiff.Shape, obj map[string]any) (props map[string]*schem
 		for k, p := range inner {
 			props[k] = p
 		}
-		if len(chosen) == 1 && innerDef != "" {
+		// A union of object types (McpServer, SessionUpdate) names the
+		// member's type after the variant; a union inside an object with
+		// members of its own (CreateElicitationRequest's scopes) after the
+		// object, as the compiled codec names them.
+		if len(chosen) == 1 && innerDef != "" && len(sh.Props) == 0 {
 			def = innerDef
 		}
 	}

@@ -450,7 +450,7 @@ func (d *differ) props(c *ctx, o, n *Shape, path string, unstable bool) {
 		p := n.Props[name]
 		ppath := path + "." + name
 		surface := unstable || p.Shape.Unstable
-		hint := renameHint(removed, "replaces", o)
+		hint := renameHint(removed, "lost")
 		switch {
 		case p.Required:
 			d.emit(c, DiffRequiredAdded, Breaking, findings.SeverityError, BreaksWriters, surface, ppath, d.propsPtr(d.old, o), p.Ptr,
@@ -467,7 +467,7 @@ func (d *differ) props(c *ctx, o, n *Shape, path string, unstable bool) {
 		p := o.Props[name]
 		ppath := path + "." + name
 		surface := unstable || p.Shape.Unstable
-		hint := renameHint(added, "renamed to", n)
+		hint := renameHint(added, "gained")
 		switch {
 		case p.Required:
 			d.emit(c, DiffMemberRemoved, Breaking, findings.SeverityError, BreaksReaders, surface, ppath, p.Ptr, d.propsPtr(d.new, n),
@@ -496,9 +496,11 @@ func (d *differ) props(c *ctx, o, n *Shape, path string, unstable bool) {
 	}
 }
 
-// renameHint names the members added (or removed) beside a removed (or
-// added) one: schema diffs see a rename as a removal plus an addition.
-func renameHint(others []string, verb string, _ *Shape) string {
+// renameHint names the members the same object lost (or gained) beside
+// an added (or removed) one: schema diffs see a rename as a removal plus an
+// addition, and the hint lets a reader pair them. More than three is not
+// a rename.
+func renameHint(others []string, verb string) string {
 	if len(others) == 0 || len(others) > 3 {
 		return ""
 	}
@@ -506,10 +508,7 @@ func renameHint(others []string, verb string, _ *Shape) string {
 	for i, o := range others {
 		q[i] = fmt.Sprintf("%q", o)
 	}
-	if verb == "replaces" {
-		return fmt.Sprintf(" (the same object lost %s: a rename shows as removed + added)", strings.Join(q, ", "))
-	}
-	return fmt.Sprintf(" (the same object gained %s: a rename shows as removed + added)", strings.Join(q, ", "))
+	return fmt.Sprintf(" (the same object %s %s: a rename shows as removed + added)", verb, strings.Join(q, ", "))
 }
 
 // propsPtr points at where s's members are declared in schema sch: its

@@ -25,15 +25,16 @@ func (r *Result) Filter(floor findings.Severity, surfaces map[Surface]bool) []Ch
 // WriteText prints the changes grouped by surface, each as a
 // compiler-style line (FILE:LINE: SEVERITY: …) that editors can jump to,
 // followed by tab-indented detail. all are every change of the surfaces
-// shown, so the headings can count what the severity floor hid.
-func WriteText(w io.Writer, r *Result, shown, all []Change) error {
+// shown, so the headings can count what the severity floor hid; surfaces
+// are the sections to print.
+func WriteText(w io.Writer, r *Result, shown, all []Change, surfaces []Surface) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "old: %s (%s, %d methods)\n", r.Old.File, r.Old.Kind(), len(r.Old.Methods()))
-	fmt.Fprintf(bw, "new: %s (%s, %d methods)\n", r.New.File, r.New.Kind(), len(r.New.Methods()))
+	fmt.Fprintf(bw, "old: %s (%s, %d methods)\n", r.Old.File, r.Old.FileKind(), len(r.Old.Methods()))
+	fmt.Fprintf(bw, "new: %s (%s, %d methods)\n", r.New.File, r.New.FileKind(), len(r.New.Methods()))
 	for _, n := range r.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
 	}
-	for _, surface := range []Surface{Stable, Unstable} {
+	for _, surface := range surfaces {
 		counts := map[Category]int{}
 		total := 0
 		for _, c := range all {

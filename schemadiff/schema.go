@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -111,6 +112,15 @@ type Schema struct {
 	Messages map[Key]*Message
 
 	lines *lineIndex
+	b     *builder
+}
+
+// DefShape returns the resolved shape of a $defs entry, or nil.
+func (s *Schema) DefShape(name string) *Shape {
+	if _, ok := s.Defs[name]; !ok {
+		return nil
+	}
+	return s.b.def(name)
 }
 
 // unstableMarker is how upstream marks unstable definitions, members and
@@ -183,22 +193,23 @@ func Parse(name string, b []byte, opts Options) (*Schema, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not a JSON Schema document: %w", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("not a JSON Schema document: more than one JSON value")
+	}
 	defs, _ := doc["$defs"].(map[string]any)
 	if defs == nil {
 		return nil, fmt.Errorf("no $defs: not an ACP schema in the upstream format")
 	}
 	s := &Schema{File: name, Raw: b, Doc: doc, Defs: defs, Messages: map[Key]*Message{}}
-	for _, d := range defs {
-		if hasMarker(d) {
-			s.Superset = true
-			break
-		}
-	}
+	// Upstream marks unstable definitions, members and variants in their
+	// descriptions; a stable file has no marker anywhere.
+	s.Superset = bytes.Contains(b, []byte(unstableMarker))
 	stable := opts.StableMethods
 	if stable == nil {
 		stable = EmbeddedStableMethods()
 	}
 	b2 := newBuilder(s)
+	s.b = b2
 	for _, name := range sortedKeys(defs) {
 		d, _ := defs[name].(map[string]any)
 		method, _ := d["x-method"].(string)
@@ -243,8 +254,8 @@ func (s *Schema) Methods() []string {
 	return out
 }
 
-// Kind names the file kind for reports.
-func (s *Schema) Kind() string {
+// FileKind names the kind of file for reports.
+func (s *Schema) FileKind() string {
 	if s.Superset {
 		return "unstable superset"
 	}

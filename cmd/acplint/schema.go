@@ -125,7 +125,7 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 	shown := res.Filter(floor, surfaces)
 	switch outFormat {
 	case findings.FormatText:
-		err = schemadiff.WriteText(e.stdout, res, shown, all)
+		err = schemadiff.WriteText(e.stdout, res, shown, all, sections(surfaces))
 	case findings.FormatJSON:
 		err = schemadiff.WriteJSON(e.stdout, shown)
 	default:
@@ -173,6 +173,17 @@ func parseSurface(s string) (map[schemadiff.Surface]bool, error) {
 		return map[schemadiff.Surface]bool{schemadiff.Unstable: true}, nil
 	}
 	return nil, fmt.Errorf("unknown surface %q (want all, stable or unstable)", s)
+}
+
+// sections lists the surfaces the text report prints, in order.
+func sections(surfaces map[schemadiff.Surface]bool) []schemadiff.Surface {
+	var out []schemadiff.Surface
+	for _, s := range []schemadiff.Surface{schemadiff.Stable, schemadiff.Unstable} {
+		if surfaces == nil || surfaces[s] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // schemaOptions reads the stable method table of --meta, if given.
