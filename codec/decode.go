@@ -93,7 +93,11 @@ func (d *decoder) short(v *jsonv.Value) string {
 // decode fills rv (settable) from v. def names the enclosing schema
 // definition, for problem reports.
 func (d *decoder) decode(v *jsonv.Value, rv reflect.Value, def string) {
-	p := planFor(rv.Type())
+	d.decodeAs(v, rv, planFor(rv.Type()), def)
+}
+
+// decodeAs is decode with the plan of rv's type at hand.
+func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def string) {
 	switch p.class {
 	case classRaw:
 		rv.SetBytes(d.raw(v))
@@ -112,7 +116,7 @@ func (d *decoder) decode(v *jsonv.Value, rv reflect.Value, def string) {
 		}
 		rv.Field(1).SetUint(uint64(domain.Present))
 		n := len(d.problems)
-		d.decode(v, rv.Field(0), def)
+		d.decodeAs(v, rv.Field(0), p.elemTypePlan(), def)
 		if d.rejectedHere(n) {
 			// The value is unusable (a string for an integer, say): leave
 			// the member unset rather than present with a zero value that
@@ -139,7 +143,7 @@ func (d *decoder) decode(v *jsonv.Value, rv reflect.Value, def string) {
 		s := reflect.MakeSlice(rv.Type(), len(v.Elems), len(v.Elems))
 		for i := range v.Elems {
 			d.pushIndex(i)
-			d.decode(&v.Elems[i], s.Index(i), def)
+			d.decodeAs(&v.Elems[i], s.Index(i), p.elemTypePlan(), def)
 			d.pop()
 		}
 		rv.Set(s)
@@ -160,7 +164,7 @@ func (d *decoder) decode(v *jsonv.Value, rv reflect.Value, def string) {
 			}
 			ev := reflect.New(p.elem).Elem()
 			d.pushKey(mem.Key)
-			d.decode(&mem.Value, ev, def)
+			d.decodeAs(&mem.Value, ev, p.elemTypePlan(), def)
 			d.pop()
 			m.SetMapIndex(key, ev)
 		}
@@ -327,6 +331,7 @@ type inlineArm struct {
 	typ   reflect.Type // the arm's Go type; nil when no arm could be picked
 	val   reflect.Value
 	sp    *structPlan // the arm's members; nil for the Unknown arm
+	plan  *typePlan   // the plan of typ
 	seen  uint64
 	tag   string // the discriminator member the arm consumes; "" for none
 	taken bool   // the discriminator member has been consumed
@@ -357,10 +362,12 @@ func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan,
 		seen    uint64
 		skipped bool
 		unknown domain.Members
+		next    int // the field after the last one matched
 	)
 	for i := range v.Members {
 		m := &v.Members[i]
-		if fi, ok := sp.byName[m.Key]; ok {
+		if fi, ok := sp.field(m.Key, next); ok {
+			next = fi + 1
 			if seen&(1<<fi) != 0 {
 				d.duplicate(m, sp.name, &unknown)
 				continue
@@ -408,6 +415,7 @@ func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan,
 			}
 		}
 		rv.Field(a.f.index).Set(a.val)
+		a.plan.release(a.val)
 	}
 	if sp.unknown >= 0 && unknown != nil {
 		rv.Field(sp.unknown).Set(reflect.ValueOf(unknown))
@@ -430,7 +438,7 @@ func (d *decoder) member(m *jsonv.Member, fv reflect.Value, f *field, def string
 			Detail: fmt.Sprintf("%q is null; want %s (omit the member instead)", m.Key, article(want))})
 		return
 	}
-	d.decode(&m.Value, fv, def)
+	d.decodeAs(&m.Value, fv, f.typePlan(), def)
 }
 
 // duplicate reports a repeated member. The first copy is the typed value;
@@ -512,14 +520,15 @@ func (d *decoder) pickInline(v *jsonv.Value, f *field) inlineArm {
 	if a.typ == nil {
 		return a
 	}
-	a.val = reflect.New(a.typ).Elem()
+	a.plan = planFor(a.typ)
+	a.val = a.plan.scratchValue(a.typ)
 	switch {
 	case a.typ == u.Unknown:
 		if tagValue != nil {
 			a.val.Field(0).SetBytes(d.raw(tagValue))
 		}
 	case a.typ.Kind() == reflect.Struct:
-		a.sp = planFor(a.typ).st
+		a.sp = a.plan.st
 	}
 	return a
 }
@@ -545,9 +554,10 @@ func (d *decoder) reportMissingScopes(arms []inlineArm) {
 		}
 		var names []string
 		for _, v := range u.Variants {
-			for _, f := range planFor(v.Type).st.fields {
-				if f.required {
-					names = append(names, f.name)
+			fields := planFor(v.Type).st.fields
+			for i := range fields {
+				if fields[i].required {
+					names = append(names, fields[i].name)
 				}
 			}
 		}
@@ -612,17 +622,19 @@ func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union,
 		d.setUnknown(v, rv, u)
 		return
 	}
-	nv := reflect.New(vt).Elem()
+	vp := planFor(vt)
+	nv := vp.scratchValue(vt)
 	if vt.Kind() == reflect.Struct && !domain.IsVerbatim(vt) {
-		sp := planFor(vt).st
+		sp := vp.st
 		if _, own := sp.byName[u.Tag]; own {
 			skip = "" // the arm declares its discriminator as a member
 		}
 		d.decodeStruct(v, nv, sp, skip)
 	} else {
-		d.decode(v, nv, u.Name)
+		d.decodeAs(v, nv, vp, u.Name)
 	}
 	rv.Set(nv)
+	vp.release(nv)
 }
 
 // decodeArrayUnion decodes a union whose arms are arrays, told apart by
@@ -645,15 +657,37 @@ func (d *decoder) decodeArrayUnion(v *jsonv.Value, rv reflect.Value, u *domain.U
 		d.setUnknown(v, rv, u)
 		return
 	}
-	nv := reflect.New(vt).Elem()
-	d.decode(v, nv, u.Name)
+	vp := planFor(vt)
+	nv := vp.scratchValue(vt)
+	d.decodeAs(v, nv, vp, u.Name)
 	rv.Set(nv)
+	vp.release(nv)
 }
 
 func (d *decoder) setUnknown(v *jsonv.Value, rv reflect.Value, u *domain.Union) {
-	nv := reflect.New(u.Unknown).Elem()
+	up := planFor(u.Unknown)
+	nv := up.scratchValue(u.Unknown)
 	nv.Field(0).SetBytes(d.raw(v))
 	rv.Set(nv)
+	up.release(nv)
+}
+
+// scratchValue returns a zeroed, settable value of type t, the type p is
+// the plan of, to decode a union arm into; release it once it is stored.
+// Storing an addressable value in an interface copies it, so decoding into
+// a fresh reflect.New would cost two allocations per union value instead
+// of one.
+func (p *typePlan) scratchValue(t reflect.Type) reflect.Value {
+	if x := p.scratch.Get(); x != nil {
+		return reflect.ValueOf(x).Elem()
+	}
+	return reflect.New(t).Elem()
+}
+
+// release zeroes v, a value from p.scratchValue, and keeps it for reuse.
+func (p *typePlan) release(v reflect.Value) {
+	v.SetZero()
+	p.scratch.Put(v.Addr().Interface())
 }
 
 // verbatimCheckFor says which JSON values the verbatim domain types admit;

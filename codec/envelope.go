@@ -30,14 +30,42 @@ type Decoded struct {
 	msgBuf    [1]*domain.Message
 	resultBuf [1]*jsonv.Value
 	prefixBuf [1]jsonv.Pointer
+	// dec is the decoder of the message or result being decoded, kept
+	// here to save allocating one per message.
+	dec decoder
+}
+
+// decoder returns d's decoder, reset for a message at base.
+func (d *Decoded) decoder(base jsonv.Pointer) *decoder {
+	d.dec = decoder{src: d.src, base: base}
+	d.dec.path = d.dec.pathBuf[:0]
+	return &d.dec
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // DecodeLine decodes one transcript line. It never fails: whatever is wrong
 // is reported in Problems and the line is kept.
-func DecodeLine(l Line) *Decoded {
-	d := &Decoded{Line: l}
+//
+// The decoded message shares memory with l.Bytes (raw members and strings
+// point into it), so the caller must not modify l.Bytes afterwards; lines
+// from a LineReader own their bytes.
+func DecodeLine(l Line) *Decoded { return decodeLine(l, nil, new(Decoded)) }
+
+// LineDecoder decodes lines one after another, reusing for each line the
+// memory that parsing the previous one took. A Decoded it returns must not
+// be used after its next DecodeLine (the messages it holds may).
+type LineDecoder struct {
+	arena jsonv.Arena
+	d     Decoded
+}
+
+// DecodeLine is the package's DecodeLine, for lines read in turn.
+func (ld *LineDecoder) DecodeLine(l Line) *Decoded { return decodeLine(l, &ld.arena, &ld.d) }
+
+// decodeLine decodes l into d, parsing it in arena when that is not nil.
+func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
+	*d = Decoded{Line: l}
 	d.Msgs, d.results, d.prefixes = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0]
 	src := l.Bytes
 	if l.CRLF {
@@ -56,7 +84,13 @@ func DecodeLine(l Line) *Decoded {
 			Detail: fmt.Sprintf("invalid UTF-8 at byte %d", invalidUTF8At(src))})
 	}
 	d.src = src
-	root, err := jsonv.Parse(src)
+	var root jsonv.Value
+	var err error
+	if arena != nil {
+		root, err = arena.ParseOwned(src)
+	} else {
+		root, err = jsonv.ParseOwned(src)
+	}
 	if err != nil {
 		off := 0
 		if se, ok := err.(*jsonv.SyntaxError); ok {
@@ -102,9 +136,23 @@ const (
 	envError
 )
 
-var envelopeBits = map[string]int{
-	"jsonrpc": envJSONRPC, "id": envID, "method": envMethod,
-	"params": envParams, "result": envResult, "error": envError,
+// envelopeBit returns the bit of an envelope member name, 0 for others.
+func envelopeBit(name string) int {
+	switch name {
+	case "jsonrpc":
+		return envJSONRPC
+	case "id":
+		return envID
+	case "method":
+		return envMethod
+	case "params":
+		return envParams
+	case "result":
+		return envResult
+	case "error":
+		return envError
+	}
+	return 0
 }
 
 func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
@@ -113,13 +161,13 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 			Detail: fmt.Sprintf("batch element is a JSON %s, not a message object", v.Kind)})
 		return
 	}
-	dec := newDecoder(d.src, ptr)
+	dec := d.decoder(ptr)
 	m := &domain.Message{}
 	var method, params, result, errv, id *jsonv.Value
 	seen := 0
 	for i := range v.Members {
 		mem := &v.Members[i]
-		bit := envelopeBits[mem.Key]
+		bit := envelopeBit(mem.Key)
 		if bit == 0 {
 			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
 			dec.reportMember(mem.Key, Problem{Kind: ProbUnknownMember, Def: "JSON-RPC envelope",
@@ -293,7 +341,7 @@ func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
 	m := d.Msgs[i]
 	m.Method = mi.Name
 	v := d.results[i]
-	dec := newDecoder(d.src, d.prefixes[i])
+	dec := d.decoder(d.prefixes[i])
 	dec.pushKey("result")
 	target := mi.NewResult()
 	rv := reflect.ValueOf(target).Elem()

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/jsonv"
@@ -36,6 +37,20 @@ type field struct {
 	notNull  bool          // an Opt member that must not be null on the wire
 	inline   *domain.Union // set when the field holds an inline union
 	typ      reflect.Type
+	named    bool // byName maps name to this field
+	// plan is planFor(typ), cached on first use (plans of recursive types
+	// cannot be built eagerly).
+	plan atomic.Pointer[typePlan]
+}
+
+// typePlan returns the plan of the field's type.
+func (f *field) typePlan() *typePlan {
+	if p := f.plan.Load(); p != nil {
+		return p
+	}
+	p := planFor(f.typ)
+	f.plan.Store(p)
+	return p
 }
 
 type structPlan struct {
@@ -44,6 +59,17 @@ type structPlan struct {
 	byName  map[string]int // member name -> index into fields (inline unions excluded)
 	inlines []int          // indexes into fields of the inline unions, in declaration order
 	unknown int            // index of the Unknown domain.Members field, or -1
+}
+
+// field finds the declared member called name. Senders mostly write members
+// in declaration order, so the field after the previous match (next) is
+// tried before the map.
+func (sp *structPlan) field(name string, next int) (int, bool) {
+	if next < len(sp.fields) && sp.fields[next].named && sp.fields[next].name == name {
+		return next, true
+	}
+	fi, ok := sp.byName[name]
+	return fi, ok
 }
 
 type typePlan struct {
@@ -58,6 +84,22 @@ type typePlan struct {
 	tagged   map[reflect.Type]string // union variant type -> discriminator value (Default excluded)
 	verbatim verbatimCheck           // for classVerbatim: what JSON the type admits
 	want     string                  // the JSON type the Go type stands for, for messages
+	// scratch keeps zeroed values of the type (as pointers) to decode a
+	// union arm into (see scratchFor).
+	scratch sync.Pool
+	// elemPlan is planFor(elem), cached on first use.
+	elemPlan atomic.Pointer[typePlan]
+}
+
+// elemTypePlan returns the plan of the element type of a slice or map, or
+// of the value type of an Opt.
+func (p *typePlan) elemTypePlan() *typePlan {
+	if e := p.elemPlan.Load(); e != nil {
+		return e
+	}
+	e := planFor(p.elem)
+	p.elemPlan.Store(e)
+	return e
 }
 
 // verbatimCheck validates a value kept verbatim, reporting what the schema
@@ -167,6 +209,12 @@ func buildStructPlan(t reflect.Type) *structPlan {
 			notNull:  domain.IsNotNull(f),
 			typ:      f.Type,
 		})
+	}
+	for i := range sp.fields {
+		f := &sp.fields[i]
+		if fi, ok := sp.byName[f.name]; ok && fi == i && f.inline == nil {
+			f.named = true
+		}
 	}
 	if len(sp.fields) > 64 {
 		// decodeStruct tracks seen members in a uint64.

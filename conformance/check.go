@@ -35,8 +35,12 @@ type Options struct {
 	ResponseTimeout time.Duration // silence allowed while a request is pending
 	RunTimeout      time.Duration // watchdog for one whole run
 	Settle          time.Duration // quiet time awaited after a cancelled turn, for late updates
-	CloseGrace      time.Duration // grace at each rung of the close ladder
-	ShrinkTime      time.Duration // time allowed to shrink one failure
+	// CancelGrace: an agent that answers a cancelled prompt this long after
+	// the cancel had time to read it; a quicker answer with no client
+	// message in between may have crossed the cancel (a race).
+	CancelGrace time.Duration
+	CloseGrace  time.Duration // grace at each rung of the close ladder
+	ShrinkTime  time.Duration // time allowed to shrink one failure
 
 	// MaxShrinks bounds how many distinct failures are shrunk; negative
 	// shrinks none.
@@ -61,6 +65,7 @@ const (
 	DefaultResponseTimeout = 30 * time.Second
 	DefaultRunTimeout      = 5 * time.Minute
 	DefaultSettle          = 25 * time.Millisecond
+	DefaultCancelGrace     = 250 * time.Millisecond
 	DefaultCloseGrace      = 3 * time.Second
 	DefaultShrinkTime      = 20 * time.Second
 	DefaultMaxShrinks      = 5
@@ -82,6 +87,7 @@ func (o *Options) defaults() {
 	set(&o.ResponseTimeout, DefaultResponseTimeout)
 	set(&o.RunTimeout, DefaultRunTimeout)
 	set(&o.Settle, DefaultSettle)
+	set(&o.CancelGrace, DefaultCancelGrace)
 	set(&o.CloseGrace, DefaultCloseGrace)
 	set(&o.ShrinkTime, DefaultShrinkTime)
 	if o.MaxShrinks == 0 {
@@ -194,6 +200,7 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 	}
 	v.ShrinkRuns = k.shrinkRuns
 	v.Total = time.Since(start)
+	v.Seconds, v.TotalSeconds = v.Duration.Seconds(), v.Total.Seconds()
 	return v, nil
 }
 
@@ -229,36 +236,49 @@ func (r *Run) failing(failOn findings.Severity) map[string]bool {
 		}
 	}
 	for _, f := range r.Findings {
-		if r.isFailure(f) && f.Severity >= failOn && f.Severity >= findings.SeverityWarning {
+		if sev, ok := r.judge(f); ok && sev >= failOn && sev >= findings.SeverityWarning {
 			out[f.RuleID] = true
 		}
 	}
 	return out
 }
 
-// isFailure reports whether f fails the agent in this run: it blames the
-// agent at its rule's full severity, and it is not a cancel race the
-// harness knows of (a turn whose cancel the agent cannot be shown to have
-// read before it answered).
+// isFailure reports whether f fails the agent in this run.
 func (r *Run) isFailure(f findings.ValidationFinding) bool {
-	if !isAgentFailure(f) {
-		return false
-	}
-	switch f.RuleID {
-	case findings.CXLNotCancelled.ID, findings.SESCloseDoesNotCancel.ID:
-		return !r.RaceLines[f.Location.Line]
-	}
-	return true
+	_, ok := r.judge(f)
+	return ok
 }
 
-// isAgentFailure reports whether f blames the agent at its rule's full
-// severity.
-func isAgentFailure(f findings.ValidationFinding) bool {
+// judge returns the severity at which f fails the agent, and false when
+// it does not: it blames the client or the tool, or the machine lowered it
+// below its rule's severity (a race, a truncated stream).
+//
+// For a cancelled turn the harness knows more than the transcript shows.
+// The machine takes a prompt response that is the agent's first message
+// since the cancel for a race; but when the client answered one of the
+// agent's requests in between, the agent read the cancel (stdin is read in
+// order) before it wrote the response, so the rule applies in full.
+// Conversely a response the machine judges that may still have crossed
+// the cancel (no client answer in between, and quicker than the cancel
+// grace) is a race for the verdict.
+func (r *Run) judge(f findings.ValidationFinding) (findings.Severity, bool) {
 	if f.Blame != findings.PartyAgent && f.Blame != findings.PartyEither {
-		return false
+		return 0, false
 	}
-	r := ruleByID(f.RuleID)
-	return r == nil || f.Severity >= r.Severity
+	rule := ruleByID(f.RuleID)
+	switch f.RuleID {
+	case findings.CXLNotCancelled.ID, findings.SESCloseDoesNotCancel.ID:
+		switch {
+		case r.RaceLines[f.Location.Line]:
+			return 0, false
+		case r.ReadLines[f.Location.Line]:
+			return rule.Severity, true
+		}
+	}
+	if rule != nil && f.Severity < rule.Severity {
+		return 0, false
+	}
+	return f.Severity, true
 }
 
 // failingKeys lists every key any exploration run failed at the warning
@@ -373,7 +393,9 @@ func (k *checker) writeReproduction(rep *Reproduction, run *Run) (*Reproduction,
 	rep.Command = "acplint lint --clean-end " + shellQuote(name)
 	want := reproducingRules(key)
 	for _, f := range lintTranscript(jsonl, name) {
-		if !isAgentFailure(f) {
+		// The file has the run's lines, so the run's knowledge of its
+		// cancels applies to it.
+		if !run.isFailure(f) {
 			continue
 		}
 		rep.LintRules = appendUnique(rep.LintRules, f.RuleID)
@@ -382,6 +404,9 @@ func (k *checker) writeReproduction(rep *Reproduction, run *Run) (*Reproduction,
 				rep.Reproduced = true
 				ff := f
 				rep.Finding = &ff
+				if r := ruleByID(f.RuleID); r != nil && f.Severity < r.Severity {
+					rep.Note = fmt.Sprintf("lint reports this at %s severity, taking the response for a possible cancel race; the harness answered the agent's request after the cancel and before the response, so the agent had read the cancel", f.Severity)
+				}
 			}
 		}
 	}

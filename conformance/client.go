@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 )
@@ -185,9 +185,13 @@ type client struct {
 	answerLines []int
 	// raceLines are prompt responses that may have crossed their cancel.
 	raceLines map[int]bool
+	// readLines are prompt responses written after the agent read the cancel.
+	readLines map[int]bool
 	// closing is set once the close ladder runs: nothing is answered then.
 	closing bool
 	eof     bool
+	// interrupted: the check was stopped from outside.
+	interrupted bool
 }
 
 // Fact is something that happened in a run and that makes a rule
@@ -202,6 +206,7 @@ func newClient(ctx context.Context, opts *Options, p *proc, plan *Plan, buf *buf
 		terminals: map[string]*simTerminal{},
 		facts:     map[Fact]int{},
 		raceLines: map[int]bool{},
+		readLines: map[int]bool{},
 	}
 }
 
@@ -283,12 +288,12 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 		timeout = first
 	}
 	for !cc.done {
-		if c.failure != nil {
+		if c.failure != nil || c.interrupted {
 			return false
 		}
 		if !c.step(timeout) {
 			switch {
-			case c.failure != nil:
+			case c.failure != nil || c.interrupted:
 			case c.eof:
 				c.crashed(fmt.Sprintf("the agent closed stdout while %s (line %d) was pending", cc.method, cc.line))
 			case first > 0:
@@ -331,7 +336,11 @@ func (c *client) step(timeout time.Duration) bool {
 	case <-timer.C:
 		return false
 	case <-c.ctx.Done():
-		c.fail(CheckTimeout, "the run took longer than the run timeout of %v", c.opts.RunTimeout)
+		if errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
+			c.fail(CheckTimeout, "the run took longer than the run timeout of %v", c.opts.RunTimeout)
+		} else {
+			c.interrupted = true // the user stopped the check: no verdict on this run
+		}
 		return false
 	}
 }
@@ -339,7 +348,7 @@ func (c *client) step(timeout time.Duration) bool {
 // settle handles agent messages until the agent has been quiet for d, so
 // that late messages land before the client's next move.
 func (c *client) settle(d time.Duration) {
-	for c.failure == nil && !c.eof {
+	for c.failure == nil && !c.eof && !c.interrupted {
 		if !c.step(d) {
 			return
 		}
@@ -624,8 +633,8 @@ func (c *client) cancelTurn(why string, args ...any) {
 // comes between the two, but a message that was already in the pipe
 // proves nothing. Two things do: the client answered one of the agent's
 // requests in between (stdin is read in order, so an agent that went on
-// after that answer had read the cancel before it), or the agent took the
-// settle time to respond.
+// after that answer had read the cancel before it), or the agent kept
+// working for the cancel grace period before it answered.
 func (c *client) cancelRead(cancel, resp int) bool {
 	for _, l := range c.answerLines {
 		if cancel < l && l < resp {
@@ -636,7 +645,7 @@ func (c *client) cancelRead(cancel, resp int) bool {
 	if cancel < 1 || resp > len(recs) {
 		return false
 	}
-	return recs[resp-1].At.Sub(recs[cancel-1].At) >= c.opts.Settle
+	return recs[resp-1].At.Sub(recs[cancel-1].At) >= c.opts.CancelGrace
 }
 
 // openSessions returns the sessions that can take a prompt.
@@ -647,14 +656,5 @@ func (c *client) openSessions() []*clientSession {
 			out = append(out, s)
 		}
 	}
-	return out
-}
-
-func sortedFacts(m map[Fact]int) []Fact {
-	var out []Fact
-	for f := range m {
-		out = append(out, f)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

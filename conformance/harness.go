@@ -199,12 +199,6 @@ func (p *proc) shutdown(grace time.Duration, drain func(frame)) CloseStep {
 	return ClosedNever
 }
 
-// kill ends the agent at once, for a run that must stop now (watchdog).
-func (p *proc) kill() {
-	p.closeStdin()
-	signalGroup(p.cmd, sigKill)
-}
-
 // waitExit drains stdout until the process has exited and stdout is at
 // end of file, or the grace period is over. A process that exited while
 // something else (a grandchild) still holds stdout open counts as exited
@@ -252,9 +246,6 @@ func (p *proc) exitStatus() string {
 	}
 	return p.waitErr.Error()
 }
-
-// exitedOK reports whether the process exited with status 0.
-func (p *proc) exitedOK() bool { return !p.alive() && p.waitErr == nil }
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"path"
 	"path/filepath"
 	"time"
@@ -50,6 +49,10 @@ type promptTask struct {
 	file string // the file the prompt is about, for resource blocks
 }
 
+// mimeTypes of the workspace files, fixed so that a transcript does not
+// depend on the host's MIME tables.
+var mimeTypes = map[string]string{".md": "text/markdown", ".go": "text/x-go", ".txt": "text/plain"}
+
 var promptTasks = []promptTask{
 	{text: "Say hello."},
 	{text: "Read README.md and tell me what this project is.", file: "README.md"},
@@ -77,6 +80,9 @@ type Run struct {
 	// RaceLines are the prompt responses of turns whose cancel the agent
 	// cannot be shown to have read first (see client.cancelRead).
 	RaceLines map[int]bool
+	// ReadLines are the prompt responses of cancelled turns whose cancel
+	// the agent provably read first.
+	ReadLines map[int]bool
 	Duration  time.Duration
 }
 
@@ -99,7 +105,11 @@ func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run
 	// ladder runs.
 	c.closing = true
 	run.Close = p.shutdown(opts.CloseGrace, c.handle)
-	if c.failure == nil && run.Close != ClosedOnStdin && run.Close != ClosedBefore {
+	switch {
+	case c.failure != nil || c.interrupted:
+	case run.Close == ClosedBefore:
+		c.fail(CheckCrash, "the agent exited before the client closed the connection; it %s", p.exitStatus())
+	case run.Close != ClosedOnStdin:
 		c.fail(CheckClose, "the agent did not exit within %v of its stdin closing; it needed %s", opts.CloseGrace, run.Close)
 	}
 	run.Steps = c.steps
@@ -109,6 +119,7 @@ func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run
 	run.Stderr = p.stderr.Bytes()
 	run.Unadvertised = c.unadvertised
 	run.RaceLines = c.raceLines
+	run.ReadLines = c.readLines
 	run.Findings = lintTranscript(rec.JSONL(), "")
 	run.Duration = time.Since(start)
 	return run
@@ -167,10 +178,6 @@ const (
 	ActLoadSession
 	ActCloseSession
 )
-
-func (k ActionKind) String() string {
-	return [...]string{"prompt", "new session", "load session", "close session"}[k]
-}
 
 // injectErrorAnswer makes an fs call or terminal/create fail.
 const injectErrorAnswer = 5
@@ -250,7 +257,7 @@ func (c *client) sequence() {
 		return
 	}
 	for _, a := range c.plan.Actions {
-		if c.failure != nil {
+		if c.failure != nil || c.interrupted {
 			return
 		}
 		c.answers = a.Answers
@@ -379,10 +386,7 @@ func (c *client) prompt(a Action) {
 	if task.file != "" {
 		abs := filepath.Join(c.buf.ws.Root, filepath.FromSlash(task.file))
 		uri := "file://" + filepath.ToSlash(abs)
-		mt := mime.TypeByExtension(path.Ext(task.file))
-		if mt == "" {
-			mt = "text/plain"
-		}
+		mt := mimeTypes[path.Ext(task.file)]
 		if a.Link {
 			blocks = append(blocks, map[string]any{"type": "resource_link", "uri": uri, "name": path.Base(task.file), "mimeType": mt})
 		}
@@ -416,7 +420,11 @@ func (c *client) prompt(a Action) {
 		}
 	}
 	if t.cancelled && cc.respLine > 0 {
-		switch read := c.cancelRead(t.cancelLine, cc.respLine); {
+		read := c.cancelRead(t.cancelLine, cc.respLine)
+		if read {
+			c.readLines[cc.respLine] = true
+		}
+		switch {
 		case read && t.plan.viaClose:
 			c.facts[FactCloseDecisive]++
 		case read:

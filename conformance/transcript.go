@@ -111,21 +111,19 @@ func embeddable(line []byte) ([]byte, bool) {
 	return body, true
 }
 
-// Window returns the JSONL lines from..to (1-based, inclusive, clamped).
-func (t *Transcript) Window(from, to int) []string {
+// Lines returns the JSONL lines with the given 1-based numbers, in the
+// order given; numbers out of range are skipped.
+func (t *Transcript) Lines(nums []int) []WindowLine {
 	recs := t.Records()
-	if from < 1 {
-		from = 1
-	}
-	if to > len(recs) {
-		to = len(recs)
-	}
-	var out []string
+	var out []WindowLine
 	var b bytes.Buffer
-	for i := from; i <= to; i++ {
+	for _, n := range nums {
+		if n < 1 || n > len(recs) {
+			continue
+		}
 		b.Reset()
-		encodeRecord(&b, recs[i-1])
-		out = append(out, string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
+		encodeRecord(&b, recs[n-1])
+		out = append(out, WindowLine{Line: n, Text: string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))})
 	}
 	return out
 }

@@ -24,15 +24,18 @@ const (
 
 // Verdict is the result of a check, in the shape of a conformance kit.
 type Verdict struct {
-	Agent      string        `json:"agent"`
-	Seed       uint64        `json:"seed"`
-	Runs       int           `json:"runs"` // exploration runs, the preflight included
-	Steps      int           `json:"steps"`
-	Caps       []Capability  `json:"caps"`
-	FailOn     string        `json:"failOn"`
-	Duration   time.Duration `json:"-"`
-	Total      time.Duration `json:"-"`
-	ShrinkRuns int           `json:"shrinkRuns"`
+	Agent    string        `json:"agent"`
+	Seed     uint64        `json:"seed"`
+	Runs     int           `json:"runs"` // exploration runs, the preflight included
+	Steps    int           `json:"steps"`
+	Caps     []Capability  `json:"caps"`
+	FailOn   string        `json:"failOn"`
+	Duration time.Duration `json:"-"`
+	Total    time.Duration `json:"-"`
+	// Seconds is the exploration's wall time, TotalSeconds with shrinking.
+	Seconds      float64 `json:"seconds"`
+	TotalSeconds float64 `json:"totalSeconds"`
+	ShrinkRuns   int     `json:"shrinkRuns"`
 	// RunsPerSecond is the exploration throughput.
 	RunsPerSecond float64 `json:"runsPerSecond"`
 
@@ -179,6 +182,11 @@ func (k *checker) verdict() *Verdict {
 				res.Races++
 				continue
 			}
+			if f.Severity < rule.Severity {
+				// Judged in full by the harness (see Run.judge).
+				f.Severity = rule.Severity
+				f.Message += " [acplint check: not a race: the client answered one of the agent's requests between the cancel and this response, and stdin is read in order, so the agent had read the cancel]"
+			}
 			res.Failures++
 			fired[f.RuleID] = true
 			if len(res.Examples) < maxExamples {
@@ -276,16 +284,10 @@ func window(run *Run, line int, related []findings.Related) []WindowLine {
 	}
 	var nums []int
 	for n := range want {
-		if n >= 1 && n <= run.Transcript.Len() {
-			nums = append(nums, n)
-		}
+		nums = append(nums, n)
 	}
 	sort.Ints(nums)
-	var out []WindowLine
-	for _, n := range nums {
-		out = append(out, WindowLine{Line: n, Text: run.Transcript.Window(n, n)[0]})
-	}
-	return out
+	return run.Transcript.Lines(nums)
 }
 
 // rule returns the result of rule id.
@@ -346,9 +348,11 @@ func (v *Verdict) Write(w io.Writer, f Format) error {
 func (v *Verdict) fillWindows() {
 	for _, rep := range v.Reproductions {
 		if rep.run != nil && rep.Window == nil {
-			for n := 1; n <= rep.run.Transcript.Len(); n++ {
-				rep.Window = append(rep.Window, WindowLine{Line: n, Text: rep.run.Transcript.Window(n, n)[0]})
+			nums := make([]int, rep.run.Transcript.Len())
+			for i := range nums {
+				nums[i] = i + 1
 			}
+			rep.Window = rep.run.Transcript.Lines(nums)
 		}
 	}
 }
@@ -419,7 +423,7 @@ func (v *Verdict) writeRule(ew *errWriter, r *RuleResult) {
 		ew.printf("  [%d run(s)]", r.Exercised)
 	}
 	if r.Races > 0 {
-		ew.printf(" (%d cancel race(s) not counted)", r.Races)
+		ew.printf(" (%d race(s) not counted)", r.Races)
 	}
 	ew.printf("\n")
 	if len(r.Examples) > 0 {
@@ -441,6 +445,9 @@ func (v *Verdict) writeRule(ew *errWriter, r *RuleResult) {
 			where = "(use --out DIR to keep it)"
 		}
 		ew.printf("        %s: %d lines, %d client steps: %s\n", what, rep.Lines, len(rep.Steps), where)
+		if rep.Note != "" {
+			ew.printf("        note: %s\n", rep.Note)
+		}
 		switch {
 		case rep.Reproduced:
 			ew.printf("        %s reproduces it (line %d)\n", rep.Command, rep.Finding.Location.Line)

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 )
 
 // benchTranscript generates a realistic transcript once per run into a
-// temporary file (ACPLINT_BENCH_MB megabytes, default 32; the issue's
+// file in the temporary directory (ACPLINT_BENCH_MB megabytes, default 32; the issue's
 // figure is for 200) and returns its path. A file, not a buffer, so the
 // benchmarks measure reading the way a user runs acplint and the input
 // does not count against lint's memory.
@@ -29,11 +30,9 @@ var benchTranscript = sync.OnceValues(func() (string, error) {
 		}
 		mb = n
 	}
-	dir, err := os.MkdirTemp("", "acplint-bench")
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "transcript.ndjson")
+	// One file per size, rewritten by each run, so repeated benchmark runs
+	// do not pile up copies in the temporary directory.
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("acplint-bench-%dMB.ndjson", mb))
 	f, err := os.Create(path)
 	if err != nil {
 		return "", err

@@ -407,7 +407,8 @@ const (
 // per line.
 type blockSource struct {
 	src  source
-	buf  []aheadFrame // frames read ahead, not yet returned
+	buf  []aheadFrame // frames read ahead; those before head are returned
+	head int          // the first frame of buf not yet returned
 	err  error        // what ended the underlying source (io.EOF at the end)
 	done bool
 }
@@ -421,7 +422,7 @@ type aheadFrame struct {
 
 // peek returns the frame i places ahead, reading as needed.
 func (s *blockSource) peek(i int) (*aheadFrame, bool) {
-	for len(s.buf) <= i && !s.done {
+	for len(s.buf)-s.head <= i && !s.done {
 		fr, err := s.src.Next()
 		if err != nil {
 			s.err, s.done = err, true
@@ -429,10 +430,10 @@ func (s *blockSource) peek(i int) (*aheadFrame, bool) {
 		}
 		s.buf = append(s.buf, aheadFrame{fr: fr})
 	}
-	if i >= len(s.buf) {
+	if s.head+i >= len(s.buf) {
 		return nil, false
 	}
-	return &s.buf[i], true
+	return &s.buf[s.head+i], true
 }
 
 // lineIsJSON reports whether frame a is one JSON value on its own.
@@ -488,11 +489,20 @@ func (s *blockSource) Next() (Frame, error) {
 // take removes n frames from the read-ahead and returns the first with the
 // lines of the others as Extra.
 func (s *blockSource) take(n int) Frame {
-	fr := s.buf[0].fr
+	ahead := s.buf[s.head:]
+	fr := ahead[0].fr
 	for i := 1; i < n; i++ {
-		fr.Extra = append(fr.Extra, s.buf[i].fr.Line)
+		fr.Extra = append(fr.Extra, ahead[i].fr.Line)
 	}
-	s.buf = s.buf[n:]
+	clear(ahead[:n])
+	s.head += n
+	if s.head == len(s.buf) {
+		// Start over at the front of the backing array, so that one array
+		// serves the whole transcript instead of the read-ahead creeping
+		// forward and growing a new one. (Most frames are taken as soon as
+		// they are read, so this is the common case.)
+		s.buf, s.head = s.buf[:0], 0
+	}
 	return fr
 }
 

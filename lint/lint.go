@@ -82,6 +82,8 @@ type linter struct {
 	schema *Schema   // --schema (schema.go); nil for the compiled-in one
 	// onFinding is Options.OnFinding.
 	onFinding func(findings.ValidationFinding)
+	// lines decodes the frames, reusing one line's memory for the next.
+	lines codec.LineDecoder
 }
 
 func (l *linter) add(f findings.ValidationFinding) {
@@ -99,7 +101,7 @@ func (l *linter) frame(fr Frame) {
 		l.add(findings.New(findings.LINTBadWrapper, l.loc(fr.Line.Num), fr.Bad))
 		return
 	}
-	d := codec.DecodeLine(fr.Line)
+	d := l.lines.DecodeLine(fr.Line)
 	// Line-level problems come first: they do not depend on the sender.
 	l.lineProblems(d, fr)
 	for i, m := range d.Msgs {
@@ -267,7 +269,7 @@ func resultFits(d *codec.Decoded, i int, method domain.Method) bool {
 func directionUnknownMessage(m *domain.Message) string {
 	switch m.Kind {
 	case domain.KindRequest, domain.KindNotification:
-		return fmt.Sprintf("cannot tell which side sent %s %q: either side may send it; record with directions (-input jsonl) to check it", m.Kind, m.Method)
+		return fmt.Sprintf("cannot tell which side sent %s %q: either side may send it; record with directions (--input jsonl) to check it", m.Kind, m.Method)
 	}
 	fits := ""
 	if m.Kind == domain.KindResult {

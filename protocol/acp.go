@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -13,7 +14,15 @@ var ACP = Spec[Phase, Event]{Initial: newPhase(), Step: step}
 // step is pure: p is a value whose maps are persistent, so every change
 // below builds a new version and leaves the caller's phase untouched.
 func step(p Phase, ev Event) (next Phase, err error) {
-	r := &report{}
+	// The report and the context of a step are reused: nothing keeps them
+	// once it returns (findings live in their own allocations, and the
+	// error joins copies of them).
+	scratch := scratches.Get().(*stepScratch)
+	defer func() {
+		*scratch = stepScratch{}
+		scratches.Put(scratch)
+	}()
+	r := &scratch.r
 	if ev.End {
 		p = finish(p, r, ev)
 		return p, r.err()
@@ -31,7 +40,8 @@ func step(p Phase, ev Event) (next Phase, err error) {
 		// version; ACP-VER-005 was reported once when it happened.
 		return p, nil
 	}
-	c := &ctx{r: r, ev: ev, m: m}
+	c := &scratch.c
+	*c = ctx{r: r, ev: ev, m: m}
 	switch m.Kind {
 	case domain.KindRequest:
 		p = onRequest(p, c)
@@ -43,11 +53,22 @@ func step(p Phase, ev Event) (next Phase, err error) {
 	return p, r.err()
 }
 
+// stepScratch is the memory one step works in.
+type stepScratch struct {
+	r report
+	c ctx
+}
+
+var scratches = sync.Pool{New: func() any { return new(stepScratch) }}
+
 // ctx carries what every check needs while one message is stepped.
 type ctx struct {
 	r  *report
 	ev Event
 	m  *domain.Message
+	// scans caches what the raw filters found in the message's params
+	// and result (content.go).
+	scans [2]rawScan
 }
 
 // add reports rule at pointer ptr of the current message.

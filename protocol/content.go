@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,13 +17,13 @@ func init() {
 	// The reflective walk is the costly part of linting a message; the raw
 	// bytes tell cheaply whether there is any base64 member to look at.
 	onEveryRequest(func(p Phase, c *ctx) Phase {
-		if rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
+		if c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
 			checkBase64(c, reflect.ValueOf(c.m.Params), "/params")
 		}
 		return p
 	})
 	onEveryResponse(func(p Phase, c *ctx, _ Pending) Phase {
-		if c.succeeded() && rawMentions(c.m.RawResult, `"data"`, `"blob"`) {
+		if c.succeeded() && c.rawMentions(c.m.RawResult, `"data"`, `"blob"`) {
 			checkBase64(c, reflect.ValueOf(c.m.Result), "/result")
 		}
 		return p
@@ -78,13 +79,77 @@ func notBase64(s string) string {
 	return "its length or padding is wrong"
 }
 
-// rawMentions reports whether raw contains any of words: a cheap filter
-// before a walk over the typed value. A false positive only costs time.
-func rawMentions(raw []byte, words ...string) bool {
+// scannedWords are the member names the raw filters of the checks look
+// for. One pass over the params or result of a message finds all of them,
+// and the checks share it (ctx.rawMentions).
+var scannedWords = []string{`"data"`, `"blob"`, `"traceparent"`, `"tracestate"`, `"baggage"`}
+
+// rawScan is what one pass over a raw value found.
+type rawScan struct {
+	raw   []byte
+	found uint32 // bit i: scannedWords[i] occurs
+	done  bool
+}
+
+// rawMentions reports whether raw, the params or result of the current
+// message, contains any of words: a cheap filter before a walk over the
+// typed value. A false positive only costs time.
+func (c *ctx) rawMentions(raw []byte, words ...string) bool {
+	found := c.scan(raw)
 	for _, w := range words {
-		if bytes.Contains(raw, []byte(w)) {
+		i := slices.Index(scannedWords, w)
+		if i < 0 {
+			if bytes.Contains(raw, []byte(w)) {
+				return true
+			}
+			continue
+		}
+		if found&(1<<i) != 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// scan returns which scannedWords raw contains, scanning it once per
+// message.
+func (c *ctx) scan(raw []byte) uint32 {
+	if len(raw) == 0 {
+		return 0
+	}
+	for i := range c.scans {
+		sc := &c.scans[i]
+		if sc.done && len(sc.raw) == len(raw) && &sc.raw[0] == &raw[0] {
+			return sc.found
+		}
+	}
+	found := wordsIn(raw, scannedWords)
+	for i := range c.scans {
+		if sc := &c.scans[i]; !sc.done {
+			*sc = rawScan{raw: raw, found: found, done: true}
+			break
+		}
+	}
+	return found
+}
+
+// wordsIn returns which of words (each starting with '"') occur in raw, as
+// a bit set: one pass from quote to quote instead of one search per word.
+func wordsIn(raw []byte, words []string) uint32 {
+	var found uint32
+	all := uint32(1)<<len(words) - 1
+	for i := 0; found != all; i++ {
+		j := bytes.IndexByte(raw[i:], '"')
+		if j < 0 {
+			break
+		}
+		i += j
+		rest := raw[i:]
+		for k, w := range words {
+			if len(rest) >= len(w) && rest[1] == w[1] && string(rest[:len(w)]) == w {
+				found |= 1 << k
+			}
+		}
+	}
+	return found
 }

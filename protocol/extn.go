@@ -25,13 +25,13 @@ type extnState struct {
 func init() {
 	onEveryRequest(checkExtensionMethod)
 	onEveryRequest(func(p Phase, c *ctx) Phase {
-		if rawMentions(c.m.RawParams, traceKeys...) {
+		if c.rawMentions(c.m.RawParams, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
 		}
 		return p
 	})
 	onEveryResponse(func(p Phase, c *ctx, _ Pending) Phase {
-		if c.succeeded() && rawMentions(c.m.RawResult, traceKeys...) {
+		if c.succeeded() && c.rawMentions(c.m.RawResult, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
 		}
 		return p

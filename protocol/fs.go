@@ -131,14 +131,23 @@ func saysFileMissing(text, filePath string) bool {
 	if missingFileStrong.MatchString(text) {
 		return true
 	}
-	if !missingFileWeak.MatchString(text) {
+	// The path itself is no evidence: a file called "missing.md" that
+	// cannot be read for another reason must not count.
+	base := filePath[strings.LastIndexAny(filePath, `/\`)+1:]
+	withoutPath := text
+	if filePath != "" {
+		withoutPath = strings.ReplaceAll(withoutPath, filePath, "")
+	}
+	if base != "" {
+		withoutPath = strings.ReplaceAll(withoutPath, base, "")
+	}
+	if !missingFileWeak.MatchString(withoutPath) {
 		return false
 	}
 	lower := strings.ToLower(text)
 	if strings.Contains(lower, "file") || strings.Contains(lower, "path") {
 		return true
 	}
-	base := filePath[strings.LastIndexAny(filePath, `/\`)+1:]
 	return base != "" && strings.Contains(text, base)
 }
 

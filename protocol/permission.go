@@ -98,11 +98,14 @@ func checkPermissionAnswer(p Phase, c *ctx, req Pending) Phase {
 	if !ok {
 		return p
 	}
-	var offered []string
 	for _, o := range r.Options {
 		if o.OptionID == sel.OptionID {
 			return p
 		}
+	}
+	// Quoted only now: nearly every answer picks an offered option.
+	var offered []string
+	for _, o := range r.Options {
 		offered = append(offered, fmt.Sprintf("%q", o.OptionID))
 	}
 	list := "none"

@@ -80,7 +80,7 @@ type Phase struct {
 	pending [3]pmap.Map[string, Pending]
 	// answered remembers ids already answered, per sender direction, to
 	// tell a duplicate response from an unknown id and a reuse from a clash.
-	answered [3]pmap.Map[string, int]
+	answered [3]answeredIDs
 
 	Sessions pmap.Map[domain.SessionID, *Session]
 	// Issued holds every session id an agent returned, with the line.
@@ -226,4 +226,53 @@ func (p Phase) ResponseDirection(id domain.RequestID) (dir domain.Direction, req
 		return domain.FromClient, fromAgent, true
 	}
 	return domain.DirUnknown, Pending{}, false
+}
+
+// answeredWindow is how many answered ids per direction the machine
+// remembers. Remembering them all would make memory grow with the
+// transcript; a duplicate or late response is almost always close to the
+// first one, and one older than the window is still reported, as a
+// response that matches no pending request (ACP-RPC-003).
+const answeredWindow = 4096
+
+// answeredIDs maps recently answered request ids to the line of their
+// response, forgetting the oldest beyond answeredWindow. Like the rest of
+// Phase it is persistent: Set returns a new value.
+type answeredIDs struct {
+	byKey pmap.Map[string, int]
+	order pmap.Map[int, string] // sequence number -> key, oldest first
+	next  int
+}
+
+// Get returns the line of the response to the request id key.
+func (a answeredIDs) Get(key string) (int, bool) { return a.byKey.Get(key) }
+
+// Set records that key was answered at line.
+func (a answeredIDs) Set(key string, line int) answeredIDs {
+	a.byKey = a.byKey.Set(key, line)
+	a.order = a.order.Set(a.next, key)
+	a.next++
+	if a.order.Len() > answeredWindow {
+		oldest := a.next - answeredWindow - 1
+		if k, ok := a.order.Get(oldest); ok {
+			a.order = a.order.Delete(oldest)
+			// Only forget k if it was not answered again since.
+			if line, ok := a.byKey.Get(k); ok && !a.reanswered(k, oldest) {
+				_ = line
+				a.byKey = a.byKey.Delete(k)
+			}
+		}
+	}
+	return a
+}
+
+// reanswered reports whether key was recorded again after sequence seq.
+// Reused ids are rare, so a scan of the window is fine.
+func (a answeredIDs) reanswered(key string, seq int) bool {
+	for s, k := range a.order.All() {
+		if s > seq && k == key {
+			return true
+		}
+	}
+	return false
 }

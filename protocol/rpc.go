@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -530,9 +531,26 @@ func sessionOf(params any) domain.SessionID {
 	if v.Kind() != reflect.Struct {
 		return ""
 	}
-	f := v.FieldByName("SessionID")
-	if !f.IsValid() || f.Type() != reflect.TypeFor[domain.SessionID]() {
+	index, ok := sessionIDField(v.Type())
+	if !ok {
 		return ""
 	}
-	return f.Interface().(domain.SessionID)
+	// String, not Interface: boxing the id would allocate on every message.
+	return domain.SessionID(v.FieldByIndex(index).String())
+}
+
+// sessionIDFields caches, per params type, the index of its SessionID
+// field (nil when it has none), sparing a search by name per message.
+var sessionIDFields sync.Map // reflect.Type -> []int
+
+func sessionIDField(t reflect.Type) ([]int, bool) {
+	if index, ok := sessionIDFields.Load(t); ok {
+		return index.([]int), index.([]int) != nil
+	}
+	var index []int
+	if f, ok := t.FieldByName("SessionID"); ok && f.Type == reflect.TypeFor[domain.SessionID]() {
+		index = f.Index
+	}
+	sessionIDFields.Store(t, index)
+	return index, index != nil
 }

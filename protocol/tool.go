@@ -49,8 +49,12 @@ func checkToolUpdate(p Phase, c *ctx) Phase {
 }
 
 func toolCallCreated(p Phase, c *ctx, s *Session, u domain.ToolCall) Phase {
-	key := toolCallKey(s.ID, u.ToolCallID)
-	_, inline := p.flow.tool.inline.Get(key)
+	var key string
+	inline := false
+	if p.flow.tool.inline.Len() > 0 { // spares building the key, usually
+		key = toolCallKey(s.ID, u.ToolCallID)
+		_, inline = p.flow.tool.inline.Get(key)
+	}
 	if old, dup := s.ToolCalls.Get(u.ToolCallID); dup && !inline {
 		f := c.add(findings.TOOLDuplicateID, "/params/update/toolCallId",
 			"tool_call reuses toolCallId %q, which the session already used; toolCallIds are unique within a session, so the client overwrites the earlier call and later updates become ambiguous", u.ToolCallID)
@@ -112,7 +116,9 @@ func toolCallUpdated(p Phase, c *ctx, s *Session, u domain.ToolCallUpdate) Phase
 		switch {
 		case finished(call.Status):
 			s.OpenToolCalls = s.OpenToolCalls.Delete(u.ToolCallID)
-		case s.PromptKey != "":
+		case s.PromptKey != "" && known:
+			// An update for a call never announced is ACP-TOOL-002; it does
+			// not also leave an open call for ACP-TURN-004 at the turn's end.
 			if _, open := s.OpenToolCalls.Get(u.ToolCallID); !open {
 				s.OpenToolCalls = s.OpenToolCalls.Set(u.ToolCallID, c.line())
 			}
@@ -137,26 +143,25 @@ func validStatus(s domain.ToolCallStatus) bool {
 // tool_call, tool_call_update and a permission request's toolCall. at is
 // the pointer of the tool call object.
 func checkToolCallBody(p Phase, c *ctx, s *Session, at string, content []domain.ToolCallContent, locations []domain.ToolCallLocation) Phase {
+	// Pointers are built only for what is reported: most tool calls are fine.
 	for i, item := range content {
-		ptr := fmt.Sprintf("%s/content/%d", at, i)
 		switch item := item.(type) {
 		case domain.Diff:
 			if item.Path != "" && !isAbsoluteFilePath(item.Path) {
-				c.add(findings.TOOLRelativePath, ptr+"/path",
+				c.add(findings.TOOLRelativePath, fmt.Sprintf("%s/content/%d/path", at, i),
 					"diff path %q is not absolute; clients open and patch the file by this path, which a relative path does not name reliably", item.Path)
 			}
 		case domain.Terminal:
-			p = embedTerminal(p, c, s, ptr+"/terminalId", item.TerminalID)
+			p = embedTerminal(p, c, s, fmt.Sprintf("%s/content/%d/terminalId", at, i), item.TerminalID)
 		}
 	}
 	for i, loc := range locations {
-		ptr := fmt.Sprintf("%s/locations/%d", at, i)
 		if loc.Path != "" && !isAbsoluteFilePath(loc.Path) {
-			c.add(findings.TOOLRelativePath, ptr+"/path",
+			c.add(findings.TOOLRelativePath, fmt.Sprintf("%s/locations/%d/path", at, i),
 				"location path %q is not absolute; clients follow the agent by opening this path, which a relative path does not name reliably", loc.Path)
 		}
 		if line, ok := loc.Line.Get(); ok && line == 0 {
-			c.add(findings.TOOLZeroLine, ptr+"/line",
+			c.add(findings.TOOLZeroLine, fmt.Sprintf("%s/locations/%d/line", at, i),
 				"location line is 0; ACP lines are 1-based, so this is most likely a 0-based editor line, and clients jump to the wrong line")
 		}
 	}

@@ -35,8 +35,11 @@ finding from, and DIR/RULE.txt with the client's steps and the agent's stderr.
 The verdict groups rules by tier: MUST (error rules every agent meets; one
 never exercised counts as not passed), capability-gated (error rules of a
 capability or feature that came into play), SHOULD (warnings) and
-informational. A cancel that crossed the end of the turn is a race: it
-neither fails nor exercises the cancellation rules. The harness also checks
+informational. A cancel that may have crossed the end of the turn is a
+race: it neither fails nor exercises the cancellation rules. A cancel counts
+as read by the agent when the client answered one of the agent's requests
+between the cancel and the prompt's response (stdin is read in order), or
+when the response came --cancel-grace or more after the cancel. The harness also checks
 that the agent starts, answers in time, does not die, and exits when its
 stdin closes (CHECK-* ids).
 
@@ -71,6 +74,7 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	response := fs.Duration("response-timeout", conformance.DefaultResponseTimeout, "`time` of silence allowed while a request is pending")
 	runTimeout := fs.Duration("run-timeout", conformance.DefaultRunTimeout, "watchdog `time` for one whole run")
 	settle := fs.Duration("settle", conformance.DefaultSettle, "quiet `time` awaited after a cancelled turn, for late updates")
+	cancelGrace := fs.Duration("cancel-grace", conformance.DefaultCancelGrace, "an answer to a cancelled prompt this `time` after the cancel, with no client message between, counts as having read the cancel (quicker ones are races)")
 	grace := fs.Duration("close-grace", conformance.DefaultCloseGrace, "`time` given at each step of the close ladder (stdin, SIGTERM, SIGKILL)")
 	shrinkTime := fs.Duration("shrink-time", conformance.DefaultShrinkTime, "`time` allowed to shrink each failure")
 	maxShrinks := fs.Int("max-shrinks", conformance.DefaultMaxShrinks, "shrink at most this `number` of distinct failures")
@@ -112,6 +116,7 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		ResponseTimeout: *response,
 		RunTimeout:      *runTimeout,
 		Settle:          *settle,
+		CancelGrace:     *cancelGrace,
 		CloseGrace:      *grace,
 		ShrinkTime:      *shrinkTime,
 		MaxShrinks:      *maxShrinks,

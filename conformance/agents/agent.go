@@ -34,6 +34,13 @@ const (
 	// EndTurnAfterCancel ignores session/cancel and ends the turn with
 	// end_turn (ACP-CXL-001).
 	EndTurnAfterCancel Defect = "end-turn-after-cancel"
+	// QuietEndTurn ignores session/cancel too, and when a permission
+	// request comes back "cancelled" it answers the prompt with end_turn at
+	// once, leaving the tool call pending (ACP-CXL-001). The
+	// response is its first message after the cancel, which a transcript
+	// alone cannot tell from a race; the harness can, having answered the
+	// permission request after the cancel.
+	QuietEndTurn Defect = "quiet-end-turn"
 	// UpdateAfterCancel answers a cancelled prompt correctly, then sends
 	// one more message chunk (ACP-CXL-002).
 	UpdateAfterCancel Defect = "update-after-cancel"
@@ -49,7 +56,8 @@ const (
 	// NonJSONStdout prints a debug line to stdout before running a command
 	// (ACP-WIRE-001).
 	NonJSONStdout Defect = "non-json-stdout"
-	// NeverAnswer never answers session/prompt (ACP-RPC-013, a timeout).
+	// NeverAnswer never answers session/prompt, nor does anything for it
+	// (ACP-RPC-013, a timeout).
 	NeverAnswer Defect = "never-answer"
 	// CrashMidTurn exits with status 2 in the middle of an edit, after the
 	// user allowed it.
@@ -57,7 +65,7 @@ const (
 )
 
 // Defects lists every defect, for flag help and tests.
-var Defects = []Defect{EndTurnAfterCancel, UpdateAfterCancel, UnknownToolCallUpdate, FSWithoutCapability, EchoVersion, NonJSONStdout, NeverAnswer, CrashMidTurn}
+var Defects = []Defect{EndTurnAfterCancel, QuietEndTurn, UpdateAfterCancel, UnknownToolCallUpdate, FSWithoutCapability, EchoVersion, NonJSONStdout, NeverAnswer, CrashMidTurn}
 
 // Main runs the agent as a program: flags, then ACP on stdin/stdout until
 // stdin closes. It returns the exit status.
@@ -261,7 +269,7 @@ func (a *Agent) notification(m inbound) {
 		t = s.turn
 	}
 	a.mu.Unlock()
-	if t != nil && a.Defect != EndTurnAfterCancel {
+	if t != nil && a.Defect != EndTurnAfterCancel && a.Defect != QuietEndTurn {
 		t.cancel()
 	}
 }
@@ -391,12 +399,16 @@ func (a *Agent) closeSession(m inbound) {
 		a.fail(m.ID, -32002, "Resource not found: session "+p.SessionID)
 		return
 	}
-	// Closing cancels the running turn; its response goes out first.
+	if t == nil {
+		a.reply(m.ID, map[string]any{})
+		return
+	}
+	// Closing cancels the running turn at once, before anything the client
+	// sends after the close is read; the turn's response goes out before
+	// the close's.
+	t.cancel()
 	go func() {
-		if t != nil {
-			t.cancel()
-			<-t.done
-		}
+		<-t.done
 		a.reply(m.ID, map[string]any{})
 	}()
 }
@@ -409,6 +421,9 @@ func (a *Agent) prompt(m inbound) {
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		a.fail(m.ID, -32602, "Invalid params: "+err.Error())
 		return
+	}
+	if a.Defect == NeverAnswer {
+		return // the prompt is read, and nothing ever happens
 	}
 	a.mu.Lock()
 	s := a.sessions[p.SessionID]
@@ -481,8 +496,12 @@ func parseTasks(s string) []task {
 	return ts
 }
 
-// errCancelled ends a turn's task list early.
-var errCancelled = errors.New("cancelled")
+// errCancelled ends a turn's task list early; errQuietEnd ends the turn
+// at once (QuietEndTurn).
+var (
+	errCancelled = errors.New("cancelled")
+	errQuietEnd  = errors.New("end the turn now")
+)
 
 func (a *Agent) runTurn(s *session, t *turn, prompt string) {
 	tt := &turnRun{a: a, s: s, t: t}
@@ -521,9 +540,19 @@ func (a *Agent) runTurn(s *session, t *turn, prompt string) {
 	if errors.Is(err, errClosed) {
 		return // the client is gone; nobody reads a response
 	}
+	if errors.Is(err, errQuietEnd) {
+		a.mu.Lock()
+		s.history = append(s.history, turnRecord{user: prompt, agent: strings.Join(said, "")})
+		s.turn = nil
+		a.mu.Unlock()
+		a.reply(t.id, map[string]any{"stopReason": "end_turn"})
+		return
+	}
 	if err == nil && !tt.cancelled() {
 		tt.pause()
-		say("All done.")
+		if !tt.cancelled() {
+			say("All done.")
+		}
 	}
 	a.mu.Lock()
 	s.history = append(s.history, turnRecord{user: prompt, agent: strings.Join(said, "")})
@@ -536,9 +565,6 @@ func (a *Agent) runTurn(s *session, t *turn, prompt string) {
 	a.mu.Lock()
 	s.turn = nil
 	a.mu.Unlock()
-	if a.Defect == NeverAnswer {
-		return
-	}
 	a.reply(t.id, map[string]any{"stopReason": stop})
 	if stop == "cancelled" && a.Defect == UpdateAfterCancel {
 		a.update(s.id, map[string]any{"sessionUpdate": "agent_message_chunk", "content": text("(stopped)")})
@@ -707,6 +733,10 @@ func (tt *turnRun) edit(rel string) error {
 	}
 	_ = json.Unmarshal(res, &r)
 	switch {
+	case r.Outcome.Outcome == "cancelled" && tt.a.Defect == QuietEndTurn && !tt.cancelled():
+		// (A turn cancelled by session/close is handled correctly: only
+		// session/cancel is ignored.)
+		return errQuietEnd
 	case r.Outcome.Outcome == "cancelled":
 		tt.progress(id, map[string]any{"status": "failed", "content": []any{textContent("cancelled")}})
 		if tt.a.Defect == EndTurnAfterCancel {

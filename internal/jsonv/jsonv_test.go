@@ -2,7 +2,10 @@ package jsonv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -119,4 +122,47 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		checkAgainstStdlib(t, src)
 	})
+}
+
+// An arena gives the same trees as Parse, line after line, however the
+// lines' sizes vary: its reused memory must never leak one tree into
+// another.
+func TestArenaMatchesParse(t *testing.T) {
+	lines := []string{
+		`{"a":[1,2,{"b":"c"}],"d":{}}`,
+		`[]`,
+		`{"jsonrpc":"2.0","id":7,"method":"x","params":{"list":[` + strings.Repeat(`{"k":"v","n":[1,2,3]},`, 300) + `{}]}}`,
+		`{"e":"\u00e9\n","f":[[],[[]],{"g":null}]}`,
+		`[{"a":1},{"b":2}]`,
+		`{"broken":`,
+		`{"x":true}`,
+	}
+	var a Arena
+	for round := 0; round < 2; round++ {
+		for _, line := range lines {
+			want, wantErr := Parse([]byte(line))
+			got, gotErr := a.ParseOwned([]byte(line))
+			if (wantErr == nil) != (gotErr == nil) {
+				t.Fatalf("%s: error %v, want %v", line, gotErr, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: arena tree differs from Parse's", line)
+			}
+		}
+	}
+}
+
+// special finds a quote, a backslash or a control character at any of the
+// eight positions, and nothing else.
+func TestSpecialBytes(t *testing.T) {
+	for b := 0; b < 256; b++ {
+		for pos := 0; pos < 8; pos++ {
+			word := []byte("abcdefgh")
+			word[pos] = byte(b)
+			want := b == '"' || b == '\\' || b < 0x20
+			if got := special(binary.LittleEndian.Uint64(word)); got != want {
+				t.Errorf("byte 0x%02x at %d: special = %v, want %v", b, pos, got, want)
+			}
+		}
+	}
 }
