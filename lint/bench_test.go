@@ -2,12 +2,14 @@ package lint
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -113,4 +115,18 @@ func sampleHeap(peak *atomic.Uint64) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
+}
+
+// BenchmarkUnclosedGarbage lints 20,000 lines that each open a JSON value
+// and never close it. Looking for messages split across lines must stay
+// linear here: before join attempts remembered what they had scanned, this
+// took seconds (each line rescanned up to 10,000 lines below it).
+func BenchmarkUnclosedGarbage(b *testing.B) {
+	input := []byte(strings.Repeat("{\"a\n", 20000))
+	b.SetBytes(int64(len(input)))
+	for b.Loop() {
+		if _, err := Transcript(bytes.NewReader(input), Options{Format: FormatNDJSON}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

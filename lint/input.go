@@ -396,7 +396,10 @@ var errStop = errors.New("stop")
 // message is rarely longer, and the read-ahead must stay bounded.
 const (
 	maxJoinLines = 10000
-	maxJoinBytes = 64 << 20
+	// minUnclosedMemo: a join attempt that scanned this many lines without
+	// closing is remembered, so the lines it crossed are not tried again.
+	minUnclosedMemo = 64
+	maxJoinBytes    = 64 << 20
 )
 
 // blockSource regroups the frames of a line-based source. A message split
@@ -406,11 +409,16 @@ const (
 // becomes one frame, so that one mistake gives one finding rather than one
 // per line.
 type blockSource struct {
-	src  source
-	buf  []aheadFrame // frames read ahead; those before head are returned
-	head int          // the first frame of buf not yet returned
-	err  error        // what ended the underlying source (io.EOF at the end)
-	done bool
+	// consumed counts the frames returned so far, to give read-ahead
+	// frames an absolute index; (unclosedFrom, unclosedTo] are frames a
+	// join attempt already scanned without its value closing.
+	consumed                 int
+	unclosedFrom, unclosedTo int
+	src                      source
+	buf                      []aheadFrame // frames read ahead; those before head are returned
+	head                     int          // the first frame of buf not yet returned
+	err                      error        // what ended the underlying source (io.EOF at the end)
+	done                     bool
 }
 
 type aheadFrame struct {
@@ -496,6 +504,7 @@ func (s *blockSource) take(n int) Frame {
 	}
 	clear(ahead[:n])
 	s.head += n
+	s.consumed += n
 	if s.head == len(s.buf) {
 		// Start over at the front of the backing array, so that one array
 		// serves the whole transcript instead of the read-ahead creeping
@@ -516,11 +525,20 @@ func (s *blockSource) join(k int) (n int, msg []byte, ok bool) {
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
 		return 0, nil, false
 	}
+	if abs := s.consumed + k; abs > s.unclosedFrom && abs <= s.unclosedTo {
+		// An earlier attempt from a line above ran through this one
+		// without the value ever closing: the lines are garbage, and
+		// trying again from every line would take quadratic time.
+		return 0, nil, false
+	}
 	var sc jsonScanner
 	var out bytes.Buffer
 	for i := k; ; i++ {
 		a, ok := s.peek(i)
 		if !ok || i-k >= maxJoinLines || out.Len() > maxJoinBytes {
+			if i-k >= minUnclosedMemo {
+				s.unclosedFrom, s.unclosedTo = s.consumed+k, s.consumed+i
+			}
 			return 0, nil, false
 		}
 		line := a.fr.Line.Bytes
