@@ -155,7 +155,7 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		m := reflect.MakeMapWithSize(rv.Type(), len(v.Members))
 		for i := range v.Members {
 			mem := &v.Members[i]
-			key := reflect.ValueOf(mem.Key).Convert(rv.Type().Key())
+			key := reflect.ValueOf(ownedString(mem.Key)).Convert(rv.Type().Key())
 			if m.MapIndex(key).IsValid() {
 				// A map cannot keep both copies; the last one wins, as in
 				// most JSON readers.
@@ -174,7 +174,7 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 			d.typeProblem(v, def, "string")
 			return
 		}
-		rv.SetString(v.Str)
+		rv.SetString(ownedString(v.Str))
 		if p.enum != nil && !contains(p.enum, v.Str) {
 			kind := ProbEnum
 			if p.open {
@@ -768,4 +768,21 @@ func article(noun string) string {
 		return "an " + noun
 	}
 	return "a " + noun
+}
+
+// ownedStringMax is the longest string copied out of the line it was
+// parsed from; longer ones (message text, diffs) keep pointing into it.
+const ownedStringMax = 256
+
+// ownedString copies short strings out of the parsed line. The parser's
+// strings share the line's memory, so an id or a name that the protocol
+// machine keeps for the rest of the transcript (a toolCallId, a messageId,
+// a session id) would otherwise keep its whole line alive: memory would
+// grow with the transcript instead of with the live state. Long strings
+// are message bodies, rarely kept, and copying them would cost the most.
+func ownedString(s string) string {
+	if len(s) > ownedStringMax {
+		return s
+	}
+	return strings.Clone(s)
 }

@@ -239,40 +239,34 @@ const answeredWindow = 4096
 // response, forgetting the oldest beyond answeredWindow. Like the rest of
 // Phase it is persistent: Set returns a new value.
 type answeredIDs struct {
-	byKey pmap.Map[string, int]
+	byKey pmap.Map[string, answer]
 	order pmap.Map[int, string] // sequence number -> key, oldest first
 	next  int
 }
 
+// answer is one remembered response: its line, and the sequence number of
+// the latest time its id was answered (an id may be reused).
+type answer struct{ line, seq int }
+
 // Get returns the line of the response to the request id key.
-func (a answeredIDs) Get(key string) (int, bool) { return a.byKey.Get(key) }
+func (a answeredIDs) Get(key string) (int, bool) {
+	ans, ok := a.byKey.Get(key)
+	return ans.line, ok
+}
 
 // Set records that key was answered at line.
 func (a answeredIDs) Set(key string, line int) answeredIDs {
-	a.byKey = a.byKey.Set(key, line)
+	a.byKey = a.byKey.Set(key, answer{line: line, seq: a.next})
 	a.order = a.order.Set(a.next, key)
 	a.next++
-	if a.order.Len() > answeredWindow {
-		oldest := a.next - answeredWindow - 1
+	if oldest := a.next - answeredWindow - 1; oldest >= 0 {
 		if k, ok := a.order.Get(oldest); ok {
 			a.order = a.order.Delete(oldest)
-			// Only forget k if it was not answered again since.
-			if line, ok := a.byKey.Get(k); ok && !a.reanswered(k, oldest) {
-				_ = line
+			// Forget k only if it was not answered again since.
+			if ans, ok := a.byKey.Get(k); ok && ans.seq == oldest {
 				a.byKey = a.byKey.Delete(k)
 			}
 		}
 	}
 	return a
-}
-
-// reanswered reports whether key was recorded again after sequence seq.
-// Reused ids are rare, so a scan of the window is fine.
-func (a answeredIDs) reanswered(key string, seq int) bool {
-	for s, k := range a.order.All() {
-		if s > seq && k == key {
-			return true
-		}
-	}
-	return false
 }
