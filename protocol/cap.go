@@ -159,28 +159,11 @@ func checkSessionSetupGates(p Phase, c *ctx) Phase {
 	if p.AgentCaps == nil || c.m.Dir != domain.FromClient {
 		return p
 	}
-	var dirs domain.Opt[[]string]
-	var servers []domain.McpServer
-	switch req := c.m.Params.(type) {
-	case *domain.NewSessionRequest:
-		if req == nil {
-			return p
-		}
-		dirs, servers = req.AdditionalDirectories, req.McpServers
-	case *domain.LoadSessionRequest:
-		if req == nil {
-			return p
-		}
-		dirs, servers = req.AdditionalDirectories, req.McpServers
-	case *domain.ResumeSessionRequest:
-		if req == nil {
-			return p
-		}
-		dirs = req.AdditionalDirectories
-		servers, _ = req.McpServers.Get()
-	default:
+	open, ok := openParamsOf(c.m.Params)
+	if !ok {
 		return p
 	}
+	dirs, servers := open.Dirs, open.Servers
 	sc, _ := p.AgentCaps.SessionCapabilities.Get()
 	if list, _ := dirs.Get(); len(list) > 0 && !sc.AdditionalDirectories.IsSet() {
 		f := c.add(findings.CAPAdditionalDirectories, "/params/additionalDirectories",

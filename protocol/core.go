@@ -186,6 +186,39 @@ func sessionSetup(modes domain.Opt[domain.SessionModeState], opts domain.Opt[[]d
 	return m, o
 }
 
+// openParams is what the params of session/new, session/load and
+// session/resume have in common.
+type openParams struct {
+	Cwd     string
+	Dirs    domain.Opt[[]string]
+	Servers []domain.McpServer
+	ID      domain.SessionID // "" for session/new, which has no id yet
+}
+
+// openParamsOf returns the common params of a session-opening request;
+// ok is false for any other params, or ones that did not decode.
+func openParamsOf(params any) (o openParams, ok bool) {
+	switch req := params.(type) {
+	case *domain.NewSessionRequest:
+		if req == nil {
+			return o, false
+		}
+		return openParams{Cwd: req.Cwd, Dirs: req.AdditionalDirectories, Servers: req.McpServers}, true
+	case *domain.LoadSessionRequest:
+		if req == nil {
+			return o, false
+		}
+		return openParams{Cwd: req.Cwd, Dirs: req.AdditionalDirectories, Servers: req.McpServers, ID: req.SessionID}, true
+	case *domain.ResumeSessionRequest:
+		if req == nil {
+			return o, false
+		}
+		servers, _ := req.McpServers.Get()
+		return openParams{Cwd: req.Cwd, Dirs: req.AdditionalDirectories, Servers: servers, ID: req.SessionID}, true
+	}
+	return o, false
+}
+
 // coreSessionReopen starts a session/load or session/resume: the session
 // exists from the request on, so the replay that a load streams before its
 // response is attributed to it.
@@ -196,11 +229,8 @@ func coreSessionReopen(state SessionState) requestCheck {
 			return p
 		}
 		s := &Session{ID: id, State: state, Line: c.line()}
-		switch params := c.m.Params.(type) {
-		case *domain.LoadSessionRequest:
-			s.Cwd = params.Cwd
-		case *domain.ResumeSessionRequest:
-			s.Cwd = params.Cwd
+		if o, ok := openParamsOf(c.m.Params); ok {
+			s.Cwd = o.Cwd
 		}
 		if old, ok := p.Sessions.Get(id); ok {
 			s.HadHistory = old.HadHistory

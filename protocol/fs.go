@@ -37,24 +37,12 @@ func noteNewSessionRoots(p Phase, c *ctx, req Pending) Phase {
 }
 
 func noteReopenedSessionRoots(p Phase, c *ctx) Phase {
-	var dirs []string
-	switch params := c.m.Params.(type) {
-	case *domain.LoadSessionRequest:
-		if params == nil {
-			return p
-		}
-		dirs, _ = params.AdditionalDirectories.Get()
-	case *domain.ResumeSessionRequest:
-		if params == nil {
-			return p
-		}
-		dirs, _ = params.AdditionalDirectories.Get()
-	default:
+	open, ok := openParamsOf(c.m.Params)
+	if !ok || open.ID == "" {
 		return p
 	}
-	if id := sessionOf(c.m.Params); id != "" {
-		p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(id, dirs)
-	}
+	dirs, _ := open.Dirs.Get()
+	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(open.ID, dirs)
 	return p
 }
 

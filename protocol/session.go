@@ -63,34 +63,14 @@ func checkSessionSetupParams(p Phase, c *ctx) Phase {
 	if c.m.Dir != domain.FromClient {
 		return p
 	}
-	var (
-		dirs    domain.Opt[[]string]
-		servers []domain.McpServer
-		id      domain.SessionID
-	)
-	switch req := c.m.Params.(type) {
-	case *domain.NewSessionRequest:
-		if req == nil {
-			return p
-		}
-		dirs, servers = req.AdditionalDirectories, req.McpServers
-	case *domain.LoadSessionRequest:
-		if req == nil {
-			return p
-		}
-		dirs, servers, id = req.AdditionalDirectories, req.McpServers, req.SessionID
-	case *domain.ResumeSessionRequest:
-		if req == nil {
-			return p
-		}
-		dirs, id = req.AdditionalDirectories, req.SessionID
-		servers, _ = req.McpServers.Get()
-		if req.McpServers.State == domain.Absent {
-			c.add(findings.SESMissingMcpServers, "/params",
-				`session/resume params lack "mcpServers"; the schema makes it optional, but the session setup docs list the MCP servers among what a resume must pass, so the resumed session may run without the user's MCP servers (send [] when there are none)`).Severity = findings.SeverityWarning
-		}
-	default:
+	open, ok := openParamsOf(c.m.Params)
+	if !ok {
 		return p
+	}
+	dirs, servers, id := open.Dirs, open.Servers, open.ID
+	if req, resume := c.m.Params.(*domain.ResumeSessionRequest); resume && req.McpServers.State == domain.Absent {
+		c.add(findings.SESMissingMcpServers, "/params",
+			`session/resume params lack "mcpServers"; the schema makes it optional, but the session setup docs list the MCP servers among what a resume must pass, so the resumed session may run without the user's MCP servers (send [] when there are none)`).Severity = findings.SeverityWarning
 	}
 	cwd, cwdOK := wireString(c.m.RawParams, "/cwd")
 	if cwdOK && !isAbsoluteFilePath(cwd) {
