@@ -516,32 +516,25 @@ func unionTag(bs []*branch) (string, []string) {
 func (s *Schema) node(u string) any {
 	_, frag, _ := strings.Cut(u, "#")
 	frag, _ = url.PathUnescape(frag)
-	var cur any = s.model.Doc
+	var toks []string
 	for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
-		if tok == "" {
-			continue
-		}
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil
-			}
-			cur = c[i]
-		default:
-			return nil
+		if tok != "" {
+			toks = append(toks, pointerUnescaper.Replace(tok))
 		}
 	}
-	return cur
+	return descend(s.model.Doc, toks)
 }
 
+// pointerUnescaper undoes the JSON Pointer escapes of one token.
+var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
 // at returns the instance value at loc.
-func (r *validation) at(loc []string) any {
-	cur := r.root
-	for _, tok := range loc {
+func (r *validation) at(loc []string) any { return descend(r.root, loc) }
+
+// descend follows object keys and array indexes from cur through a value
+// decoded by encoding/json; nil when the path leaves the value.
+func descend(cur any, toks []string) any {
+	for _, tok := range toks {
 		switch c := cur.(type) {
 		case map[string]any:
 			cur = c[tok]
