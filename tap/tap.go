@@ -108,7 +108,10 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 	ladder.Stop()
 	step := 0
 	var lastAgentBytes int64
-	clientClosed := clientDone
+	// Each of these fires once: a nil channel is never ready, so a closed
+	// one must be set to nil after it is handled, or select picks it again
+	// and again.
+	clientClosed, cancelled := clientDone, ctx.Done()
 	for done := false; !done; {
 		select {
 		case werr = <-waitErr:
@@ -118,7 +121,8 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 		case <-clientClosed:
 			clientClosed = nil
 			ladder.Reset(opts.Grace)
-		case <-ctx.Done():
+		case <-cancelled:
+			cancelled = nil
 			agentIn.Close()
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			ladder.Reset(opts.Grace)

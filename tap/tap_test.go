@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,6 +30,9 @@ func TestMain(m *testing.M) {
 	case "crash":
 		echoAgent(2) // answers two lines, then dies with exit code 3
 	case "hang":
+		time.Sleep(time.Hour)
+	case "stubborn":
+		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
 	}
 	os.Exit(0)
@@ -202,6 +207,22 @@ func TestHungAgentIsTerminated(t *testing.T) {
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("took %v to stop a hung agent", time.Since(start))
+	}
+}
+
+// TestCancelEscalatesToKill cancels the tap's context while the agent
+// ignores SIGTERM: the close ladder must still end in SIGKILL.
+func TestCancelEscalatesToKill(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	pr, pw := io.Pipe() // the editor stays connected
+	defer pw.Close()
+	res, err := Run(ctx, Options{Command: fixture("stubborn"), Stderr: io.Discard, Grace: 100 * time.Millisecond}, pr, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 128+9 {
+		t.Errorf("exit code %d, want 137 (SIGKILL)", res.ExitCode)
 	}
 }
 
