@@ -213,21 +213,6 @@ func (p Phase) PendingCount(sender domain.Direction) int { return p.pending[send
 // Session returns the session called id.
 func (p Phase) Session(id domain.SessionID) (*Session, bool) { return p.Sessions.Get(id) }
 
-// ResponseDirection tells which side sent response m, from the requests
-// pending on each side. ok is false when neither or both sides have a
-// pending request with that id: the direction then cannot be proven.
-func (p Phase) ResponseDirection(id domain.RequestID) (dir domain.Direction, req Pending, ok bool) {
-	fromClient, c := p.pending[domain.FromClient].Get(id.Key())
-	fromAgent, a := p.pending[domain.FromAgent].Get(id.Key())
-	switch {
-	case c && !a:
-		return domain.FromAgent, fromClient, true
-	case a && !c:
-		return domain.FromClient, fromAgent, true
-	}
-	return domain.DirUnknown, Pending{}, false
-}
-
 // answeredWindow is how many answered ids per direction the machine
 // remembers. Remembering them all would make memory grow with the
 // transcript; a duplicate or late response is almost always close to the
