@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/acplint/acplint/domain"
@@ -48,16 +47,12 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	if fs.NArg() == 1 {
 		name = fs.Arg(0)
 	}
-	in := e.stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			e.errorf("convert: %v", err)
-			return exitUsage
-		}
-		defer f.Close()
-		in = f
+	in, done, err := openInput(name, e.stdin)
+	if err != nil {
+		e.errorf("convert: %v", err)
+		return exitUsage
 	}
+	defer done()
 
 	out := bufio.NewWriter(e.stdout)
 	var write func(lint.RawFrame) error

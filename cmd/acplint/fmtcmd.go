@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/acplint/acplint/codec"
 )
@@ -32,17 +31,15 @@ func runFmt(_ context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	name := "-"
-	in := e.stdin
-	if fs.NArg() == 1 && fs.Arg(0) != "-" {
+	if fs.NArg() == 1 {
 		name = fs.Arg(0)
-		f, err := os.Open(name)
-		if err != nil {
-			e.errorf("%v", err)
-			return exitUsage
-		}
-		defer f.Close()
-		in = f
 	}
+	in, done, err := openInput(name, e.stdin)
+	if err != nil {
+		e.errorf("%v", err)
+		return exitUsage
+	}
+	defer done()
 	out := bufio.NewWriter(e.stdout)
 	lines := codec.NewLineReader(in)
 	code := exitClean

@@ -163,15 +163,12 @@ func runLint(_ context.Context, args []string, e *env) int {
 }
 
 func lintFile(name string, stdin io.Reader, opts lint.Options) (*lint.Result, error) {
-	if name == "-" {
-		return lint.Transcript(stdin, opts)
-	}
-	f, err := os.Open(name)
+	in, done, err := openInput(name, stdin)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return lint.Transcript(f, opts)
+	defer done()
+	return lint.Transcript(in, opts)
 }
 
 func readBaselineFile(name string) (*findings.Baseline, error) {

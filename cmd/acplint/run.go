@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 )
@@ -128,6 +129,19 @@ func parseFlags(fs *flag.FlagSet, args []string, e *env) (code int, ok bool) {
 	}
 	e.errorf("%s: %v; run 'acplint help %s' for usage", fs.Name(), err, fs.Name())
 	return exitUsage, false
+}
+
+// openInput opens a command's input: standard input for "-", else the
+// named file. The caller calls done when it has read the input.
+func openInput(name string, stdin io.Reader) (r io.Reader, done func(), err error) {
+	if name == "-" {
+		return stdin, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
 }
 
 func runVersion(_ context.Context, args []string, e *env) int {
