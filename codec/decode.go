@@ -174,8 +174,12 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 			d.typeProblem(v, def, "string")
 			return
 		}
+		if i := index(p.enum, v.Str); i >= 0 {
+			rv.SetString(p.enum[i]) // the enum's own copy: nothing to allocate
+			break
+		}
 		rv.SetString(ownedString(v.Str))
-		if p.enum != nil && !contains(p.enum, v.Str) {
+		if p.enum != nil {
 			kind := ProbEnum
 			if p.open {
 				kind = ProbOpenEnum
@@ -743,13 +747,15 @@ func tagsOf(u *domain.Union) []string {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
+func contains(list []string, s string) bool { return index(list, s) >= 0 }
+
+func index(list []string, s string) int {
+	for i, x := range list {
 		if x == s {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 func quoteList(list []string) string {

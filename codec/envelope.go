@@ -61,9 +61,39 @@ type LineDecoder struct {
 }
 
 // DecodeLine is the package's DecodeLine, for lines read in turn.
-func (ld *LineDecoder) DecodeLine(l Line) *Decoded { return decodeLine(l, &ld.arena, &ld.d) }
+func (ld *LineDecoder) DecodeLine(l Line) *Decoded {
+	ld.arena.Reset()
+	return decodeLine(l, &ld.arena, &ld.d)
+}
 
-// decodeLine decodes l into d, parsing it in arena when that is not nil.
+// BatchDecoder decodes a batch of lines that all stay valid until Reset,
+// in memory that the next batch reuses. (A reader that hands lines to
+// another goroutine in batches needs the whole batch alive at once.)
+type BatchDecoder struct {
+	arena jsonv.Arena
+	lines []*Decoded // one per line since Reset; kept for reuse
+	n     int
+}
+
+// DecodeLine is the package's DecodeLine; the result is valid until Reset.
+func (bd *BatchDecoder) DecodeLine(l Line) *Decoded {
+	if bd.n == len(bd.lines) {
+		bd.lines = append(bd.lines, new(Decoded))
+	}
+	d := bd.lines[bd.n]
+	bd.n++
+	return decodeLine(l, &bd.arena, d)
+}
+
+// Reset starts a new batch; what the last one decoded becomes invalid
+// (the messages it held stay valid).
+func (bd *BatchDecoder) Reset() {
+	bd.arena.Reset()
+	bd.n = 0
+}
+
+// decodeLine decodes l into d, parsing it in arena (after what the arena
+// already holds) when that is not nil.
 func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 	*d = Decoded{Line: l}
 	d.Msgs, d.results, d.prefixes = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0]
@@ -87,7 +117,7 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 	var root jsonv.Value
 	var err error
 	if arena != nil {
-		root, err = arena.ParseOwned(src)
+		root, err = arena.ParseNext(src)
 	} else {
 		root, err = jsonv.ParseOwned(src)
 	}

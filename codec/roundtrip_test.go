@@ -398,3 +398,41 @@ func indexes(n int) []int {
 	}
 	return out
 }
+
+// A BatchDecoder's lines stay as DecodeLine decodes them until Reset,
+// however many lines follow in the batch, and results decode late (after
+// later lines were parsed) as they do for a line decoded alone.
+func TestBatchDecoderKeepsBatch(t *testing.T) {
+	lines := readLines(t, "testdata/full-session.ndjson")
+	var bd codec.BatchDecoder
+	for round := range 2 {
+		bd.Reset()
+		var batch []*codec.Decoded
+		for n, line := range lines {
+			batch = append(batch, bd.DecodeLine(codec.Line{Num: n + 1, Bytes: line}))
+		}
+		tr := &transcript{t: t, pending: map[string]domain.Method{}}
+		for n, line := range lines {
+			want, wantProbs := tr.decode(n+1, line)
+			got := batch[n]
+			gotProbs := append([]codec.Problem(nil), got.Problems...)
+			for i, m := range got.Msgs {
+				m.Method = want.Msgs[i].Method
+				if mi, known := domain.LookupMethod(m.Method); known && m.Kind == domain.KindResult {
+					gotProbs = append(gotProbs, got.DecodeResult(i, mi)...)
+				}
+			}
+			if diff := cmp.Diff(wantProbs, gotProbs); diff != "" {
+				t.Fatalf("round %d, line %d: problems differ (-alone +batch):\n%s", round, n+1, diff)
+			}
+			if len(got.Msgs) != len(want.Msgs) {
+				t.Fatalf("round %d, line %d: %d messages, want %d", round, n+1, len(got.Msgs), len(want.Msgs))
+			}
+			for i := range got.Msgs {
+				if g, w := codec.Encode(got.Msgs[i]), codec.Encode(want.Msgs[i]); string(g) != string(w) {
+					t.Fatalf("round %d, line %d: batch decodes\n%s\nalone\n%s", round, n+1, g, w)
+				}
+			}
+		}
+	}
+}

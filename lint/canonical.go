@@ -75,7 +75,7 @@ type RawFrame struct {
 // calls fn for every frame, for `acplint convert`. It returns the format
 // read.
 func ReadFrames(r io.Reader, f Format, fn func(RawFrame) error) (Format, error) {
-	src, format, err := open(r, f)
+	src, format, _, err := open(r, f)
 	if err != nil {
 		return "", err
 	}

@@ -85,9 +85,15 @@ type source interface {
 	Next() (Frame, error)
 }
 
-// open detects the format (when auto) and returns a frame source.
-func open(r io.Reader, f Format) (source, Format, error) {
+// open detects the format (when auto) and returns a frame source and the
+// buffered reader under it.
+func open(r io.Reader, f Format) (source, Format, *bufio.Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	src, f, err := openBuffered(br, f)
+	return src, f, br, err
+}
+
+func openBuffered(br *bufio.Reader, f Format) (source, Format, error) {
 	if f == FormatAuto || f == "" {
 		f = sniff(br)
 	}

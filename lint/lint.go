@@ -46,20 +46,25 @@ type Result struct {
 // Transcript lints one transcript. The error is for I/O failures only:
 // every problem with the content is a finding.
 func Transcript(r io.Reader, opts Options) (*Result, error) {
-	src, format, err := open(r, opts.Format)
+	src, format, br, err := open(r, opts.Format)
 	if err != nil {
 		return nil, err
 	}
 	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: format}, schema: opts.Schema, onFinding: opts.OnFinding}
-	for {
-		fr, err := src.Next()
+	ahead := startReadAhead(src, wholeLineBuffered(br))
+	defer ahead.stop()
+	for b := range ahead.batches {
+		for _, df := range b.frames {
+			l.frame(df.fr, df.d)
+		}
+		err := b.err
+		ahead.recycle(b)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", displayName(opts.File), err)
 		}
-		l.frame(fr)
 	}
 	l.step(protocol.Event{End: true, Truncated: !opts.CleanEnd, Loc: findings.Location{File: opts.File}})
 	l.finishWire()
@@ -82,8 +87,6 @@ type linter struct {
 	schema *Schema   // --schema (schema.go); nil for the compiled-in one
 	// onFinding is Options.OnFinding.
 	onFinding func(findings.ValidationFinding)
-	// lines decodes the frames, reusing one line's memory for the next.
-	lines codec.LineDecoder
 }
 
 func (l *linter) add(f findings.ValidationFinding) {
@@ -95,13 +98,13 @@ func (l *linter) add(f findings.ValidationFinding) {
 
 func (l *linter) loc(line int) findings.Location { return findings.Location{File: l.file, Line: line} }
 
-func (l *linter) frame(fr Frame) {
+// frame lints one frame; d is its decoded line, nil for a bad wrapper.
+func (l *linter) frame(fr Frame, d *codec.Decoded) {
 	l.res.Lines += 1 + len(fr.Extra)
 	if fr.Bad != "" {
 		l.add(findings.New(findings.LINTBadWrapper, l.loc(fr.Line.Num), fr.Bad))
 		return
 	}
-	d := l.lines.DecodeLine(fr.Line)
 	// Line-level problems come first: they do not depend on the sender.
 	l.lineProblems(d, fr)
 	for i, m := range d.Msgs {

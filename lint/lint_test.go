@@ -2,9 +2,11 @@ package lint_test
 
 import (
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
@@ -291,4 +293,64 @@ func TestUnadvertisedMethodCode(t *testing.T) {
 		`4 ACP-RPC-010 session/load needs the loadSession capability, which the agent did not advertise, yet it is answered with -32603`)
 	res = run(t, lint.FormatNDJSON, load(-32601))
 	expect(t, only(res.Findings, findings.RPCMethodNotFoundCode))
+}
+
+// TestLiveFindings: a finding is reported while the transcript is still
+// being written (acplint tap lints a live connection through a pipe), so
+// reading ahead must not hold a line back until more arrive.
+func TestLiveFindings(t *testing.T) {
+	pr, pw := io.Pipe()
+	found := make(chan findings.ValidationFinding, 16)
+	done := make(chan error, 1)
+	go func() {
+		_, err := lint.Transcript(pr, lint.Options{Format: lint.FormatNDJSON, File: "live",
+			OnFinding: func(f findings.ValidationFinding) { found <- f }})
+		done <- err
+	}()
+	noMCP := `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/home/dev/project"}}`
+	if _, err := io.WriteString(pw, lines(initReq, initRes, noMCP)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case f := <-found:
+		if f.Location.Line != 3 {
+			t.Errorf("first live finding is on line %d (%s), want line 3", f.Location.Line, f.RuleID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no finding for line 3 while the writer kept the transcript open")
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLongTranscript lints a transcript far longer than what is read
+// ahead at once, with one fault near the end: the finding names its line,
+// and every line and message is counted once.
+func TestLongTranscript(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(lines(initReq, initRes, newReq, newRes))
+	n := 4
+	for turn := range 40 {
+		id := 100 + turn
+		b.WriteString(lines(strings.Replace(promptReq, `"id":2`, fmt.Sprintf(`"id":%d`, id), 1)))
+		n++
+		for range 25 {
+			b.WriteString(lines(chunk))
+			n++
+		}
+		b.WriteString(lines(strings.Replace(promptRes, `"id":2`, fmt.Sprintf(`"id":%d`, id), 1)))
+		n++
+	}
+	// A chunk after the last turn ended belongs to no turn.
+	b.WriteString(lines(chunk))
+	n++
+	res := run(t, lint.FormatNDJSON, b.String())
+	if res.Lines != n || res.Messages != n {
+		t.Errorf("read %d lines and %d messages, want %d of each", res.Lines, res.Messages, n)
+	}
+	if len(res.Findings) == 0 || res.Findings[0].Location.Line != n {
+		t.Fatalf("findings %v; want the stray chunk on line %d reported", res.Findings, n)
+	}
 }

@@ -221,37 +221,32 @@ func (p Phase) Session(id domain.SessionID) (*Session, bool) { return p.Sessions
 const answeredWindow = 4096
 
 // answeredIDs maps recently answered request ids to the line of their
-// response, forgetting the oldest beyond answeredWindow. Like the rest of
-// Phase it is persistent: Set returns a new value.
+// response. It keeps two generations of at most answeredWindow/2 ids:
+// when the newer fills up, it becomes the older and the old older is
+// forgotten. So the last answeredWindow/2 answers are always remembered,
+// never more than answeredWindow, and recording an answer is one insert
+// (a strict oldest-first eviction would cost an ordered index as well).
+// Like the rest of Phase it is persistent: Set returns a new value.
 type answeredIDs struct {
-	byKey pmap.Map[string, answer]
-	order pmap.Map[int, string] // sequence number -> key, oldest first
-	next  int
+	newer, older pmap.Map[string, int]
 }
 
-// answer is one remembered response: its line, and the sequence number of
-// the latest time its id was answered (an id may be reused).
-type answer struct{ line, seq int }
-
-// Get returns the line of the response to the request id key.
+// Get returns the line of the latest response to the request id key.
 func (a answeredIDs) Get(key string) (int, bool) {
-	ans, ok := a.byKey.Get(key)
-	return ans.line, ok
+	if line, ok := a.newer.Get(key); ok {
+		return line, true
+	}
+	return a.older.Get(key)
 }
 
 // Set records that key was answered at line.
 func (a answeredIDs) Set(key string, line int) answeredIDs {
-	a.byKey = a.byKey.Set(key, answer{line: line, seq: a.next})
-	a.order = a.order.Set(a.next, key)
-	a.next++
-	if oldest := a.next - answeredWindow - 1; oldest >= 0 {
-		if k, ok := a.order.Get(oldest); ok {
-			a.order = a.order.Delete(oldest)
-			// Forget k only if it was not answered again since.
-			if ans, ok := a.byKey.Get(k); ok && ans.seq == oldest {
-				a.byKey = a.byKey.Delete(k)
-			}
-		}
+	a.newer = a.newer.Set(key, line)
+	if a.newer.Len() >= answeredWindow/2 {
+		a.older, a.newer = a.newer, pmap.Map[string, int]{}
 	}
 	return a
 }
+
+// Len is how many ids a remembers (an id in both generations counts twice).
+func (a answeredIDs) Len() int { return a.newer.Len() + a.older.Len() }

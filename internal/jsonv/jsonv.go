@@ -175,9 +175,21 @@ type Arena struct {
 
 // ParseOwned is the package's ParseOwned with the tree built in a.
 func (a *Arena) ParseOwned(src []byte) (Value, error) {
+	a.Reset()
+	return a.ParseNext(src)
+}
+
+// ParseNext is ParseOwned keeping the trees parsed since the last Reset:
+// a batch of lines parsed this way stays valid until the next Reset.
+func (a *Arena) ParseNext(src []byte) (Value, error) {
+	return parse(src, unsafe.String(unsafe.SliceData(src), len(src)), a)
+}
+
+// Reset makes all of a's memory free for new trees; the trees parsed so
+// far become invalid.
+func (a *Arena) Reset() {
 	a.members.reset()
 	a.elems.reset()
-	return parse(src, unsafe.String(unsafe.SliceData(src), len(src)), a)
 }
 
 // slabs is a list of chunks that slices are carved from.

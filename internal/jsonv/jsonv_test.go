@@ -152,6 +152,35 @@ func TestArenaMatchesParse(t *testing.T) {
 	}
 }
 
+// ParseNext keeps every tree since the last Reset intact while it parses
+// more, and Reset lets the next batch reuse the memory.
+func TestArenaParseNextKeepsBatch(t *testing.T) {
+	lines := []string{
+		`{"a":[1,2,{"b":"c"}],"d":{}}`,
+		`{"list":[` + strings.Repeat(`{"k":"v","n":[1,2,3]},`, 300) + `{}]}`,
+		`[{"a":1},{"b":2}]`,
+		`{"x":true}`,
+	}
+	var a Arena
+	for round := 0; round < 3; round++ {
+		a.Reset()
+		var got []Value
+		for _, line := range lines {
+			v, err := a.ParseNext([]byte(line))
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			got = append(got, v)
+		}
+		for i, line := range lines {
+			want, _ := Parse([]byte(line))
+			if !reflect.DeepEqual(got[i], want) {
+				t.Fatalf("round %d: tree of line %d changed while later lines were parsed", round, i)
+			}
+		}
+	}
+}
+
 // special finds a quote, a backslash or a control character at any of the
 // eight positions, and nothing else.
 func TestSpecialBytes(t *testing.T) {
