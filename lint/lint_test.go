@@ -354,3 +354,74 @@ func TestLongTranscript(t *testing.T) {
 		t.Fatalf("findings %v; want the stray chunk on line %d reported", res.Findings, n)
 	}
 }
+
+// sessionsTranscript builds a connection that opens and closes n sessions
+// one after another (ids sess_0 …), each with one prompt turn, and
+// returns it with the line of each session/close result.
+func sessionsTranscript(n int, extra func(b *strings.Builder, i int, line *int)) (string, []int) {
+	var b strings.Builder
+	closable := strings.Replace(initRes, `"loadSession":false`, `"loadSession":false,"sessionCapabilities":{"close":{}}`, 1)
+	b.WriteString(lines(initReq, closable))
+	line := 2
+	closedAt := make([]int, n)
+	write := func(ls ...string) {
+		b.WriteString(lines(ls...))
+		line += len(ls)
+	}
+	for i := range n {
+		sid := fmt.Sprintf("sess_%d", i)
+		id := 3 * i
+		write(
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":"/home/dev/project","mcpServers":[]}}`, id+1),
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":%q}}`, id+1, sid),
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id+2, sid),
+			fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Read","kind":"read","status":"completed"}}}`, sid),
+		)
+		if extra != nil {
+			extra(&b, i, &line)
+		}
+		write(
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}`, id+2),
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/close","params":{"sessionId":%q}}`, id+3, sid),
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id+3),
+		)
+		closedAt[i] = line
+	}
+	return b.String(), closedAt
+}
+
+// TestClosedSessionsForgotten: the machine remembers recently closed
+// sessions (an update for one is ACP-SID-002 and names the close) but not
+// every session of a long transcript; one closed thousands of sessions ago
+// is reported as a session that does not exist. A session whose terminal
+// was never released keeps its record for the end-of-transcript report.
+func TestClosedSessionsForgotten(t *testing.T) {
+	const n = 3000
+	leakyTerminal := func(b *strings.Builder, i int, line *int) {
+		if i != 0 {
+			return
+		}
+		b.WriteString(lines(
+			`{"jsonrpc":"2.0","id":0,"method":"terminal/create","params":{"sessionId":"sess_0","command":"make"}}`,
+			`{"jsonrpc":"2.0","id":0,"result":{"terminalId":"term_1"}}`,
+		))
+		*line += 2
+	}
+	input, closedAt := sessionsTranscript(n, leakyTerminal)
+	late := func(sid string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%q,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"late"}}}}`, sid)
+	}
+	// sess_0 leaks a terminal, sess_1 is long forgotten, the last one is recent.
+	input += lines(late("sess_1"), late(fmt.Sprintf("sess_%d", n-1)))
+	last := strings.Count(input, "\n")
+	res, err := lint.Transcript(strings.NewReader(input), lint.Options{Format: lint.FormatNDJSON, File: "t", CleanEnd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`7 ACP-TERM-003 terminal term_1 is created here and never released, and its session was closed at line ` + fmt.Sprint(closedAt[0]),
+		fmt.Sprintf(`%d ACP-SID-002 the agent sends session/update for session "sess_1", which is not active on this connection`, last-1),
+		fmt.Sprintf(`%d ACP-SID-002 the agent sends session/update for session "sess_%d", which was closed at line %d`, last, n-1, closedAt[n-1]),
+	}
+	expect(t, res.Findings, want...)
+}

@@ -290,7 +290,7 @@ func corePromptEnded(p Phase, c *ctx, req Pending) Phase {
 	if !ok || s.PromptKey != req.ID.Key() {
 		return p
 	}
-	return p.withSession(req.Session, func(s *Session) {
+	p = p.withSession(req.Session, func(s *Session) {
 		if s.State != SessionClosed {
 			s.State = SessionIdle
 		}
@@ -298,7 +298,9 @@ func corePromptEnded(p Phase, c *ctx, req Pending) Phase {
 		if s.CancelLine > 0 {
 			s.CancelledEndLine = c.line()
 		}
+		s.forgetIfDone()
 	})
+	return p.retireIfDone(req.Session)
 }
 
 func coreCancel(p Phase, c *ctx) Phase {
@@ -327,11 +329,37 @@ func coreClosed(p Phase, c *ctx, req Pending) Phase {
 	if !c.succeeded() {
 		return p
 	}
-	return p.withSession(req.Session, func(s *Session) {
+	p = p.withSession(req.Session, func(s *Session) {
 		s.State = SessionClosed
 		s.Line = c.line()
+		s.forgetIfDone()
 	})
+	return p.retireIfDone(req.Session)
 }
+
+// forgetIfDone drops what a closed session remembers of its turns once no
+// turn is running: nothing may happen in it any more (every later update is
+// reported as such without them), and a transcript of thousands of
+// sessions would otherwise keep every tool call and message id it ever saw.
+func (s *Session) forgetIfDone() {
+	if !s.done() {
+		return
+	}
+	s.ToolCalls, s.OpenToolCalls = pmap.Map[domain.ToolCallID, ToolCall]{}, pmap.Map[domain.ToolCallID, int]{}
+	s.Messages, s.Compactions = pmap.Map[domain.MessageID, MessageUse]{}, pmap.Map[domain.CompactionID, Compaction]{}
+}
+
+// retireIfDone hands session id to retire once it is done.
+func (p Phase) retireIfDone(id domain.SessionID) Phase {
+	if s, ok := p.Sessions.Get(id); ok && s.done() {
+		return p.retire(id)
+	}
+	return p
+}
+
+// done reports whether s is closed with no turn running: what it knew of
+// its turns is forgotten, and updates for it break ACP-SID-002 alone.
+func (s *Session) done() bool { return s.State == SessionClosed && s.PromptKey == "" }
 
 // coreCancelRequest marks the request a $/cancel_request names. The sender
 // of the notification cancels one of its own requests.

@@ -108,6 +108,8 @@ type Phase struct {
 	// life is the bookkeeping of the SEQ, AUTHN, SES and SID checks
 	// (seq.go, auth.go, session.go, sid.go).
 	life lifecycleState
+	// done lists the sessions closed lately, to forget older ones (forget.go).
+	done doneSessions
 }
 
 // SessionState is where a session is in its lifecycle.

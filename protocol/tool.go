@@ -36,7 +36,7 @@ func checkToolUpdate(p Phase, c *ctx) Phase {
 		return p
 	}
 	s, ok := p.Sessions.Get(n.SessionID)
-	if !ok {
+	if !ok || s.done() {
 		return p
 	}
 	switch u := n.Update.(type) {
