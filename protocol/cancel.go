@@ -83,7 +83,7 @@ func checkSessionCancel(p Phase, c *ctx) Phase {
 // checkCancelledTurnEnd judges the response to a session/prompt whose turn
 // the client cancelled with session/cancel (ACP-CXL-001).
 func checkCancelledTurnEnd(p Phase, c *ctx, req Pending) Phase {
-	s, ok := p.Sessions.Get(req.Session)
+	s, ok := p.Session(req.Session)
 	if !ok || s.PromptKey != req.ID.Key() {
 		return p
 	}
@@ -206,7 +206,7 @@ func checkPermissionAfterCancel(p Phase, c *ctx, req Pending) Phase {
 	if c.m.Dir == domain.FromAgent {
 		return p
 	}
-	s, ok := p.Sessions.Get(req.Session)
+	s, ok := p.Session(req.Session)
 	if !ok || s.CancelLine == 0 || req.Line < s.PromptLine {
 		return p
 	}

@@ -84,20 +84,19 @@ func (c *ctx) succeeded() bool { return c.m.Kind == domain.KindResult }
 // withSession stores a changed copy of session id; change edits the copy.
 // It is a no-op when the session is unknown.
 func (p Phase) withSession(id domain.SessionID, change func(s *Session)) Phase {
-	old, ok := p.Sessions.Get(id)
+	old, ok := p.Session(id)
 	if !ok {
 		return p
 	}
 	s := *old
 	change(&s)
-	p.Sessions = p.Sessions.Set(id, &s)
-	return p
+	return p.putSession(&s)
 }
 
 // ActiveSession returns the session id names when it is open (created,
 // loaded or resumed, and not closed).
 func (p Phase) ActiveSession(id domain.SessionID) (*Session, bool) {
-	s, ok := p.Sessions.Get(id)
+	s, ok := p.Session(id)
 	if !ok || s.State == SessionClosed {
 		return nil, false
 	}
@@ -169,7 +168,7 @@ func coreSessionCreated(p Phase, c *ctx, req Pending) Phase {
 		s.Cwd = params.Cwd
 	}
 	s.Modes, s.ConfigOptions = sessionSetup(res.Modes, res.ConfigOptions)
-	p.Sessions = p.Sessions.Set(s.ID, s)
+	p = p.putSession(s)
 	p.Issued = p.Issued.Set(s.ID, c.line())
 	if s.Cwd != "" {
 		p.KnownCwd = p.KnownCwd.Set(s.ID, s.Cwd)
@@ -232,11 +231,11 @@ func coreSessionReopen(state SessionState) requestCheck {
 		if o, ok := openParamsOf(c.m.Params); ok {
 			s.Cwd = o.Cwd
 		}
-		if old, ok := p.Sessions.Get(id); ok {
+		if old, ok := p.Session(id); ok {
 			s.HadHistory = old.HadHistory
 			s.Turn = old.Turn
 		}
-		p.Sessions = p.Sessions.Set(id, s)
+		p = p.putSession(s)
 		return p
 	}
 }
@@ -246,7 +245,7 @@ func coreSessionReopened(p Phase, c *ctx, req Pending) Phase {
 		return p
 	}
 	if !c.succeeded() {
-		p.Sessions = p.Sessions.Delete(req.Session)
+		p = p.dropSession(req.Session)
 		return p
 	}
 	var modes domain.Opt[domain.SessionModeState]
@@ -261,7 +260,7 @@ func coreSessionReopened(p Phase, c *ctx, req Pending) Phase {
 		s.State = SessionIdle
 		s.Modes, s.ConfigOptions = sessionSetup(modes, opts)
 	})
-	if s, ok := p.Sessions.Get(req.Session); ok && s.Cwd != "" {
+	if s, ok := p.Session(req.Session); ok && s.Cwd != "" {
 		p.KnownCwd = p.KnownCwd.Set(req.Session, s.Cwd)
 	}
 	return p
@@ -286,7 +285,7 @@ func corePrompt(p Phase, c *ctx) Phase {
 }
 
 func corePromptEnded(p Phase, c *ctx, req Pending) Phase {
-	s, ok := p.Sessions.Get(req.Session)
+	s, ok := p.Session(req.Session)
 	if !ok || s.PromptKey != req.ID.Key() {
 		return p
 	}
@@ -351,7 +350,7 @@ func (s *Session) forgetIfDone() {
 
 // retireIfDone hands session id to retire once it is done.
 func (p Phase) retireIfDone(id domain.SessionID) Phase {
-	if s, ok := p.Sessions.Get(id); ok && s.done() {
+	if s, ok := p.Session(id); ok && s.done() {
 		return p.retire(id)
 	}
 	return p

@@ -41,7 +41,7 @@ func (p Phase) retire(id domain.SessionID) Phase {
 	forget := map[domain.SessionID]bool{}
 	for sid := range dropped.All() {
 		// Skip sessions reopened since, or closed again recently.
-		if s, ok := p.Sessions.Get(sid); ok && s.done() && !d.older.Has(sid) {
+		if s, ok := p.Session(sid); ok && s.done() && !d.older.Has(sid) {
 			forget[sid] = true
 		}
 	}
@@ -66,7 +66,7 @@ func (p Phase) retire(id domain.SessionID) Phase {
 
 // forgetSession drops everything the machine knows about session id.
 func (p Phase) forgetSession(id domain.SessionID) Phase {
-	p.Sessions = p.Sessions.Delete(id)
+	p = p.dropSession(id)
 	p.Issued = p.Issued.Delete(id)
 	p.KnownCwd = p.KnownCwd.Delete(id)
 	cxl := &p.flow.cxl

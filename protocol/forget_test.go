@@ -56,14 +56,14 @@ func TestDoneSessionsForgotten(t *testing.T) {
 		send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, 3*i+3))
 	}
 	for name, size := range map[string]int{
-		"Sessions": p.Sessions.Len(), "Issued": p.Issued.Len(), "KnownCwd": p.KnownCwd.Len(),
+		"Sessions": p.Sessions.Len() + p.closed.Len(), "Issued": p.Issued.Len(), "KnownCwd": p.KnownCwd.Len(),
 		"plans": p.upd.plans.Len(), "historyAt": p.life.ses.historyAt.Len(), "turnEnd": p.flow.cxl.turnEnd.Len(),
 	} {
 		if size > doneWindow {
 			t.Errorf("after %d sessions the machine remembers %d in %s; at most %d were expected", n, size, name, doneWindow)
 		}
 	}
-	if _, ok := p.Sessions.Get(domain.SessionID(fmt.Sprintf("sess_%d", n-1))); !ok {
+	if _, ok := p.Session(domain.SessionID(fmt.Sprintf("sess_%d", n-1))); !ok {
 		t.Error("the latest closed session is forgotten")
 	}
 }

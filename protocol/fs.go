@@ -85,7 +85,7 @@ func checkFSRequest(p Phase, c *ctx) Phase {
 			"%s path %q is not absolute; all ACP paths must be absolute, and the client resolves a relative one against its own working directory, not the session's", c.m.Method, filePath)
 		return p
 	}
-	s, ok := p.Sessions.Get(session)
+	s, ok := p.Session(session)
 	if !ok || !isAbsoluteFilePath(s.Cwd) {
 		return p
 	}

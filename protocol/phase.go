@@ -82,7 +82,12 @@ type Phase struct {
 	// tell a duplicate response from an unknown id and a reuse from a clash.
 	answered [3]answeredIDs
 
+	// Sessions holds the sessions of the connection that are not done
+	// (Session.done); closed holds the done ones the machine still
+	// remembers (forget.go). Splitting them keeps the map that changes on
+	// almost every message small. Session looks in both.
 	Sessions pmap.Map[domain.SessionID, *Session]
+	closed   pmap.Map[domain.SessionID, *Session]
 	// Issued holds every session id an agent returned, with the line.
 	Issued pmap.Map[domain.SessionID, int]
 	// KnownCwd is the cwd of sessions seen in session/new or session/list.
@@ -212,8 +217,36 @@ func (p Phase) Pending(sender domain.Direction, id domain.RequestID) (Pending, b
 // PendingCount is the number of unanswered requests sent by sender.
 func (p Phase) PendingCount(sender domain.Direction) int { return p.pending[sender].Len() }
 
-// Session returns the session called id.
-func (p Phase) Session(id domain.SessionID) (*Session, bool) { return p.Sessions.Get(id) }
+// Session returns the session called id, open or done.
+func (p Phase) Session(id domain.SessionID) (*Session, bool) {
+	if s, ok := p.Sessions.Get(id); ok {
+		return s, true
+	}
+	return p.closed.Get(id)
+}
+
+// putSession stores s in the map its state belongs to.
+func (p Phase) putSession(s *Session) Phase {
+	if s.done() {
+		p.closed = p.closed.Set(s.ID, s)
+		if p.Sessions.Has(s.ID) {
+			p.Sessions = p.Sessions.Delete(s.ID)
+		}
+		return p
+	}
+	p.Sessions = p.Sessions.Set(s.ID, s)
+	if p.closed.Has(s.ID) {
+		p.closed = p.closed.Delete(s.ID)
+	}
+	return p
+}
+
+// dropSession forgets session id.
+func (p Phase) dropSession(id domain.SessionID) Phase {
+	p.Sessions = p.Sessions.Delete(id)
+	p.closed = p.closed.Delete(id)
+	return p
+}
 
 // answeredWindow is how many answered ids per direction the machine
 // remembers. Remembering them all would make memory grow with the

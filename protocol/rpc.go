@@ -371,7 +371,7 @@ func invalidParams(p Phase, req Pending) string {
 		if params == nil {
 			return ""
 		}
-		s, ok := p.Sessions.Get(params.SessionID)
+		s, ok := p.Session(params.SessionID)
 		if !ok || s.Modes == nil {
 			return ""
 		}
@@ -385,7 +385,7 @@ func invalidParams(p Phase, req Pending) string {
 		if params == nil {
 			return ""
 		}
-		s, ok := p.Sessions.Get(params.SessionID)
+		s, ok := p.Session(params.SessionID)
 		if !ok || s.ConfigOptions == nil {
 			return ""
 		}
@@ -463,7 +463,7 @@ func cancelCascade(p Phase, req Pending) bool {
 	if req.Session == "" {
 		return false
 	}
-	s, ok := p.Sessions.Get(req.Session)
+	s, ok := p.Session(req.Session)
 	return ok && s.CancelLine > 0
 }
 

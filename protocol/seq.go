@@ -185,7 +185,7 @@ func messageChunk(u domain.SessionUpdate) bool {
 // have history should have replayed some (ACP-SEQ-008). It also starts the
 // stretch in which history updates are late replay (ACP-SEQ-007).
 func checkLoadReplay(p Phase, c *ctx, req Pending) Phase {
-	s, ok := p.Sessions.Get(req.Session)
+	s, ok := p.Session(req.Session)
 	if !ok || !c.succeeded() || s.State != SessionLoading {
 		return p
 	}

@@ -278,7 +278,7 @@ func checkTurnEndAfterClose(p Phase, c *ctx, req Pending) Phase {
 	if !ok {
 		return p
 	}
-	s, known := p.Sessions.Get(req.Session)
+	s, known := p.Session(req.Session)
 	if !known || s.PromptKey != req.ID.Key() {
 		return p
 	}

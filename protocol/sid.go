@@ -74,7 +74,7 @@ func checkClientSession(p Phase, c *ctx, id domain.SessionID) Phase {
 	if id == "" {
 		return p // missing or undecodable: a schema problem
 	}
-	s, ok := p.Sessions.Get(id)
+	s, ok := p.Session(id)
 	var why, fix string
 	switch {
 	case !ok:
@@ -111,7 +111,7 @@ func checkAgentSession(p Phase, c *ctx, id domain.SessionID) Phase {
 	if id == "" {
 		return p
 	}
-	s, ok := p.Sessions.Get(id)
+	s, ok := p.Session(id)
 	if ok && s.State != SessionClosed {
 		return p // active, or being loaded or resumed
 	}

@@ -219,7 +219,7 @@ func finishTerminals(p Phase, c *ctx) Phase {
 			continue
 		}
 		loc := findings.Location{File: c.ev.Loc.File, Line: t.Line}
-		if s, ok := p.Sessions.Get(t.Session); ok && s.State == SessionClosed {
+		if s, ok := p.Session(t.Session); ok && s.State == SessionClosed {
 			f := c.r.add(findings.TERMNotReleased, loc,
 				"terminal %s is created here and never released, and its session was closed at line %d; the agent must release every terminal it creates, or the client keeps its process and output", id, s.Line)
 			c.related(f, s.Line, "the session/close result")

@@ -35,7 +35,7 @@ func checkToolUpdate(p Phase, c *ctx) Phase {
 	if !ok || c.m.Dir == domain.FromClient {
 		return p
 	}
-	s, ok := p.Sessions.Get(n.SessionID)
+	s, ok := p.Session(n.SessionID)
 	if !ok || s.done() {
 		return p
 	}

@@ -26,7 +26,7 @@ func checkTurnEnd(p Phase, c *ctx, req Pending) Phase {
 	if !ok || !c.succeeded() || c.m.Dir != domain.FromAgent {
 		return p
 	}
-	s, ok := p.Sessions.Get(req.Session)
+	s, ok := p.Session(req.Session)
 	if !ok || s.PromptKey != req.ID.Key() {
 		return p // not the turn the session is running (ACP-SEQ-006)
 	}
