@@ -22,6 +22,8 @@ type decoder struct {
 	path     []segment
 	problems []Problem
 	pathBuf  [8]segment // the first segments of path, to save allocations
+	// strs, when set, shares copies of short strings between lines.
+	strs *stringCache
 }
 
 func newDecoder(src []byte, base jsonv.Pointer) *decoder {
@@ -155,7 +157,7 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		m := reflect.MakeMapWithSize(rv.Type(), len(v.Members))
 		for i := range v.Members {
 			mem := &v.Members[i]
-			key := reflect.ValueOf(ownedString(mem.Key)).Convert(rv.Type().Key())
+			key := reflect.ValueOf(d.strs.owned(mem.Key)).Convert(rv.Type().Key())
 			if m.MapIndex(key).IsValid() {
 				// A map cannot keep both copies; the last one wins, as in
 				// most JSON readers.
@@ -178,7 +180,7 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 			rv.SetString(p.enum[i]) // the enum's own copy: nothing to allocate
 			break
 		}
-		rv.SetString(ownedString(v.Str))
+		rv.SetString(d.strs.owned(v.Str))
 		if p.enum != nil {
 			kind := ProbEnum
 			if p.open {
@@ -791,4 +793,34 @@ func ownedString(s string) string {
 		return s
 	}
 	return strings.Clone(s)
+}
+
+// stringCache remembers the copies it made of short strings, so that a
+// string seen again (a session id on every line of a session, tool call
+// ids, paths, titles repeated by updates) is shared instead of copied once
+// more. It is direct-mapped: a string that collides with another simply
+// replaces it, so lookups cost one comparison and memory is fixed.
+type stringCache struct {
+	slots [stringCacheSlots]string
+}
+
+const (
+	stringCacheSlots = 1024 // a power of two
+	stringCacheMax   = 48   // longer strings are text, which rarely repeats
+)
+
+// owned is ownedString, sharing copies through c when c is not nil.
+func (c *stringCache) owned(s string) string {
+	n := len(s)
+	if c == nil || n == 0 || n > stringCacheMax {
+		return ownedString(s)
+	}
+	// Ids often differ only in a counter, at either end.
+	h := uint(n)*0x9E37 ^ uint(s[0])*0x85EB ^ uint(s[n-1])*0xC2B2 ^ uint(s[n/2])*0x27D4
+	slot := &c.slots[h&(stringCacheSlots-1)]
+	if *slot == s {
+		return *slot
+	}
+	*slot = strings.Clone(s)
+	return *slot
 }

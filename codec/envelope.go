@@ -33,11 +33,13 @@ type Decoded struct {
 	// dec is the decoder of the message or result being decoded, kept
 	// here to save allocating one per message.
 	dec decoder
+	// strs is the string cache of the BatchDecoder; nil for DecodeLine.
+	strs *stringCache
 }
 
 // decoder returns d's decoder, reset for a message at base.
 func (d *Decoded) decoder(base jsonv.Pointer) *decoder {
-	d.dec = decoder{src: d.src, base: base}
+	d.dec = decoder{src: d.src, base: base, strs: d.strs}
 	d.dec.path = d.dec.pathBuf[:0]
 	return &d.dec
 }
@@ -52,20 +54,6 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // from a LineReader own their bytes.
 func DecodeLine(l Line) *Decoded { return decodeLine(l, nil, new(Decoded)) }
 
-// LineDecoder decodes lines one after another, reusing for each line the
-// memory that parsing the previous one took. A Decoded it returns must not
-// be used after its next DecodeLine (the messages it holds may).
-type LineDecoder struct {
-	arena jsonv.Arena
-	d     Decoded
-}
-
-// DecodeLine is the package's DecodeLine, for lines read in turn.
-func (ld *LineDecoder) DecodeLine(l Line) *Decoded {
-	ld.arena.Reset()
-	return decodeLine(l, &ld.arena, &ld.d)
-}
-
 // BatchDecoder decodes a batch of lines that all stay valid until Reset,
 // in memory that the next batch reuses. (A reader that hands lines to
 // another goroutine in batches needs the whole batch alive at once.)
@@ -73,6 +61,7 @@ type BatchDecoder struct {
 	arena jsonv.Arena
 	lines []*Decoded // one per line since Reset; kept for reuse
 	n     int
+	strs  stringCache
 }
 
 // DecodeLine is the package's DecodeLine; the result is valid until Reset.
@@ -81,6 +70,7 @@ func (bd *BatchDecoder) DecodeLine(l Line) *Decoded {
 		bd.lines = append(bd.lines, new(Decoded))
 	}
 	d := bd.lines[bd.n]
+	d.strs = &bd.strs
 	bd.n++
 	return decodeLine(l, &bd.arena, d)
 }
@@ -95,7 +85,7 @@ func (bd *BatchDecoder) Reset() {
 // decodeLine decodes l into d, parsing it in arena (after what the arena
 // already holds) when that is not nil.
 func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
-	*d = Decoded{Line: l}
+	*d = Decoded{Line: l, strs: d.strs}
 	d.Msgs, d.results, d.prefixes = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0]
 	src := l.Bytes
 	if l.CRLF {

@@ -26,6 +26,8 @@ type doneSessions struct {
 // retire records that session id is done, and forgets the sessions that
 // fell out of the window.
 func (p Phase) retire(id domain.SessionID) Phase {
+	// A plan is compared only with the plan before it in the same turn.
+	p.upd.plans = p.upd.plans.Delete(id)
 	d := p.done
 	d.newer = d.newer.Set(id, struct{}{})
 	if d.newer.Len() < doneWindow/2 {

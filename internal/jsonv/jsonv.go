@@ -163,11 +163,12 @@ func (p *parser) takeElems(n int) []Value {
 	return p.arena.elems.take(n)
 }
 
-// Arena keeps the memory of parsed trees for reuse. A tree that
-// Arena.ParseOwned returns is valid only until the arena's next parse,
-// which overwrites its objects and arrays; its strings stay valid. Reading
-// a transcript line after line, one arena makes parsing allocate nothing
-// once it has grown to the largest line's needs.
+// Arena keeps the memory of parsed trees for reuse. A tree parsed in an
+// arena is valid until the arena is reset (Reset, or ParseOwned, which
+// resets first), which lets later trees overwrite its objects and arrays;
+// its strings stay valid. Reading a transcript batch after batch, one
+// arena makes parsing allocate nothing once it has grown to the largest
+// batch's needs.
 type Arena struct {
 	members slabs[Member]
 	elems   slabs[Value]
