@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/acplint/acplint/internal/gcpolicy"
 	"github.com/acplint/acplint/internal/transcriptgen"
 )
 
@@ -75,6 +76,8 @@ func BenchmarkLint(b *testing.B) {
 	defer f.Close()
 	b.SetBytes(size)
 	b.ReportAllocs()
+	// Measure what users run: the acplint command's collector setting.
+	defer gcpolicy.Apply()()
 	heap := watchHeap()
 	for b.Loop() {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {

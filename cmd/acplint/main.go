@@ -6,8 +6,11 @@ package main
 import (
 	"context"
 	"os"
+
+	"github.com/acplint/acplint/internal/gcpolicy"
 )
 
 func main() {
+	gcpolicy.Apply()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
