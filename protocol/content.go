@@ -17,6 +17,9 @@ func init() {
 	// The reflective walk is the costly part of linting a message; the raw
 	// bytes tell cheaply whether there is any base64 member to look at.
 	onEveryRequest(func(p Phase, c *ctx) Phase {
+		if n, ok := paramsOf[domain.SessionNotification](c.m); ok && !mayCarryBinary(n.Update) {
+			return p
+		}
 		if c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
 			checkBase64(c, reflect.ValueOf(c.m.Params), "/params")
 		}
@@ -28,6 +31,29 @@ func init() {
 		}
 		return p
 	})
+}
+
+// mayCarryBinary reports whether an update can hold image or audio data
+// or a resource blob. Most updates of a turn are text chunks, plans and
+// usage, which the types alone rule out without looking at the bytes.
+func mayCarryBinary(u domain.SessionUpdate) bool {
+	switch u := u.(type) {
+	case domain.AgentMessageChunk:
+		return !isText(u.Content)
+	case domain.AgentThoughtChunk:
+		return !isText(u.Content)
+	case domain.UserMessageChunk:
+		return !isText(u.Content)
+	case domain.Plan, domain.UsageUpdate, domain.AvailableCommandsUpdate, domain.CurrentModeUpdate,
+		domain.ConfigOptionUpdate, domain.SessionInfoUpdate:
+		return false
+	}
+	return true
+}
+
+func isText(b domain.ContentBlock) bool {
+	_, ok := b.(domain.TextContent)
+	return ok
 }
 
 // checkBase64 reports image and audio data and resource blobs that are not

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -25,13 +26,13 @@ type extnState struct {
 func init() {
 	onEveryRequest(checkExtensionMethod)
 	onEveryRequest(func(p Phase, c *ctx) Phase {
-		if c.rawMentions(c.m.RawParams, traceKeys...) {
+		if mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
 		}
 		return p
 	})
 	onEveryResponse(func(p Phase, c *ctx, _ Pending) Phase {
-		if c.succeeded() && c.rawMentions(c.m.RawResult, traceKeys...) {
+		if c.succeeded() && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
 		}
 		return p
@@ -145,6 +146,12 @@ var (
 
 // checkTraceContext checks the W3C trace context keys of every _meta
 // reachable from a typed params or result value (ACP-EXTN-005).
+// mentionsMeta reports whether raw may hold a "_meta" member, where trace
+// context lives: one quick search spares the full scan of most messages.
+func mentionsMeta(raw []byte) bool { return bytes.Contains(raw, metaKey) }
+
+var metaKey = []byte(`"_meta"`)
+
 // traceKeys are the _meta members checkTraceContext judges.
 var traceKeys = []string{`"traceparent"`, `"tracestate"`, `"baggage"`}
 
