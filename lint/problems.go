@@ -313,9 +313,12 @@ func blame(f findings.ValidationFinding, dir domain.Direction) findings.Validati
 
 // messageProblems returns the problems that belong to message i of a line.
 func messageProblems(d *codec.Decoded, i int) []codec.Problem {
+	if len(d.Problems) == 0 {
+		return nil // most lines
+	}
 	var out []codec.Problem
 	batch := len(d.Msgs) > 1 || isBatchLine(d)
-	prefix := fmt.Sprintf("/%d", i)
+	prefix := "/" + strconv.Itoa(i)
 	for _, p := range d.Problems {
 		switch p.Kind {
 		case codec.ProbCRLF, codec.ProbBlank, codec.ProbBOM, codec.ProbNotUTF8, codec.ProbNotJSON, codec.ProbBatch:
