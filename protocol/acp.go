@@ -11,9 +11,11 @@ import (
 // ACP is the ACP v1 phase machine.
 var ACP = Spec[Phase, Event]{Initial: newPhase(), Step: step}
 
-// step is pure: p is a value whose maps are persistent, so every change
-// below builds a new version and leaves the caller's phase untouched.
-func step(p Phase, ev Event) (next Phase, err error) {
+// step is pure: p is the step's own copy of the caller's phase, and the
+// checks change that copy in place. Its maps are persistent and the
+// sessions and terminals they hold are replaced, never changed, so the
+// caller's phase stays as it was.
+func step(p Phase, ev Event) (Phase, error) {
 	// The report and the context of a step are reused: nothing keeps them
 	// once it returns (findings live in their own allocations, and the
 	// error joins copies of them).
@@ -24,31 +26,29 @@ func step(p Phase, ev Event) (next Phase, err error) {
 	}()
 	r := &scratch.r
 	if ev.End {
-		p = finish(p, r, ev)
+		finish(&p, r, ev)
 		return p, r.err()
 	}
 	m := ev.Msg
 	if m == nil {
 		return p, fmt.Errorf("protocol: event at %s has no message", ev.Loc)
 	}
+	if p.Conn != ConnOtherVersion {
+		// (v1 rules do not apply to a connection that negotiated another
+		// version; ACP-VER-005 was reported once when it happened.)
+		c := &scratch.c
+		*c = ctx{r: r, ev: ev, m: m}
+		switch m.Kind {
+		case domain.KindRequest:
+			onRequest(&p, c)
+		case domain.KindNotification:
+			onNotification(&p, c)
+		case domain.KindResult, domain.KindError:
+			onResponse(&p, c)
+		}
+	}
 	if m.Dir == domain.FromAgent {
-		// next, not p: the deferred call runs after the return value is set.
-		defer func() { next.LastAgentLine = ev.Loc.Line }()
-	}
-	if p.Conn == ConnOtherVersion {
-		// v1 rules do not apply to a connection that negotiated another
-		// version; ACP-VER-005 was reported once when it happened.
-		return p, nil
-	}
-	c := &scratch.c
-	*c = ctx{r: r, ev: ev, m: m}
-	switch m.Kind {
-	case domain.KindRequest:
-		p = onRequest(p, c)
-	case domain.KindNotification:
-		p = onNotification(p, c)
-	case domain.KindResult, domain.KindError:
-		p = onResponse(p, c)
+		p.LastAgentLine = ev.Loc.Line
 	}
 	return p, r.err()
 }

@@ -34,13 +34,13 @@ func init() {
 }
 
 // checkAuthMethodIDs reports auth methods that share an id (ACP-AUTHN-003).
-func checkAuthMethodIDs(p Phase, c *ctx, req Pending) Phase {
+func checkAuthMethodIDs(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() || c.m.Dir != domain.FromAgent || req.Line != p.InitLine {
-		return p
+		return
 	}
 	res, ok := resultOf[domain.InitializeResponse](c.m)
 	if !ok {
-		return p
+		return
 	}
 	methods, _ := res.AuthMethods.Get()
 	first := map[domain.AuthMethodID]int{}
@@ -56,7 +56,7 @@ func checkAuthMethodIDs(p Phase, c *ctx, req Pending) Phase {
 		}
 		first[id] = i
 	}
-	return p
+	return
 }
 
 // authMethodID returns the id of a known auth method variant.
@@ -73,13 +73,13 @@ func authMethodID(m domain.AuthMethod) (domain.AuthMethodID, bool) {
 // checkAuthenticateMethod reports an authenticate whose methodId was not
 // advertised (ACP-AUTHN-001) or names a terminal method, which runs
 // outside the connection (ACP-AUTHN-002).
-func checkAuthenticateMethod(p Phase, c *ctx) Phase {
+func checkAuthenticateMethod(p *Phase, c *ctx) {
 	req, ok := paramsOf[domain.AuthenticateRequest](c.m)
 	if !ok || c.m.Dir != domain.FromClient || p.Conn != ConnReady || len(p.AuthMethods) == 0 {
-		return p // no methods at all is ACP-CAP-019's
+		return // no methods at all is ACP-CAP-019's
 	}
 	if _, ok := wireString(c.m.RawParams, "/methodId"); !ok {
-		return p // missing or not a string: a schema problem
+		return // missing or not a string: a schema problem
 	}
 	var ids []string
 	for _, m := range p.AuthMethods {
@@ -95,36 +95,36 @@ func checkAuthenticateMethod(p Phase, c *ctx) Phase {
 			c.add(findings.AUTHNTerminalMethod, "/params/methodId",
 				"authenticate names %q, a terminal auth method; the client runs terminal login itself, as a separate interactive process, and must not pass it to authenticate, where the agent has no flow to run", req.MethodID)
 		}
-		return p
+		return
 	}
 	for _, m := range p.AuthMethods {
 		if _, unknown := m.(domain.UnknownAuthMethod); unknown {
-			return p // an auth method acplint could not read may carry that id
+			return // an auth method acplint could not read may carry that id
 		}
 	}
 	c.add(findings.AUTHNUnknownMethod, "/params/methodId",
 		"authenticate names method %q, which is not among the authMethods of the initialize response (%s); the agent has no such flow to run", req.MethodID, strings.Join(ids, ", "))
-	return p
+	return
 }
 
 // authenticateAnswered records a successful authentication: session
 // methods refused before may now succeed.
-func authenticateAnswered(p Phase, c *ctx, _ Pending) Phase {
+func authenticateAnswered(p *Phase, c *ctx, _ Pending) {
 	if c.succeeded() {
 		p.life.auth.authenticated = c.line()
 		p.life.auth.refused = pmap.Map[domain.Method, int]{}
 	}
-	return p
+	return
 }
 
 // checkAuthRequired judges a -32000 (auth_required) answer: without any
 // advertised auth method the client has no remedy (ACP-AUTHN-004); with
 // them, the refused request shows the client tried an unauthenticated
 // session first, which is allowed and recorded (ACP-AUTHN-007).
-func checkAuthRequired(p Phase, c *ctx, req Pending) Phase {
+func checkAuthRequired(p *Phase, c *ctx, req Pending) {
 	e := c.m.Error
 	if c.m.Dir != domain.FromAgent || e == nil || domain.ErrorCode(e.Code) != domain.CodeAuthRequired || p.Conn != ConnReady {
-		return p
+		return
 	}
 	if isSessionMethod(req.Method) {
 		p.life.auth.refused = p.life.auth.refused.Set(req.Method, c.line())
@@ -133,19 +133,19 @@ func checkAuthRequired(p Phase, c *ctx, req Pending) Phase {
 		f := c.add(findings.AUTHNRequiredWithoutMethods, "/error/code",
 			"%s fails with -32000 (auth_required), but the initialize response advertised no authMethods; the client has no method to pass to authenticate, so the user is stuck", req.Method)
 		c.related(f, req.Line, "the refused %s", req.Method)
-		return p
+		return
 	}
 	if p.life.auth.authenticated > 0 || !sessionSetupMethods[req.Method] {
-		return p
+		return
 	}
 	var first bool
-	if p, first = p.firstReport(findings.AUTHNUnauthenticatedSession, "", ""); !first {
-		return p // recorded once per connection
+	if first = p.firstReport(findings.AUTHNUnauthenticatedSession, "", ""); !first {
+		return // recorded once per connection
 	}
 	f := c.add(findings.AUTHNUnauthenticatedSession, "/error/code",
 		"%s was sent without authenticating first and the agent answers -32000 (auth_required); not a violation, since advertised auth methods are optional until the agent asks, but the client must now call authenticate with one of the advertised methods before retrying", req.Method)
 	c.related(f, req.Line, "the unauthenticated %s", req.Method)
-	return p
+	return
 }
 
 // isSessionMethod reports whether m is a session/* method of the client.
@@ -156,17 +156,17 @@ func isSessionMethod(m domain.Method) bool {
 // checkRetryWithoutAuth reports a session method sent again after -32000
 // refused it, with no successful authenticate in between
 // (ACP-AUTHN-005). It is reported once per refusal.
-func checkRetryWithoutAuth(p Phase, c *ctx) Phase {
+func checkRetryWithoutAuth(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient || c.m.Kind != domain.KindRequest {
-		return p
+		return
 	}
 	line, refused := p.life.auth.refused.Get(c.m.Method)
 	if !refused {
-		return p
+		return
 	}
 	p.life.auth.refused = p.life.auth.refused.Delete(c.m.Method)
 	f := c.add(findings.AUTHNRetryWithoutAuth, "/method",
 		"%s is sent again after the agent refused it with -32000 (auth_required) at line %d, with no successful authenticate in between; it will fail the same way (authenticate first, or reconnect after a terminal login)", c.m.Method, line)
 	c.related(f, line, "the auth_required error")
-	return p
+	return
 }

@@ -49,48 +49,48 @@ func init() {
 
 // checkSessionCancel notes which turn session/cancel cancels and reports a
 // cancel that has no turn to cancel (ACP-CXL-005).
-func checkSessionCancel(p Phase, c *ctx) Phase {
+func checkSessionCancel(p *Phase, c *ctx) {
 	if c.m.Dir == domain.FromAgent || c.m.Kind == domain.KindRequest {
 		// The wrong sender, or the request form (ACP-CXL-004), which a
 		// conforming agent refuses as unknown instead of cancelling.
-		return p
+		return
 	}
 	id := sessionOf(c.m.Params)
 	s, ok := p.ActiveSession(id)
 	if !ok {
-		return p // an unknown session is an SID matter
+		return // an unknown session is an SID matter
 	}
 	if s.PromptKey != "" {
 		if s.CancelLine == 0 {
 			p.flow.cxl.cancelled = p.flow.cxl.cancelled.Set(id, c.line())
 		}
-		return p
+		return
 	}
 	end, ended := p.flow.cxl.turnEnd.Get(id)
 	if ended && p.LastAgentLine == end {
 		// The turn ended with the agent's latest message: the user pressed
 		// stop as the answer arrived. A race, and nothing to fix.
-		return p
+		return
 	}
 	f := c.add(findings.CXLCancelWithoutTurn, "/params/sessionId",
 		"session/cancel names session %s, which has no session/prompt running; the cancel has no defined effect, and some agents log an error or cancel the next turn instead", id)
 	if ended {
 		c.related(f, end, "the latest turn ended here")
 	}
-	return p
+	return
 }
 
 // checkCancelledTurnEnd judges the response to a session/prompt whose turn
 // the client cancelled with session/cancel (ACP-CXL-001).
-func checkCancelledTurnEnd(p Phase, c *ctx, req Pending) Phase {
+func checkCancelledTurnEnd(p *Phase, c *ctx, req Pending) {
 	s, ok := p.Session(req.Session)
 	if !ok || s.PromptKey != req.ID.Key() {
-		return p
+		return
 	}
 	p.flow.cxl.turnEnd = p.flow.cxl.turnEnd.Set(req.Session, c.line())
 	cancelLine, _ := p.flow.cxl.cancelled.Get(req.Session)
 	if s.CancelLine == 0 || cancelLine != s.CancelLine {
-		return p
+		return
 	}
 	// The agent's first message after the cancel may have been written
 	// before the cancel reached it.
@@ -99,7 +99,7 @@ func checkCancelledTurnEnd(p Phase, c *ctx, req Pending) Phase {
 	if c.succeeded() {
 		res, ok := resultOf[domain.PromptResponse](c.m)
 		if !ok || res.StopReason == domain.StopCancelled || !knownStopReason(res.StopReason) {
-			return p // an unknown stop reason is ACP-TURN-001's
+			return // an unknown stop reason is ACP-TURN-001's
 		}
 		if race {
 			f = c.add(findings.CXLNotCancelled, "/result/stopReason",
@@ -125,7 +125,7 @@ func checkCancelledTurnEnd(p Phase, c *ctx, req Pending) Phase {
 		f.Severity = findings.SeverityInfo
 	}
 	c.related(f, cancelLine, "the session/cancel")
-	return p
+	return
 }
 
 func knownStopReason(r domain.StopReason) bool {
@@ -155,17 +155,17 @@ func conversationUpdate(u domain.SessionUpdate) bool {
 // both come from the agent, so they cannot race: the agent wrote the update
 // after it had ended the turn. Only the first such update of a turn is
 // reported.
-func checkUpdateAfterCancel(p Phase, c *ctx) Phase {
+func checkUpdateAfterCancel(p *Phase, c *ctx) {
 	n, ok := paramsOf[domain.SessionNotification](c.m)
 	if !ok || c.m.Dir == domain.FromClient || !conversationUpdate(n.Update) {
-		return p
+		return
 	}
 	s, ok := p.ActiveSession(n.SessionID)
 	if !ok || s.CancelledEndLine == 0 || s.PromptKey != "" {
-		return p
+		return
 	}
 	if done, _ := p.flow.cxl.lateReported.Get(n.SessionID); done == s.CancelledEndLine {
-		return p
+		return
 	}
 	p.flow.cxl.lateReported = p.flow.cxl.lateReported.Set(n.SessionID, s.CancelledEndLine)
 	f := c.add(findings.CXLUpdateAfterCancel, "/params/update/sessionUpdate",
@@ -173,7 +173,7 @@ func checkUpdateAfterCancel(p Phase, c *ctx) Phase {
 		updateKind(n.Update), s.CancelledEndLine)
 	c.related(f, s.CancelledEndLine, "the response that ended the cancelled turn")
 	c.related(f, s.CancelLine, "the cancel")
-	return p
+	return
 }
 
 // updateKind returns the sessionUpdate tag of u.
@@ -202,44 +202,44 @@ func updateKind(u domain.SessionUpdate) string {
 // first in the transcript. A request that crossed the cancel (the agent
 // sent it before it read the cancel) still gets the cancelled outcome: the
 // client knows it cancelled.
-func checkPermissionAfterCancel(p Phase, c *ctx, req Pending) Phase {
+func checkPermissionAfterCancel(p *Phase, c *ctx, req Pending) {
 	if c.m.Dir == domain.FromAgent {
-		return p
+		return
 	}
 	s, ok := p.Session(req.Session)
 	if !ok || s.CancelLine == 0 || req.Line < s.PromptLine {
-		return p
+		return
 	}
 	cancelLine, _ := p.flow.cxl.cancelled.Get(req.Session)
 	if cancelLine != s.CancelLine {
-		return p // not a session/cancel (a close, or an earlier turn)
+		return // not a session/cancel (a close, or an earlier turn)
 	}
 	if s.CancelledEndLine > 0 && req.Line > s.CancelledEndLine {
-		return p // asked after the turn ended: ACP-PERM-005's matter
+		return // asked after the turn ended: ACP-PERM-005's matter
 	}
 	var f *findings.ValidationFinding
 	if c.succeeded() {
 		res, ok := resultOf[domain.RequestPermissionResponse](c.m)
 		if !ok {
-			return p
+			return
 		}
 		sel, selected := res.Outcome.(domain.SelectedPermissionOutcome)
 		if !selected {
-			return p // cancelled, or malformed (ACP-PERM-002)
+			return // cancelled, or malformed (ACP-PERM-002)
 		}
 		f = c.add(findings.CXLPermissionAfterCancel, "/result/outcome",
 			"the client cancelled the turn at line %d, then answers this permission request by selecting option %q; after session/cancel every pending permission request must get outcome \"cancelled\", so the agent may now run a tool the user stopped", cancelLine, sel.OptionID)
 	} else {
 		if c.m.Error == nil {
-			return p
+			return
 		}
 		if domain.ErrorCode(c.m.Error.Code) == domain.CodeRequestCancelled && req.CancelLine > 0 {
-			return p // the agent withdrew the request with $/cancel_request
+			return // the agent withdrew the request with $/cancel_request
 		}
 		f = c.add(findings.CXLPermissionAfterCancel, "/error",
 			"the client cancelled the turn at line %d, then answers this permission request with error %d; the answer after session/cancel is outcome \"cancelled\" (a -32800 error fits only a request the agent withdrew with $/cancel_request), and SDK-based agents turn the error into a failed tool call", cancelLine, c.m.Error.Code)
 	}
 	c.related(f, cancelLine, "the session/cancel")
 	c.related(f, req.Line, "the permission request")
-	return p
+	return
 }

@@ -52,21 +52,21 @@ func init() {
 
 // checkMethodGate reports a call of a method the receiver did not
 // advertise (ACP-CAP-001…003, ACP-CAP-010…015).
-func checkMethodGate(p Phase, c *ctx) Phase {
+func checkMethodGate(p *Phase, c *ctx) {
 	mi, ok := domain.LookupMethod(c.m.Method)
 	if !ok || c.m.Dir != mi.Receiver.Sender() {
-		return p // a call from the wrong side is ACP-EXTN-001's
+		return // a call from the wrong side is ACP-EXTN-001's
 	}
 	gate, advertised := capabilityFor(p, c.m.Method)
 	if gate == "" || advertised {
-		return p
+		return
 	}
 	receiver := c.m.Dir.Opposite()
 	f := c.add(methodGateRules[c.m.Method], "/method",
 		"the %s calls %s although the %s did not advertise %s in initialize; %s",
 		c.m.Dir, c.m.Method, receiver, gate, gateConsequence(c.m.Method))
 	c.related(f, p.InitLine, "the initialize request")
-	return p
+	return
 }
 
 // gateConsequence says what an unadvertised call leads to in practice.
@@ -87,43 +87,43 @@ func gateConsequence(m domain.Method) string {
 
 // checkElicitationModeGate reports an elicitation in a mode the client did
 // not advertise (ACP-CAP-004). "elicitation": {} advertises no mode.
-func checkElicitationModeGate(p Phase, c *ctx) Phase {
+func checkElicitationModeGate(p *Phase, c *ctx) {
 	req, ok := paramsOf[domain.CreateElicitationRequest](c.m)
 	if !ok || p.ClientCaps == nil || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	caps, _ := p.ClientCaps.Elicitation.Get()
 	var mode string
 	switch req.Mode.(type) {
 	case domain.ElicitationFormMode:
 		if caps.Form.IsSet() {
-			return p
+			return
 		}
 		mode = "form"
 	case domain.ElicitationUrlMode:
 		if caps.URL.IsSet() {
-			return p
+			return
 		}
 		mode = "url"
 	default:
-		return p // an unknown mode is a schema matter
+		return // an unknown mode is a schema matter
 	}
 	f := c.add(findings.CAPElicitationMode, "/params/mode",
 		"elicitation/create uses mode %q, but the client advertised no elicitation.%s capability; the client cannot show this kind of request and refuses it, so the tool waiting on the answer fails", mode, mode)
 	c.related(f, p.InitLine, "the initialize request")
-	return p
+	return
 }
 
 // checkTerminalAuthGate reports terminal auth methods offered to a client
 // that did not set auth.terminal (ACP-CAP-005).
-func checkTerminalAuthGate(p Phase, c *ctx, req Pending) Phase {
+func checkTerminalAuthGate(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.InitializeResponse](c.m)
 	if !ok || !c.succeeded() || req.Line != p.InitLine || p.ClientCaps == nil {
-		return p
+		return
 	}
 	auth, _ := p.ClientCaps.Auth.Get()
 	if auth.Terminal.Or(false) {
-		return p
+		return
 	}
 	methods, _ := res.AuthMethods.Get()
 	for i, m := range methods {
@@ -133,14 +133,14 @@ func checkTerminalAuthGate(p Phase, c *ctx, req Pending) Phase {
 			c.related(f, req.Line, "the initialize request")
 		}
 	}
-	return p
+	return
 }
 
 // checkAuthenticateOffered reports authenticate when the agent offered no
 // auth method to choose from (ACP-CAP-019).
-func checkAuthenticateOffered(p Phase, c *ctx) Phase {
+func checkAuthenticateOffered(p *Phase, c *ctx) {
 	if p.AgentCaps == nil || len(p.AuthMethods) > 0 || c.m.Dir != domain.FromClient {
-		return p // AgentCaps is set exactly when the initialize result was read
+		return // AgentCaps is set exactly when the initialize result was read
 	}
 	methodID := ""
 	if req, ok := paramsOf[domain.AuthenticateRequest](c.m); ok {
@@ -149,19 +149,19 @@ func checkAuthenticateOffered(p Phase, c *ctx) Phase {
 	f := c.add(findings.CAPAuthenticateWithoutMethods, "/params/methodId",
 		"authenticate names method %q, but the initialize result offered no authMethods; there is no valid methodId, so the agent can only refuse the call", methodID)
 	c.related(f, p.InitLine, "the initialize exchange")
-	return p
+	return
 }
 
 // checkSessionSetupGates applies the agent capabilities that govern
 // session/new, session/load and session/resume params: additional
 // directories (ACP-CAP-016) and MCP transports (ACP-CAP-018).
-func checkSessionSetupGates(p Phase, c *ctx) Phase {
+func checkSessionSetupGates(p *Phase, c *ctx) {
 	if p.AgentCaps == nil || c.m.Dir != domain.FromClient {
-		return p
+		return
 	}
 	open, ok := openParamsOf(c.m.Params)
 	if !ok {
-		return p
+		return
 	}
 	dirs, servers := open.Dirs, open.Servers
 	sc, _ := p.AgentCaps.SessionCapabilities.Get()
@@ -191,16 +191,16 @@ func checkSessionSetupGates(p Phase, c *ctx) Phase {
 			"MCP server %q uses the %s transport, but the agent did not set mcpCapabilities.%s to true; it cannot connect to the server, and the server's tools are silently missing", name, transport, transport)
 		c.related(f, p.InitLine, "the initialize exchange")
 	}
-	return p
+	return
 }
 
 // checkPromptContentGate reports prompt content blocks of a type the
 // agent's promptCapabilities do not admit (ACP-CAP-017). Each type is
 // reported once per prompt, at its first block.
-func checkPromptContentGate(p Phase, c *ctx) Phase {
+func checkPromptContentGate(p *Phase, c *ctx) {
 	req, ok := paramsOf[domain.PromptRequest](c.m)
 	if !ok || p.AgentCaps == nil || c.m.Dir != domain.FromClient {
-		return p
+		return
 	}
 	pc, _ := p.AgentCaps.PromptCapabilities.Get()
 	reported := map[string]bool{}
@@ -229,41 +229,41 @@ func checkPromptContentGate(p Phase, c *ctx) Phase {
 			"the prompt contains %s block, but the agent did not set promptCapabilities.%s to true; the agent may reject the prompt or drop the block, so the model never sees it%s", what, gate, hint)
 		c.related(f, p.InitLine, "the initialize exchange")
 	}
-	return p
+	return
 }
 
 // checkUpdateGates reports session updates of kinds the client did not
 // opt into: notices (ACP-CAP-007) and compaction (ACP-CAP-008, reported
 // once per compaction). Boolean options in config_option_update are
 // checked with the other config option rules (config.go).
-func checkUpdateGates(p Phase, c *ctx) Phase {
+func checkUpdateGates(p *Phase, c *ctx) {
 	n, ok := paramsOf[domain.SessionNotification](c.m)
 	if !ok || p.ClientCaps == nil || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	sc, _ := p.ClientCaps.Session.Get()
 	switch u := n.Update.(type) {
 	case domain.Notice:
 		if sc.Notices.IsSet() {
-			return p
+			return
 		}
 		f := c.add(findings.CAPNoticeWithoutCapability, "/params/update/sessionUpdate",
 			"the agent sends a notice (%q) although the client did not advertise session.notices; such a client fails to decode the update kind or drops it, and the user never sees the message", u.Title)
 		c.related(f, p.InitLine, "the initialize request")
 	case domain.CompactionUpdate, domain.CompactionSummaryChunk:
 		if sc.Compaction.IsSet() {
-			return p
+			return
 		}
 		id, kind := compactionOf(u)
 		var first bool
-		if p, first = p.firstReport(findings.CAPCompactionWithoutCapability, n.SessionID, string(id)); !first {
-			return p
+		if first = p.firstReport(findings.CAPCompactionWithoutCapability, n.SessionID, string(id)); !first {
+			return
 		}
 		f := c.add(findings.CAPCompactionWithoutCapability, "/params/update/sessionUpdate",
 			"the agent sends %s for compaction %q although the client did not advertise session.compaction; clients that never opted in do not know the update kind and drop or reject it (further updates of this compaction are not reported)", kind, id)
 		c.related(f, p.InitLine, "the initialize request")
 	}
-	return p
+	return
 }
 
 func compactionOf(u domain.SessionUpdate) (domain.CompactionID, string) {

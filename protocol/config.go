@@ -30,9 +30,9 @@ func init() {
 
 // checkSetupModesAndOptions checks the modes and config options a session
 // starts with.
-func checkSetupModesAndOptions(p Phase, c *ctx, req Pending) Phase {
+func checkSetupModesAndOptions(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	id := req.Session
 	var modes domain.Opt[domain.SessionModeState]
@@ -40,24 +40,24 @@ func checkSetupModesAndOptions(p Phase, c *ctx, req Pending) Phase {
 	switch res := c.m.Result.(type) {
 	case *domain.NewSessionResponse:
 		if res == nil {
-			return p
+			return
 		}
 		id, modes, opts = res.SessionID, res.Modes, res.ConfigOptions
 	case *domain.LoadSessionResponse:
 		if res == nil {
-			return p
+			return
 		}
 		modes, opts = res.Modes, res.ConfigOptions
 	case *domain.ResumeSessionResponse:
 		if res == nil {
-			return p
+			return
 		}
 		modes, opts = res.Modes, res.ConfigOptions
 	default:
-		return p
+		return
 	}
 	if id == "" {
-		return p
+		return
 	}
 	m, hasModes := modes.Get()
 	if hasModes && !hasMode(&m, m.CurrentModeID) {
@@ -65,9 +65,9 @@ func checkSetupModesAndOptions(p Phase, c *ctx, req Pending) Phase {
 			"the session starts in mode %q, which is not among its availableModes (%s); the client cannot show which mode is active", m.CurrentModeID, modeList(&m))
 	}
 	list, _ := opts.Get()
-	p = checkConfigOptionList(p, c, id, "/result/configOptions", list)
+	checkConfigOptionList(p, c, id, "/result/configOptions", list)
 	checkModesInSync(c, modes, list)
-	return p
+	return
 }
 
 // checkModesInSync reports a session whose modes and mode config option
@@ -106,7 +106,7 @@ func checkModesInSync(c *ctx, modes domain.Opt[domain.SessionModeState], opts []
 // either spec-defined or "_"-prefixed (ACP-CFG-005). Agents repeat the
 // whole list on every change, so each mistake is reported once per
 // session.
-func checkConfigOptionList(p Phase, c *ctx, id domain.SessionID, at string, opts []domain.SessionConfigOption) Phase {
+func checkConfigOptionList(p *Phase, c *ctx, id domain.SessionID, at string, opts []domain.SessionConfigOption) {
 	boolAllowed := true
 	if p.ClientCaps != nil {
 		sc, _ := p.ClientCaps.Session.Get()
@@ -118,7 +118,7 @@ func checkConfigOptionList(p Phase, c *ctx, id domain.SessionID, at string, opts
 		ptr := fmt.Sprintf("%s/%d", at, i)
 		if first, dup := seen[o.ID]; dup {
 			var ok bool
-			if p, ok = p.firstReport(findings.CFGDuplicateID, id, "id\x00"+string(o.ID)); ok {
+			if ok = p.firstReport(findings.CFGDuplicateID, id, "id\x00"+string(o.ID)); ok {
 				c.add(findings.CFGDuplicateID, ptr+"/id",
 					"config options %d and %d share the id %q; set_config_option and updates name options by id alone, so the client cannot tell which one is meant", first, i, o.ID)
 			}
@@ -127,7 +127,7 @@ func checkConfigOptionList(p Phase, c *ctx, id domain.SessionID, at string, opts
 		}
 		if cat, ok := o.Category.Get(); ok && !reservedCategory(cat) && !strings.HasPrefix(string(cat), "_") {
 			var first bool
-			if p, first = p.firstReport(findings.CFGReservedCategory, id, string(o.ID)+"\x00"+string(cat)); first {
+			if first = p.firstReport(findings.CFGReservedCategory, id, string(o.ID)+"\x00"+string(cat)); first {
 				c.add(findings.CFGReservedCategory, ptr+"/category",
 					"config option %q has category %q, which is neither a spec category (mode, model, model_config, thought_level) nor \"_\"-prefixed; names without \"_\" are reserved for the spec, and a later version may give this one another meaning", o.ID, cat)
 			}
@@ -136,17 +136,17 @@ func checkConfigOptionList(p Phase, c *ctx, id domain.SessionID, at string, opts
 		case domain.SessionConfigBoolean:
 			if !boolAllowed {
 				var first bool
-				if p, first = p.firstReport(findings.CAPBooleanConfigOption, id, string(o.ID)); first {
+				if first = p.firstReport(findings.CAPBooleanConfigOption, id, string(o.ID)); first {
 					f := c.add(findings.CAPBooleanConfigOption, ptr+"/type",
 						"config option %q is a boolean option, but the client did not advertise session.configOptions.boolean; older clients reject or drop the whole option list", o.ID)
 					c.related(f, p.InitLine, "the initialize request")
 				}
 			}
 		case domain.SessionConfigSelect:
-			p = checkSelectOption(p, c, id, ptr, o.ID, k)
+			checkSelectOption(p, c, id, ptr, o.ID, k)
 		}
 	}
-	return p
+	return
 }
 
 func reservedCategory(cat domain.SessionConfigOptionCategory) bool {
@@ -161,10 +161,10 @@ func reservedCategory(cat domain.SessionConfigOptionCategory) bool {
 
 // checkSelectOption reports a select option whose current value is not
 // one of its values (ACP-CFG-003) or whose values repeat (ACP-CFG-004).
-func checkSelectOption(p Phase, c *ctx, id domain.SessionID, ptr string, optID domain.SessionConfigID, sel domain.SessionConfigSelect) Phase {
+func checkSelectOption(p *Phase, c *ctx, id domain.SessionID, ptr string, optID domain.SessionConfigID, sel domain.SessionConfigSelect) {
 	values, known := selectValues(sel)
 	if !known {
-		return p // undecodable options are a schema matter
+		return // undecodable options are a schema matter
 	}
 	counted := map[domain.SessionConfigValueID]int{}
 	for _, v := range values {
@@ -176,20 +176,20 @@ func checkSelectOption(p Phase, c *ctx, id domain.SessionID, ptr string, optID d
 		}
 		counted[v] = 0 // once per value
 		var first bool
-		if p, first = p.firstReport(findings.CFGDuplicateID, id, "value\x00"+string(optID)+"\x00"+string(v)); first {
+		if first = p.firstReport(findings.CFGDuplicateID, id, "value\x00"+string(optID)+"\x00"+string(v)); first {
 			c.add(findings.CFGDuplicateID, ptr+"/options",
 				"select option %q lists the value %q more than once; set_config_option names the value alone, so the client cannot tell the entries apart", optID, v)
 		}
 	}
 	if _, ok := counted[sel.CurrentValue]; ok || sel.CurrentValue == "" {
-		return p // a missing currentValue is a schema finding
+		return // a missing currentValue is a schema finding
 	}
 	var first bool
-	if p, first = p.firstReport(findings.CFGInvalidCurrentValue, id, string(optID)+"\x00"+string(sel.CurrentValue)); first {
+	if first = p.firstReport(findings.CFGInvalidCurrentValue, id, string(optID)+"\x00"+string(sel.CurrentValue)); first {
 		c.add(findings.CFGInvalidCurrentValue, ptr+"/currentValue",
 			"select option %q has currentValue %q, which is not one of its values (%s); the client cannot show which choice is active", optID, sel.CurrentValue, valueList(values))
 	}
-	return p
+	return
 }
 
 // selectValues returns every value of a select, flat or grouped; known is
@@ -228,14 +228,14 @@ func valueList(values []domain.SessionConfigValueID) string {
 }
 
 // checkSetMode reports a mode the session does not offer (ACP-MODE-001).
-func checkSetMode(p Phase, c *ctx) Phase {
+func checkSetMode(p *Phase, c *ctx) {
 	req, ok := paramsOf[domain.SetSessionModeRequest](c.m)
 	if !ok || c.m.Dir != domain.FromClient {
-		return p
+		return
 	}
 	s, ok := p.ActiveSession(req.SessionID)
 	if !ok || s.State == SessionLoading || s.State == SessionResuming {
-		return p // the modes are not known before the setup response
+		return // the modes are not known before the setup response
 	}
 	switch {
 	case s.Modes == nil:
@@ -247,33 +247,35 @@ func checkSetMode(p Phase, c *ctx) Phase {
 			"session/set_mode asks for mode %q, which is not among the session's availableModes (%s); the agent should answer -32602", req.ModeID, modeList(s.Modes))
 		c.related(f, s.Line, "the availableModes of the session")
 	}
-	return p
+	return
 }
 
 // modeSet records the mode a successful session/set_mode switched to.
-func modeSet(p Phase, c *ctx, req Pending) Phase {
+func modeSet(p *Phase, c *ctx, req Pending) {
 	params, ok := requestParams[domain.SetSessionModeRequest](req)
 	if !ok || !c.succeeded() {
-		return p
+		return
 	}
-	return p.withSession(params.SessionID, func(s *Session) {
+	p.withSession(params.SessionID, func(s *Session) {
 		if s.Modes != nil && hasMode(s.Modes, params.ModeID) {
 			s.Modes = withCurrentMode(s.Modes, params.ModeID)
 		}
 	})
+	return
+
 }
 
 // checkSetConfigOption reports a value that the named option does not
 // accept (ACP-CFG-002). An option the session does not have is left to
 // the agent's -32602 (ACP-RPC-011).
-func checkSetConfigOption(p Phase, c *ctx) Phase {
+func checkSetConfigOption(p *Phase, c *ctx) {
 	req, ok := paramsOf[domain.SetSessionConfigOptionRequest](c.m)
 	if !ok || c.m.Dir != domain.FromClient || c.ev.ParamsInvalid {
-		return p // a value of the wrong JSON type is already a schema finding
+		return // a value of the wrong JSON type is already a schema finding
 	}
 	s, ok := p.ActiveSession(req.SessionID)
 	if !ok {
-		return p
+		return
 	}
 	var opt *domain.SessionConfigOption
 	for i := range s.ConfigOptions {
@@ -283,7 +285,7 @@ func checkSetConfigOption(p Phase, c *ctx) Phase {
 		}
 	}
 	if opt == nil {
-		return p
+		return
 	}
 	switch kind := opt.Kind.(type) {
 	case domain.SessionConfigSelect:
@@ -304,7 +306,7 @@ func checkSetConfigOption(p Phase, c *ctx) Phase {
 				"session/set_config_option sets boolean option %q to %q without \"type\": \"boolean\"; a boolean option takes {\"type\": \"boolean\", \"value\": true|false}, and agents read this request as a select value they do not have", req.ConfigID, v.Value)
 		}
 	}
-	return p
+	return
 }
 
 func selectValueList(sel domain.SessionConfigSelect) string {
@@ -324,18 +326,18 @@ func containsValue(values []domain.SessionConfigValueID, v domain.SessionConfigV
 // checkConfigOptionResult reports a set_config_option result that is not
 // the complete option list (ACP-CFG-001), checks the list, and makes it
 // the session's current one.
-func checkConfigOptionResult(p Phase, c *ctx, req Pending) Phase {
+func checkConfigOptionResult(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.SetSessionConfigOptionResponse](c.m)
 	if !ok || !c.succeeded() || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	params, ok := requestParams[domain.SetSessionConfigOptionRequest](req)
 	if !ok {
-		return p
+		return
 	}
 	s, ok := p.ActiveSession(params.SessionID)
 	if !ok {
-		return p
+		return
 	}
 	changedKept := false
 	for _, o := range res.ConfigOptions {
@@ -355,6 +357,7 @@ func checkConfigOptionResult(p Phase, c *ctx, req Pending) Phase {
 		f.Severity = findings.SeverityWarning
 		c.related(f, req.Line, "the set_config_option request")
 	}
-	p = checkConfigOptionList(p, c, s.ID, "/result/configOptions", res.ConfigOptions)
-	return p.withSession(s.ID, func(s *Session) { s.ConfigOptions = res.ConfigOptions })
+	checkConfigOptionList(p, c, s.ID, "/result/configOptions", res.ConfigOptions)
+	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = res.ConfigOptions })
+	return
 }

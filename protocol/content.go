@@ -16,20 +16,20 @@ import (
 func init() {
 	// The reflective walk is the costly part of linting a message; the raw
 	// bytes tell cheaply whether there is any base64 member to look at.
-	onEveryRequest(func(p Phase, c *ctx) Phase {
+	onEveryRequest(func(p *Phase, c *ctx) {
 		if n, ok := paramsOf[domain.SessionNotification](c.m); ok && !mayCarryBinary(n.Update) {
-			return p
+			return
 		}
 		if c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
 			checkBase64(c, reflect.ValueOf(c.m.Params), "/params")
 		}
-		return p
+		return
 	})
-	onEveryResponse(func(p Phase, c *ctx, _ Pending) Phase {
+	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
 		if c.succeeded() && c.rawMentions(c.m.RawResult, `"data"`, `"blob"`) {
 			checkBase64(c, reflect.ValueOf(c.m.Result), "/result")
 		}
-		return p
+		return
 	})
 }
 

@@ -7,8 +7,11 @@ import (
 )
 
 // A requestCheck judges a request or notification against the phase as it
-// was before the message, and returns that phase plus any bookkeeping of
-// its own. A responseCheck does the same for the response to req.
+// was before the message, and adds any bookkeeping of its own to it. A
+// responseCheck does the same for the response to req. Checks change the
+// step's own copy of the phase (step in acp.go): a Phase is some 800
+// bytes, and handing it from check to check by value cost more than the
+// checks themselves.
 //
 // Checks live in one file per rule area (ver.go, session.go, tool.go …)
 // and register themselves in init. They run in registration order and
@@ -16,9 +19,9 @@ import (
 // core transition of the method (below) runs after all of them, so every
 // check sees the state the message arrived in.
 type (
-	requestCheck  func(p Phase, c *ctx) Phase
-	responseCheck func(p Phase, c *ctx, req Pending) Phase
-	endCheck      func(p Phase, c *ctx) Phase
+	requestCheck  func(p *Phase, c *ctx)
+	responseCheck func(p *Phase, c *ctx, req Pending)
+	endCheck      func(p *Phase, c *ctx)
 )
 
 var (
@@ -83,19 +86,20 @@ func (c *ctx) succeeded() bool { return c.m.Kind == domain.KindResult }
 
 // withSession stores a changed copy of session id; change edits the copy.
 // It is a no-op when the session is unknown.
-func (p Phase) withSession(id domain.SessionID, change func(s *Session)) Phase {
+func (p *Phase) withSession(id domain.SessionID, change func(s *Session)) {
 	old, ok := p.Session(id)
 	if !ok {
-		return p
+		return
 	}
 	s := *old
 	change(&s)
-	return p.putSession(&s)
+	p.putSession(&s)
+	return
 }
 
 // ActiveSession returns the session id names when it is open (created,
 // loaded or resumed, and not closed).
-func (p Phase) ActiveSession(id domain.SessionID) (*Session, bool) {
+func (p *Phase) ActiveSession(id domain.SessionID) (*Session, bool) {
 	s, ok := p.Session(id)
 	if !ok || s.State == SessionClosed {
 		return nil, false
@@ -103,9 +107,9 @@ func (p Phase) ActiveSession(id domain.SessionID) (*Session, bool) {
 	return s, true
 }
 
-func coreInitialize(p Phase, c *ctx) Phase {
+func coreInitialize(p *Phase, c *ctx) {
 	if p.Conn != ConnAwaitingInitialize {
-		return p // a second initialize changes nothing (ACP-SEQ-003)
+		return // a second initialize changes nothing (ACP-SEQ-003)
 	}
 	p.Conn = ConnInitializing
 	p.InitLine = c.line()
@@ -117,21 +121,21 @@ func coreInitialize(p Phase, c *ctx) Phase {
 			p.ClientCaps = &domain.ClientCapabilities{}
 		}
 	}
-	return p
+	return
 }
 
-func coreInitialized(p Phase, c *ctx, req Pending) Phase {
+func coreInitialized(p *Phase, c *ctx, req Pending) {
 	if req.Line != p.InitLine {
-		return p // the answer to a repeated initialize
+		return // the answer to a repeated initialize
 	}
 	if !c.succeeded() {
 		p.Conn = ConnAwaitingInitialize
-		return p
+		return
 	}
 	res, ok := resultOf[domain.InitializeResponse](c.m)
 	if !ok {
 		p.Conn = ConnReady
-		return p
+		return
 	}
 	p.Version = wireVersion(c.m.RawResult)
 	if caps, ok := res.AgentCapabilities.Get(); ok {
@@ -149,31 +153,31 @@ func coreInitialized(p Phase, c *ctx, req Pending) Phase {
 				"the agent negotiated protocol version %d; acplint knows ACP v1 only, so the rest of this transcript is not checked against v1 rules", p.Version)
 		}
 		p.Conn = ConnOtherVersion
-		return p
+		return
 	}
 	p.Conn = ConnReady
-	return p
+	return
 }
 
-func coreSessionCreated(p Phase, c *ctx, req Pending) Phase {
+func coreSessionCreated(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.NewSessionResponse](c.m)
 	if !ok || !c.succeeded() || res.SessionID == "" {
-		return p
+		return
 	}
 	if _, reused := p.Issued.Get(res.SessionID); reused {
-		return p // ACP-SID-003; the old session keeps its state
+		return // ACP-SID-003; the old session keeps its state
 	}
 	s := &Session{ID: res.SessionID, State: SessionIdle, Line: c.line()}
 	if params, ok := requestParams[domain.NewSessionRequest](req); ok {
 		s.Cwd = params.Cwd
 	}
 	s.Modes, s.ConfigOptions = sessionSetup(res.Modes, res.ConfigOptions)
-	p = p.putSession(s)
+	p.putSession(s)
 	p.Issued = p.Issued.Set(s.ID, c.line())
 	if s.Cwd != "" {
 		p.KnownCwd = p.KnownCwd.Set(s.ID, s.Cwd)
 	}
-	return p
+	return
 }
 
 func sessionSetup(modes domain.Opt[domain.SessionModeState], opts domain.Opt[[]domain.SessionConfigOption]) (*domain.SessionModeState, []domain.SessionConfigOption) {
@@ -222,10 +226,10 @@ func openParamsOf(params any) (o openParams, ok bool) {
 // exists from the request on, so the replay that a load streams before its
 // response is attributed to it.
 func coreSessionReopen(state SessionState) requestCheck {
-	return func(p Phase, c *ctx) Phase {
+	return func(p *Phase, c *ctx) {
 		id := sessionOf(c.m.Params)
 		if id == "" {
-			return p
+			return
 		}
 		s := &Session{ID: id, State: state, Line: c.line()}
 		if o, ok := openParamsOf(c.m.Params); ok {
@@ -235,18 +239,18 @@ func coreSessionReopen(state SessionState) requestCheck {
 			s.HadHistory = old.HadHistory
 			s.Turn = old.Turn
 		}
-		p = p.putSession(s)
-		return p
+		p.putSession(s)
+		return
 	}
 }
 
-func coreSessionReopened(p Phase, c *ctx, req Pending) Phase {
+func coreSessionReopened(p *Phase, c *ctx, req Pending) {
 	if req.Session == "" {
-		return p
+		return
 	}
 	if !c.succeeded() {
-		p = p.dropSession(req.Session)
-		return p
+		p.dropSession(req.Session)
+		return
 	}
 	var modes domain.Opt[domain.SessionModeState]
 	var opts domain.Opt[[]domain.SessionConfigOption]
@@ -256,23 +260,23 @@ func coreSessionReopened(p Phase, c *ctx, req Pending) Phase {
 	case *domain.ResumeSessionResponse:
 		modes, opts = res.Modes, res.ConfigOptions
 	}
-	p = p.withSession(req.Session, func(s *Session) {
+	p.withSession(req.Session, func(s *Session) {
 		s.State = SessionIdle
 		s.Modes, s.ConfigOptions = sessionSetup(modes, opts)
 	})
 	if s, ok := p.Session(req.Session); ok && s.Cwd != "" {
 		p.KnownCwd = p.KnownCwd.Set(req.Session, s.Cwd)
 	}
-	return p
+	return
 }
 
-func corePrompt(p Phase, c *ctx) Phase {
+func corePrompt(p *Phase, c *ctx) {
 	id := sessionOf(c.m.Params)
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey != "" {
-		return p // ACP-SEQ-005 / ACP-SEQ-006 report these
+		return // ACP-SEQ-005 / ACP-SEQ-006 report these
 	}
-	return p.withSession(id, func(s *Session) {
+	p.withSession(id, func(s *Session) {
 		s.State = SessionPrompting
 		s.PromptKey = c.m.ID.Key()
 		s.PromptLine = c.line()
@@ -282,14 +286,16 @@ func corePrompt(p Phase, c *ctx) Phase {
 		s.OpenToolCalls = pmap.Map[domain.ToolCallID, int]{}
 		s.HadHistory = true
 	})
+	return
+
 }
 
-func corePromptEnded(p Phase, c *ctx, req Pending) Phase {
+func corePromptEnded(p *Phase, c *ctx, req Pending) {
 	s, ok := p.Session(req.Session)
 	if !ok || s.PromptKey != req.ID.Key() {
-		return p
+		return
 	}
-	p = p.withSession(req.Session, func(s *Session) {
+	p.withSession(req.Session, func(s *Session) {
 		if s.State != SessionClosed {
 			s.State = SessionIdle
 		}
@@ -299,41 +305,46 @@ func corePromptEnded(p Phase, c *ctx, req Pending) Phase {
 		}
 		s.forgetIfDone()
 	})
-	return p.retireIfDone(req.Session)
+	p.retireIfDone(req.Session)
+	return
 }
 
-func coreCancel(p Phase, c *ctx) Phase {
+func coreCancel(p *Phase, c *ctx) {
 	id := sessionOf(c.m.Params)
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
-		return p
+		return
 	}
-	return p.withSession(id, func(s *Session) {
+	p.withSession(id, func(s *Session) {
 		s.State = SessionCancelling
 		s.CancelLine = c.line()
 	})
+	return
+
 }
 
-func coreClose(p Phase, c *ctx) Phase {
+func coreClose(p *Phase, c *ctx) {
 	id := sessionOf(c.m.Params)
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
-		return p
+		return
 	}
 	// Closing a session cancels its running turn.
-	return p.withSession(id, func(s *Session) { s.CancelLine = c.line() })
+	p.withSession(id, func(s *Session) { s.CancelLine = c.line() })
+	return
 }
 
-func coreClosed(p Phase, c *ctx, req Pending) Phase {
+func coreClosed(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() {
-		return p
+		return
 	}
-	p = p.withSession(req.Session, func(s *Session) {
+	p.withSession(req.Session, func(s *Session) {
 		s.State = SessionClosed
 		s.Line = c.line()
 		s.forgetIfDone()
 	})
-	return p.retireIfDone(req.Session)
+	p.retireIfDone(req.Session)
+	return
 }
 
 // forgetIfDone drops what a closed session remembers of its turns once no
@@ -349,11 +360,12 @@ func (s *Session) forgetIfDone() {
 }
 
 // retireIfDone hands session id to retire once it is done.
-func (p Phase) retireIfDone(id domain.SessionID) Phase {
+func (p *Phase) retireIfDone(id domain.SessionID) {
 	if s, ok := p.Session(id); ok && s.done() {
-		return p.retire(id)
+		p.retire(id)
+		return
 	}
-	return p
+	return
 }
 
 // done reports whether s is closed with no turn running: what it knew of
@@ -362,10 +374,10 @@ func (s *Session) done() bool { return s.State == SessionClosed && s.PromptKey =
 
 // coreCancelRequest marks the request a $/cancel_request names. The sender
 // of the notification cancels one of its own requests.
-func coreCancelRequest(p Phase, c *ctx) Phase {
+func coreCancelRequest(p *Phase, c *ctx) {
 	n, ok := paramsOf[domain.CancelRequestNotification](c.m)
 	if !ok || c.m.Dir == domain.DirUnknown {
-		return p
+		return
 	}
 	key := n.RequestID.Key()
 	req, pending := p.pending[c.m.Dir].Get(key)
@@ -375,15 +387,15 @@ func coreCancelRequest(p Phase, c *ctx) Phase {
 				"$/cancel_request names request %s, which was already answered; a cancel that crosses the response is harmless but has no effect", n.RequestID)
 			f.Severity = findings.SeverityInfo
 			c.related(f, line, "the response")
-			return p
+			return
 		}
 		c.add(findings.CXLUnknownCancelTarget, "/params/requestId",
 			"$/cancel_request names request %s, but the %s has no request with that id pending", n.RequestID, c.m.Dir)
-		return p
+		return
 	}
 	if req.CancelLine == 0 {
 		req.CancelLine = c.line()
 		p.pending[c.m.Dir] = p.pending[c.m.Dir].Set(key, req)
 	}
-	return p
+	return
 }

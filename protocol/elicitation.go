@@ -23,16 +23,16 @@ func init() {
 // checkElicitationRequest applies the rules about an elicitation/create
 // request: URL elicitation ids (ACP-ELIC-002) and forms that ask for
 // secrets (ACP-ELIC-006). Its shape (ACP-ELIC-001) is the codec's.
-func checkElicitationRequest(p Phase, c *ctx) Phase {
+func checkElicitationRequest(p *Phase, c *ctx) {
 	r, ok := paramsOf[domain.CreateElicitationRequest](c.m)
 	if !ok || c.m.Dir == domain.FromClient {
-		return p
+		return
 	}
 	switch mode := r.Mode.(type) {
 	case domain.ElicitationUrlMode:
 		id := mode.ElicitationID
 		if id == "" {
-			return p
+			return
 		}
 		if line, open := p.Elicitations.Get(id); open {
 			f := c.add(findings.ELICDuplicateID, "/params/elicitationId",
@@ -44,7 +44,7 @@ func checkElicitationRequest(p Phase, c *ctx) Phase {
 	case domain.ElicitationFormMode:
 		checkSecretFields(c, mode.RequestedSchema)
 	}
-	return p
+	return
 }
 
 // checkSecretFields reports form properties that look like credentials
@@ -136,10 +136,10 @@ func sortedKeys[V any](m map[string]V) []string {
 // elicitation/create: the code for an unadvertised mode (ACP-ELIC-004)
 // and the accepted content (ACP-ELIC-005). It also closes URL
 // elicitations that will get no elicitation/complete.
-func checkElicitationAnswer(p Phase, c *ctx, req Pending) Phase {
+func checkElicitationAnswer(p *Phase, c *ctx, req Pending) {
 	r, ok := requestParams[domain.CreateElicitationRequest](req)
 	if !ok || c.m.Dir == domain.FromAgent {
-		return p
+		return
 	}
 	var action domain.ElicitationAction
 	if res, ok := resultOf[domain.CreateElicitationResponse](c.m); ok && c.succeeded() {
@@ -165,12 +165,12 @@ func checkElicitationAnswer(p Phase, c *ctx, req Pending) Phase {
 				"the client refuses a %s-mode elicitation, which it did not advertise, with %d; the documented code for an unadvertised mode is -32602 (Invalid params), which agents test for to fall back", mode, c.m.Error.Code)
 			c.related(f, req.Line, "the elicitation/create")
 		}
-		return p
+		return
 	}
 	form, isForm := r.Mode.(domain.ElicitationFormMode)
 	accept, accepted := action.(domain.ElicitationAcceptAction)
 	if !isForm || !accepted {
-		return p
+		return
 	}
 	content, _ := accept.Content.Get()
 	if problems := formMismatches(form.RequestedSchema, content); len(problems) > 0 {
@@ -182,14 +182,14 @@ func checkElicitationAnswer(p Phase, c *ctx, req Pending) Phase {
 			"the accepted form content does not fit the requested schema: %s; the agent has to validate the answer again and may fail on it", strings.Join(problems, "; "))
 		c.related(f, req.Line, "the elicitation/create with the schema")
 	}
-	return p
+	return
 }
 
 // elicitationModeAdvertised returns the name of the mode of a request and
 // whether the client advertised it. mode is "" when nothing can be judged:
 // a custom mode, or a client that advertised no elicitation at all (the
 // method is then unsupported, which the RPC rules check).
-func elicitationModeAdvertised(p Phase, m domain.ElicitationMode) (mode string, advertised bool) {
+func elicitationModeAdvertised(p *Phase, m domain.ElicitationMode) (mode string, advertised bool) {
 	if p.ClientCaps == nil {
 		return "", false
 	}
@@ -373,16 +373,16 @@ func describeJSON(raw json.RawMessage) string {
 
 // checkElicitationComplete reports an elicitation/complete for an id no URL
 // elicitation carried (ACP-ELIC-003) and closes the elicitation it names.
-func checkElicitationComplete(p Phase, c *ctx) Phase {
+func checkElicitationComplete(p *Phase, c *ctx) {
 	n, ok := paramsOf[domain.CompleteElicitationNotification](c.m)
 	if !ok || c.m.Dir == domain.FromClient || n.ElicitationID == "" {
-		return p
+		return
 	}
 	if _, opened := p.Completed.Get(n.ElicitationID); !opened {
 		c.add(findings.ELICUnknownComplete, "/params/elicitationId",
 			"elicitation/complete names elicitationId %q, which no URL-mode elicitation/create on this connection carried; it completes nothing, and the flow the agent meant stays open in the client", n.ElicitationID)
-		return p
+		return
 	}
 	p.Elicitations = p.Elicitations.Delete(n.ElicitationID)
-	return p
+	return
 }

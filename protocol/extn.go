@@ -25,37 +25,37 @@ type extnState struct {
 
 func init() {
 	onEveryRequest(checkExtensionMethod)
-	onEveryRequest(func(p Phase, c *ctx) Phase {
+	onEveryRequest(func(p *Phase, c *ctx) {
 		if mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
 		}
-		return p
+		return
 	})
-	onEveryResponse(func(p Phase, c *ctx, _ Pending) Phase {
+	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
 		if c.succeeded() && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
 		}
-		return p
+		return
 	})
 }
 
 // checkExtensionMethod reports "_" methods that neither side advertises
 // under _meta (ACP-EXTN-006) and unknown "$/" notifications (ACP-EXTN-007),
 // once per method.
-func checkExtensionMethod(p Phase, c *ctx) Phase {
+func checkExtensionMethod(p *Phase, c *ctx) {
 	m := c.m
 	if _, done := p.extn.reported.Get(m.Method); done {
-		return p
+		return
 	}
 	switch {
 	case m.Method.IsExtension():
 		// Advertising is judged once both sides have shown their
 		// capabilities; the sender must be known to name the receiver.
 		if p.ClientCaps == nil || p.AgentCaps == nil || m.Dir == domain.DirUnknown {
-			return p
+			return
 		}
 		if advertisesExtension(p, m.Method) {
-			return p
+			return
 		}
 		receiver := m.Dir.Opposite()
 		c.add(findings.EXTNCapabilityOutsideMeta, "/method",
@@ -63,15 +63,15 @@ func checkExtensionMethod(p Phase, c *ctx) Phase {
 			m.Method, m.Dir, receiver)
 	case m.Method.IsProtocolLevel() && m.Kind == domain.KindNotification:
 		if _, known := domain.LookupMethod(m.Method); known || isUnstable(m.Method) {
-			return p
+			return
 		}
 		c.add(findings.EXTNUnknownDollarMethod, "/method",
 			"%s is not a protocol-level notification ACP defines; $/ notifications are implementation-dependent and receivers that do not know it ignore it", m.Method)
 	default:
-		return p
+		return
 	}
 	p.extn.reported = p.extn.reported.Set(m.Method, c.line())
-	return p
+	return
 }
 
 // advertisesExtension reports whether any _meta of either side's
@@ -80,7 +80,7 @@ func checkExtensionMethod(p Phase, c *ctx) Phase {
 // "_zed.dev/workspace/buffers") or a prefix of it. The match is lenient on
 // purpose: the spec does not fix how an extension is advertised, so only
 // a method that nothing mentions is reported.
-func advertisesExtension(p Phase, method domain.Method) bool {
+func advertisesExtension(p *Phase, method domain.Method) bool {
 	name := strings.TrimPrefix(string(method), "_")
 	found := false
 	visit := func(v reflect.Value, _ jsonv.Pointer) {

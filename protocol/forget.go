@@ -25,20 +25,20 @@ type doneSessions struct {
 
 // retire records that session id is done, and forgets the sessions that
 // fell out of the window.
-func (p Phase) retire(id domain.SessionID) Phase {
+func (p *Phase) retire(id domain.SessionID) {
 	// A plan is compared only with the plan before it in the same turn.
 	p.upd.plans = p.upd.plans.Delete(id)
 	d := p.done
 	d.newer = d.newer.Set(id, struct{}{})
 	if d.newer.Len() < doneWindow/2 {
 		p.done = d
-		return p
+		return
 	}
 	dropped := d.older
 	d.older, d.newer = d.newer, pmap.Map[domain.SessionID, struct{}]{}
 	p.done = d
 	if dropped.Len() == 0 {
-		return p
+		return
 	}
 	forget := map[domain.SessionID]bool{}
 	for sid := range dropped.All() {
@@ -61,14 +61,14 @@ func (p Phase) retire(id domain.SessionID) Phase {
 		}
 	}
 	for sid := range forget {
-		p = p.forgetSession(sid)
+		p.forgetSession(sid)
 	}
-	return p
+	return
 }
 
 // forgetSession drops everything the machine knows about session id.
-func (p Phase) forgetSession(id domain.SessionID) Phase {
-	p = p.dropSession(id)
+func (p *Phase) forgetSession(id domain.SessionID) {
+	p.dropSession(id)
 	p.Issued = p.Issued.Delete(id)
 	p.KnownCwd = p.KnownCwd.Delete(id)
 	cxl := &p.flow.cxl
@@ -83,5 +83,5 @@ func (p Phase) forgetSession(id domain.SessionID) Phase {
 	ses.closing = ses.closing.Delete(id)
 	p.life.seq.loaded = p.life.seq.loaded.Delete(id)
 	p.life.sid.deleted = p.life.sid.deleted.Delete(id)
-	return p
+	return
 }

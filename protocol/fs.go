@@ -25,39 +25,39 @@ func init() {
 	onRequestTo(domain.MethodSessionResume, noteReopenedSessionRoots)
 }
 
-func noteNewSessionRoots(p Phase, c *ctx, req Pending) Phase {
+func noteNewSessionRoots(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.NewSessionResponse](c.m)
 	params, ok2 := requestParams[domain.NewSessionRequest](req)
 	if !ok || !ok2 || !c.succeeded() || res.SessionID == "" {
-		return p
+		return
 	}
 	dirs, _ := params.AdditionalDirectories.Get()
 	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(res.SessionID, dirs)
-	return p
+	return
 }
 
-func noteReopenedSessionRoots(p Phase, c *ctx) Phase {
+func noteReopenedSessionRoots(p *Phase, c *ctx) {
 	open, ok := openParamsOf(c.m.Params)
 	if !ok || open.ID == "" {
-		return p
+		return
 	}
 	dirs, _ := open.Dirs.Get()
 	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(open.ID, dirs)
-	return p
+	return
 }
 
 // checkFSRequest applies the path rules of fs/read_text_file and
 // fs/write_text_file (ACP-FS-001, -002, -004).
-func checkFSRequest(p Phase, c *ctx) Phase {
+func checkFSRequest(p *Phase, c *ctx) {
 	if c.m.Dir == domain.FromClient {
-		return p
+		return
 	}
 	var session domain.SessionID
 	var filePath string
 	switch r := c.m.Params.(type) {
 	case *domain.ReadTextFileRequest:
 		if r == nil {
-			return p
+			return
 		}
 		session, filePath = r.SessionID, r.Path
 		if line, ok := r.Line.Get(); ok && line == 0 {
@@ -71,23 +71,23 @@ func checkFSRequest(p Phase, c *ctx) Phase {
 		}
 	case *domain.WriteTextFileRequest:
 		if r == nil {
-			return p
+			return
 		}
 		session, filePath = r.SessionID, r.Path
 	default:
-		return p
+		return
 	}
 	if filePath == "" {
-		return p
+		return
 	}
 	if !isAbsoluteFilePath(filePath) {
 		c.add(findings.FSRelativePath, "/params/path",
 			"%s path %q is not absolute; all ACP paths must be absolute, and the client resolves a relative one against its own working directory, not the session's", c.m.Method, filePath)
-		return p
+		return
 	}
 	s, ok := p.Session(session)
 	if !ok || !isAbsoluteFilePath(s.Cwd) {
-		return p
+		return
 	}
 	roots := []string{s.Cwd}
 	extra, _ := p.flow.fs.extraRoots.Get(session)
@@ -98,7 +98,7 @@ func checkFSRequest(p Phase, c *ctx) Phase {
 	}
 	for _, r := range roots {
 		if withinDir(filePath, r) {
-			return p
+			return
 		}
 	}
 	what := "the session's cwd " + quote(s.Cwd)
@@ -107,7 +107,7 @@ func checkFSRequest(p Phase, c *ctx) Phase {
 	}
 	c.add(findings.FSOutsideRoots, "/params/path",
 		"%s path %q lies outside %s; the root set should bound file operations, and the user granted only those directories", c.m.Method, filePath, what)
-	return p
+	return
 }
 
 // saysFileMissing reports whether an error text says that a file does not
@@ -149,15 +149,15 @@ var (
 // file exists cannot be seen on the wire; acplint takes the client's own
 // error text as the evidence, so a missing file reported with no such
 // wording goes unnoticed.
-func checkReadFailure(p Phase, c *ctx, req Pending) Phase {
+func checkReadFailure(p *Phase, c *ctx, req Pending) {
 	e := c.m.Error
 	if c.succeeded() || e == nil || c.m.Dir == domain.FromAgent {
-		return p
+		return
 	}
 	code := domain.ErrorCode(e.Code)
 	switch code {
 	case domain.CodeResourceNotFound, domain.CodeMethodNotFound, domain.CodeRequestCancelled:
-		return p // right, or a different failure (capability, cancel)
+		return // right, or a different failure (capability, cancel)
 	}
 	filePath, path := "", ""
 	if r, ok := requestParams[domain.ReadTextFileRequest](req); ok {
@@ -170,10 +170,10 @@ func checkReadFailure(p Phase, c *ctx, req Pending) Phase {
 	case len(e.Data) > 0 && saysFileMissing(string(e.Data), filePath):
 		evidence = "its data says so"
 	default:
-		return p
+		return
 	}
 	f := c.add(findings.FSNotFoundCode, "/error/code",
 		"fs/read_text_file of a missing file%s is answered with %d; the file does not exist (%s), which clients should report with -32002 (Resource not found) so the agent can tell an expected miss from a real read failure", path, e.Code, evidence)
 	c.related(f, req.Line, "the fs/read_text_file request")
-	return p
+	return
 }

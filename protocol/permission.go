@@ -16,10 +16,10 @@ func init() {
 // checkPermissionRequest applies the rules about a permission request: its
 // options (ACP-PERM-003, -004), when it is asked (ACP-PERM-005) and the tool
 // call it describes (ACP-TOOL-003, -006, -007, -008).
-func checkPermissionRequest(p Phase, c *ctx) Phase {
+func checkPermissionRequest(p *Phase, c *ctx) {
 	r, ok := paramsOf[domain.RequestPermissionRequest](c.m)
 	if !ok || c.m.Dir == domain.FromClient {
-		return p
+		return
 	}
 	if len(r.Options) == 0 {
 		c.add(findings.PERMNoOptions, "/params/options",
@@ -36,7 +36,7 @@ func checkPermissionRequest(p Phase, c *ctx) Phase {
 	}
 	s, ok := p.ActiveSession(r.SessionID)
 	if !ok {
-		return p // an unknown session is an SID matter
+		return // an unknown session is an SID matter
 	}
 	if s.PromptKey == "" && !settingPending(p, r.SessionID) {
 		f := c.add(findings.PERMOutsideTurn, "/method",
@@ -54,24 +54,24 @@ func checkPermissionRequest(p Phase, c *ctx) Phase {
 	}
 	content, _ := tc.Content.Get()
 	locations, _ := tc.Locations.Get()
-	p = checkToolCallBody(p, c, s, "/params/toolCall", content, locations)
+	checkToolCallBody(p, c, s, "/params/toolCall", content, locations)
 	if !known && tc.ToolCallID != "" {
 		// Clients show a tool call that only a permission request
 		// describes; remember it so that its later updates count as known.
 		status := tc.Status.Or(domain.ToolCallPending)
 		name, hasName := tc.Name.Get()
-		p = p.withSession(s.ID, func(s *Session) {
+		p.withSession(s.ID, func(s *Session) {
 			s.ToolCalls = s.ToolCalls.Set(tc.ToolCallID, ToolCall{Line: c.line(), Turn: s.Turn, Status: status, Name: name, HasName: hasName})
 		})
 		p.flow.tool.inline = p.flow.tool.inline.Set(toolCallKey(s.ID, tc.ToolCallID), c.line())
 	}
-	return p
+	return
 }
 
 // settingPending reports whether the client has a session/set_mode or
 // session/set_config_option pending for session id: applying either may
 // need the user's approval too.
-func settingPending(p Phase, id domain.SessionID) bool {
+func settingPending(p *Phase, id domain.SessionID) bool {
 	for _, req := range p.pending[domain.FromClient].All() {
 		if req.Session == id && (req.Method == domain.MethodSessionSetMode || req.Method == domain.MethodSessionSetConfigOption) {
 			return true
@@ -82,25 +82,25 @@ func settingPending(p Phase, id domain.SessionID) bool {
 
 // checkPermissionAnswer reports a selected option the request did not
 // offer (ACP-PERM-001).
-func checkPermissionAnswer(p Phase, c *ctx, req Pending) Phase {
+func checkPermissionAnswer(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() || c.m.Dir == domain.FromAgent {
-		return p
+		return
 	}
 	res, ok := resultOf[domain.RequestPermissionResponse](c.m)
 	if !ok {
-		return p
+		return
 	}
 	sel, ok := res.Outcome.(domain.SelectedPermissionOutcome)
 	if !ok || sel.OptionID == "" {
-		return p // a missing optionId is ACP-PERM-002
+		return // a missing optionId is ACP-PERM-002
 	}
 	r, ok := requestParams[domain.RequestPermissionRequest](req)
 	if !ok {
-		return p
+		return
 	}
 	for _, o := range r.Options {
 		if o.OptionID == sel.OptionID {
-			return p
+			return
 		}
 	}
 	// Quoted only now: nearly every answer picks an offered option.
@@ -115,5 +115,5 @@ func checkPermissionAnswer(p Phase, c *ctx, req Pending) Phase {
 	f := c.add(findings.PERMUnofferedOption, "/result/outcome/optionId",
 		"the client selects optionId %q, which the permission request did not offer (offered: %s); the agent cannot tell whether the user allowed the tool call", sel.OptionID, list)
 	c.related(f, req.Line, "the permission request")
-	return p
+	return
 }

@@ -61,9 +61,9 @@ type Pending struct {
 }
 
 // Phase is the whole state of one ACP connection. It is a value: Step
-// never modifies a Phase it is given. Maps are persistent (pmap) and the
-// structs they point to are replaced, never changed, so copying a Phase is
-// cheap and older phases stay valid.
+// never modifies a Phase it is given, only its own copy. Maps are
+// persistent (pmap) and the structs they point to are replaced, never
+// changed, so copying a Phase copies no map and older phases stay valid.
 type Phase struct {
 	Conn     ConnState
 	InitLine int // line of the initialize request
@@ -210,15 +210,15 @@ func newPhase() Phase {
 }
 
 // Pending returns the unanswered request that sender sent with id.
-func (p Phase) Pending(sender domain.Direction, id domain.RequestID) (Pending, bool) {
+func (p *Phase) Pending(sender domain.Direction, id domain.RequestID) (Pending, bool) {
 	return p.pending[sender].Get(id.Key())
 }
 
 // PendingCount is the number of unanswered requests sent by sender.
-func (p Phase) PendingCount(sender domain.Direction) int { return p.pending[sender].Len() }
+func (p *Phase) PendingCount(sender domain.Direction) int { return p.pending[sender].Len() }
 
 // Session returns the session called id, open or done.
-func (p Phase) Session(id domain.SessionID) (*Session, bool) {
+func (p *Phase) Session(id domain.SessionID) (*Session, bool) {
 	if s, ok := p.Sessions.Get(id); ok {
 		return s, true
 	}
@@ -226,26 +226,26 @@ func (p Phase) Session(id domain.SessionID) (*Session, bool) {
 }
 
 // putSession stores s in the map its state belongs to.
-func (p Phase) putSession(s *Session) Phase {
+func (p *Phase) putSession(s *Session) {
 	if s.done() {
 		p.closed = p.closed.Set(s.ID, s)
 		if p.Sessions.Has(s.ID) {
 			p.Sessions = p.Sessions.Delete(s.ID)
 		}
-		return p
+		return
 	}
 	p.Sessions = p.Sessions.Set(s.ID, s)
 	if p.closed.Has(s.ID) {
 		p.closed = p.closed.Delete(s.ID)
 	}
-	return p
+	return
 }
 
 // dropSession forgets session id.
-func (p Phase) dropSession(id domain.SessionID) Phase {
+func (p *Phase) dropSession(id domain.SessionID) {
 	p.Sessions = p.Sessions.Delete(id)
 	p.closed = p.closed.Delete(id)
-	return p
+	return
 }
 
 // answeredWindow is how many answered ids per direction the machine

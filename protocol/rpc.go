@@ -37,20 +37,20 @@ type sentMessage struct {
 // noteSent records the current message as the latest of its sender. It
 // runs before the checks of the message: they look at the other side's
 // latest message or at an earlier one, never at this one.
-func noteSent(p Phase, c *ctx) Phase {
+func noteSent(p *Phase, c *ctx) {
 	s := sentMessage{Line: c.line(), Kind: c.m.Kind, Method: c.m.Method, Dir: c.m.Dir}
 	p.rpc.prev = s
 	if c.m.Dir != domain.DirUnknown {
 		p.rpc.last[c.m.Dir] = s
 	}
-	return p
+	return
 }
 
-func onRequest(p Phase, c *ctx) Phase {
+func onRequest(p *Phase, c *ctx) {
 	m := c.m
-	p = noteSent(p, c)
-	p = checkMethodName(p, c)
-	p = checkOrdering(p, c)
+	noteSent(p, c)
+	checkMethodName(p, c)
+	checkOrdering(p, c)
 	if mi, ok := domain.LookupMethod(m.Method); ok && mi.Notification {
 		switch m.Method {
 		case domain.MethodSessionCancel:
@@ -71,7 +71,7 @@ func onRequest(p Phase, c *ctx) Phase {
 		// keep the request so that its response is not taken for one that
 		// matches nothing, but run no rule that needs the sender.
 		p.pending[domain.DirUnknown] = p.pending[domain.DirUnknown].Set(key, pend)
-		return p
+		return
 	}
 	if old, dup := p.pending[m.Dir].Get(key); dup {
 		f := c.add(findings.RPCDuplicateID, "/id", "request id %s is reused while the %s request with that id is still pending; responses can no longer be told apart", m.ID, old.Method)
@@ -81,62 +81,63 @@ func onRequest(p Phase, c *ctx) Phase {
 		f.Severity = findings.SeverityInfo
 		c.related(f, line, "the earlier request")
 	}
-	p = runRequestChecks(p, c)
+	runRequestChecks(p, c)
 	p.pending[m.Dir] = p.pending[m.Dir].Set(key, pend)
-	return p
+	return
 }
 
-func onNotification(p Phase, c *ctx) Phase {
+func onNotification(p *Phase, c *ctx) {
 	m := c.m
-	p = noteSent(p, c)
-	p = checkMethodName(p, c)
-	p = checkOrdering(p, c)
+	noteSent(p, c)
+	checkMethodName(p, c)
+	checkOrdering(p, c)
 	if mi, ok := domain.LookupMethod(m.Method); ok && !mi.Notification {
 		c.add(findings.RPCNoEnvelope, "", "%s is a request but is sent without an id, so it can never be answered", m.Method)
-		return p
+		return
 	}
-	return runRequestChecks(p, c)
+	runRequestChecks(p, c)
+	return
 }
 
 // runRequestChecks runs the area checks and then the core transition of a
 // request or notification.
-func runRequestChecks(p Phase, c *ctx) Phase {
+func runRequestChecks(p *Phase, c *ctx) {
 	for _, f := range anyRequestChecks {
-		p = f(p, c)
+		f(p, c)
 	}
 	for _, f := range requestChecks[c.m.Method] {
-		p = f(p, c)
+		f(p, c)
 	}
 	if f := coreRequest[c.m.Method]; f != nil {
-		p = f(p, c)
+		f(p, c)
 	}
-	return p
+	return
 }
 
 // runResponseChecks runs the area checks and then the core transition of a
 // response to req.
-func runResponseChecks(p Phase, c *ctx, req Pending) Phase {
+func runResponseChecks(p *Phase, c *ctx, req Pending) {
 	for _, f := range anyResponseChecks {
-		p = f(p, c, req)
+		f(p, c, req)
 	}
 	for _, f := range responseChecks[req.Method] {
-		p = f(p, c, req)
+		f(p, c, req)
 	}
 	if f := coreResponse[req.Method]; f != nil {
-		p = f(p, c, req)
+		f(p, c, req)
 	}
-	return p
+	return
 }
 
 // checkMethodName reports method names v1 does not define and methods
 // sent by the side that should receive them.
-func checkMethodName(p Phase, c *ctx) Phase {
+func checkMethodName(p *Phase, c *ctx) {
 	m := c.m
 	if mi, ok := domain.LookupMethod(m.Method); ok {
 		if want := mi.Receiver.Sender(); want != domain.DirUnknown && m.Dir != domain.DirUnknown && m.Dir != want {
 			c.add(findings.EXTNUnknownMethod, "/method", "the %s sent %s, a method only the %s may send; the %s has no handler for it and answers -32601", m.Dir, m.Method, want, m.Dir.Opposite())
 		}
-		return p
+		return
 	}
 	switch {
 	case m.Method.IsExtension(), m.Method.IsProtocolLevel():
@@ -145,7 +146,7 @@ func checkMethodName(p Phase, c *ctx) Phase {
 	default:
 		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not an ACP v1 method; custom methods must start with \"_\", and a peer that does not know it answers -32601", m.Method)
 	}
-	return p
+	return
 }
 
 func isUnstable(m domain.Method) bool {
@@ -154,7 +155,7 @@ func isUnstable(m domain.Method) bool {
 }
 
 // checkOrdering applies the connection-phase rules (ACP-SEQ-001…004).
-func checkOrdering(p Phase, c *ctx) Phase {
+func checkOrdering(p *Phase, c *ctx) {
 	m := c.m
 	switch m.Dir {
 	case domain.FromClient:
@@ -163,10 +164,10 @@ func checkOrdering(p Phase, c *ctx) Phase {
 				f := c.add(findings.SEQInitializeTwice, "/method", "initialize is sent again; it opens a connection once")
 				c.related(f, p.InitLine, "the first initialize")
 			}
-			return p
+			return
 		}
 		if p.Conn == ConnReady || m.Kind != domain.KindRequest {
-			return p
+			return
 		}
 		if sessionSetupMethods[m.Method] {
 			c.add(findings.SEQSessionBeforeInit, "/method", "%s is sent before initialize succeeded; agents answer -32600 until the connection is initialized", m.Method)
@@ -178,31 +179,32 @@ func checkOrdering(p Phase, c *ctx) Phase {
 			c.add(findings.SEQAgentBeforeInit, "/method", "the agent sends %s before it answered initialize", m.Method)
 		}
 	}
-	return p
+	return
 }
 
-func onResponse(p Phase, c *ctx) Phase {
+func onResponse(p *Phase, c *ctx) {
 	m := c.m
 	if m.Kind == domain.KindError && m.Error != nil {
 		checkErrorObject(c)
 	}
 	if m.Dir == domain.DirUnknown {
-		p = unattributedResponse(p, c)
-		return noteSent(p, c)
+		unattributedResponse(p, c)
+		noteSent(p, c)
+		return
 	}
 	requester := m.Dir.Opposite()
 	lastOfRequester, lastOfResponder := p.rpc.last[requester], p.rpc.last[m.Dir]
-	p = noteSent(p, c)
+	noteSent(p, c)
 	key := m.ID.Key()
 	req, ok := p.pending[requester].Get(key)
 	if !ok {
 		if parseFailureReply(m) {
-			return p // the allowed answer to a line that could not be read
+			return // the allowed answer to a line that could not be read
 		}
 		if line, done := p.answered[requester].Get(key); done {
 			f := c.add(findings.RPCUnknownResponseID, "/id", "second response to request id %s, which was already answered; the %s drops or misroutes it", m.ID, requester)
 			c.related(f, line, "the first response")
-			return p
+			return
 		}
 		if _, theirs := p.pending[m.Dir].Get(key); theirs {
 			c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches a request the %s sent itself, not one from the %s; the %s cannot correlate it", m.ID, m.Dir, requester, requester)
@@ -213,41 +215,42 @@ func onResponse(p Phase, c *ctx) Phase {
 			// The responder's first message after the notification.
 			answersNotification(c, lastOfRequester)
 		}
-		return p
+		return
 	}
 	p.pending[requester] = p.pending[requester].Delete(key)
 	p.answered[requester] = p.answered[requester].Set(key, c.line())
 	if m.Kind == domain.KindError && m.Error != nil {
-		p = checkErrorCode(p, c, req)
+		checkErrorCode(p, c, req)
 	}
-	return runResponseChecks(p, c, req)
+	runResponseChecks(p, c, req)
+	return
 }
 
 // unattributedResponse handles a response whose sender the driver could
 // not establish: either its id is pending on both sides (the driver then
 // reported ACP-LINT-001 and nothing more can be checked) or on neither, in
 // which case it correlates with nothing whoever sent it.
-func unattributedResponse(p Phase, c *ctx) Phase {
+func unattributedResponse(p *Phase, c *ctx) {
 	m := c.m
 	key := m.ID.Key()
 	_, byClient := p.pending[domain.FromClient].Get(key)
 	_, byAgent := p.pending[domain.FromAgent].Get(key)
 	if byClient || byAgent {
-		return p
+		return
 	}
 	if _, ok := p.pending[domain.DirUnknown].Get(key); ok {
 		p.pending[domain.DirUnknown] = p.pending[domain.DirUnknown].Delete(key)
 		p.answered[domain.DirUnknown] = p.answered[domain.DirUnknown].Set(key, c.line())
-		return p
+		return
 	}
 	if parseFailureReply(m) {
-		return p
+		return
 	}
 	for _, side := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
 		if line, done := p.answered[side].Get(key); done {
 			f := c.add(findings.RPCUnknownResponseID, "/id", "second response to request id %s, which was already answered", m.ID)
 			c.related(f, line, "the first response")
-			return p
+			return
 		}
 	}
 	prev := p.rpc.prev
@@ -257,7 +260,7 @@ func unattributedResponse(p Phase, c *ctx) Phase {
 		setBlame(f, prev.Dir.Opposite())
 		answersNotification(c, prev)
 	}
-	return p
+	return
 }
 
 // answersNotification reports ACP-RPC-006 for a response that follows the
@@ -281,7 +284,7 @@ func parseFailureReply(m *domain.Message) bool {
 	return code == domain.CodeParseError || code == domain.CodeInvalidRequest
 }
 
-func pendingHint(p Phase, sender domain.Direction) string {
+func pendingHint(p *Phase, sender domain.Direction) string {
 	keys := p.pending[sender].Keys()
 	switch {
 	case len(keys) == 0:
@@ -315,7 +318,7 @@ var notFoundText = regexp.MustCompile(`(?i)((unknown|unrecogni[sz]ed|unsupported
 // method" with a code other than -32601: either its message says so, or it
 // uses -32600 for a well-formed request on a ready connection (where
 // -32600 cannot mean "not initialized yet").
-func refusesAsUnknown(p Phase, e *domain.Error) bool {
+func refusesAsUnknown(p *Phase, e *domain.Error) bool {
 	code := domain.ErrorCode(e.Code)
 	if code == domain.CodeMethodNotFound {
 		return false
@@ -325,7 +328,7 @@ func refusesAsUnknown(p Phase, e *domain.Error) bool {
 
 // checkErrorCode applies the rules about which code an error answer to req
 // should carry.
-func checkErrorCode(p Phase, c *ctx, req Pending) Phase {
+func checkErrorCode(p *Phase, c *ctx, req Pending) {
 	e := c.m.Error
 	code := domain.ErrorCode(e.Code)
 	cancelled := code == domain.CodeRequestCancelled && (req.CancelLine > 0 || cancelCascade(p, req))
@@ -357,12 +360,12 @@ func checkErrorCode(p Phase, c *ctx, req Pending) Phase {
 	if code == domain.CodeRequestCancelled && req.CancelLine == 0 && !cancelCascade(p, req) {
 		c.add(findings.CXLUnexpectedCancelledCode, "/error/code", "%s is answered with -32800 although no $/cancel_request or session/cancel covered it", req.Method)
 	}
-	return p
+	return
 }
 
 // invalidParams says why req's params are invalid for the receiver, or ""
 // when acplint knows of nothing wrong with them.
-func invalidParams(p Phase, req Pending) string {
+func invalidParams(p *Phase, req Pending) string {
 	if req.ParamsInvalid {
 		return "has params that break its schema"
 	}
@@ -404,7 +407,7 @@ func quote(s string) string { return `"` + s + `"` }
 // capabilityFor returns the capability that gates method m and whether its
 // receiver advertised it; gate is "" for ungated methods and when the
 // capabilities are not known (no initialize was seen).
-func capabilityFor(p Phase, m domain.Method) (gate string, advertised bool) {
+func capabilityFor(p *Phase, m domain.Method) (gate string, advertised bool) {
 	a, cl := p.AgentCaps, p.ClientCaps
 	switch m {
 	case domain.MethodSessionLoad:
@@ -459,7 +462,7 @@ func capabilityFor(p Phase, m domain.Method) (gate string, advertised bool) {
 
 // cancelCascade reports whether req belongs to a session whose turn the
 // client cancelled.
-func cancelCascade(p Phase, req Pending) bool {
+func cancelCascade(p *Phase, req Pending) bool {
 	if req.Session == "" {
 		return false
 	}
@@ -467,7 +470,7 @@ func cancelCascade(p Phase, req Pending) bool {
 	return ok && s.CancelLine > 0
 }
 
-func finish(p Phase, r *report, ev Event) Phase {
+func finish(p *Phase, r *report, ev Event) {
 	c := &ctx{r: r, ev: ev, m: &domain.Message{}}
 	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
 		for key, req := range p.pending[dir].All() {
@@ -500,11 +503,11 @@ func finish(p Phase, r *report, ev Event) Phase {
 			}
 		}
 	}
-	p = finishTerminals(p, c)
+	finishTerminals(p, c)
 	for _, f := range endChecks {
-		p = f(p, c)
+		f(p, c)
 	}
-	return p
+	return
 }
 
 func setBlame(f *findings.ValidationFinding, d domain.Direction) {

@@ -42,27 +42,27 @@ func init() {
 
 // noteEarlyRequest remembers a client request that checkOrdering reported
 // as sent before initialize succeeded (ACP-SEQ-001, ACP-SEQ-004).
-func noteEarlyRequest(p Phase, c *ctx) Phase {
+func noteEarlyRequest(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient || c.m.Kind != domain.KindRequest ||
 		c.m.Method == domain.MethodInitialize || p.Conn == ConnReady {
-		return p
+		return
 	}
 	p.life.seq.early = p.life.seq.early.Set(c.m.ID.Key(), c.line())
-	return p
+	return
 }
 
 // checkEarlyRequestAnswer judges the agent's answer to a request that came
 // before initialize succeeded: the catalog expects -32600 (Invalid
 // request), so that the client learns its mistake. Anything else is a
 // warning against the agent; the client's own finding is on the request.
-func checkEarlyRequestAnswer(p Phase, c *ctx, req Pending) Phase {
+func checkEarlyRequestAnswer(p *Phase, c *ctx, req Pending) {
 	if c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	key := req.ID.Key()
 	line, ok := p.life.seq.early.Get(key)
 	if !ok || line != req.Line {
-		return p
+		return
 	}
 	p.life.seq.early = p.life.seq.early.Delete(key)
 	rule := findings.SEQNotInitialized
@@ -76,26 +76,26 @@ func checkEarlyRequestAnswer(p Phase, c *ctx, req Pending) Phase {
 	case c.m.Error != nil && domain.ErrorCode(c.m.Error.Code) != domain.CodeInvalidRequest:
 		f = c.add(rule, "/error/code", "the agent refuses the %s sent before initialize succeeded with %d; the code for a request before initialization is -32600 (Invalid request)", req.Method, c.m.Error.Code)
 	default:
-		return p
+		return
 	}
 	f.Severity = findings.SeverityWarning
 	f.Blame = findings.PartyAgent
 	c.related(f, req.Line, "the early %s", req.Method)
-	return p
+	return
 }
 
 // checkPromptOrder reports a prompt for a session whose load or resume has
 // not been answered yet (ACP-SEQ-005) and a prompt while the session's
 // previous turn still runs (ACP-SEQ-006). A session that is not known at
 // all is ACP-SID-001's (sid.go).
-func checkPromptOrder(p Phase, c *ctx) Phase {
+func checkPromptOrder(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient || p.Conn != ConnReady {
-		return p
+		return
 	}
 	id := sessionOf(c.m.Params)
 	s, ok := p.ActiveSession(id)
 	if !ok {
-		return p
+		return
 	}
 	switch {
 	case s.State == SessionLoading || s.State == SessionResuming:
@@ -111,7 +111,7 @@ func checkPromptOrder(p Phase, c *ctx) Phase {
 			"session/prompt for session %q is sent while the turn started at line %d is still running; turns are sequential, and agents either refuse the second prompt or queue it, so the outcome depends on the agent", id, s.PromptLine)
 		c.related(f, s.PromptLine, "the running session/prompt")
 	}
-	return p
+	return
 }
 
 func replayWord(s SessionState) string {
@@ -126,14 +126,14 @@ func replayWord(s SessionState) string {
 // session/resume response (ACP-SEQ-009), and notices are not replayed
 // (ACP-SEQ-010). It also counts the replay a load streams, for
 // ACP-SEQ-008.
-func checkReplayOrder(p Phase, c *ctx) Phase {
+func checkReplayOrder(p *Phase, c *ctx) {
 	n, ok := paramsOf[domain.SessionNotification](c.m)
 	if !ok || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	s, ok := p.ActiveSession(n.SessionID)
 	if !ok {
-		return p // ACP-SID-002
+		return // ACP-SID-002
 	}
 	switch s.State {
 	case SessionLoading:
@@ -141,18 +141,18 @@ func checkReplayOrder(p Phase, c *ctx) Phase {
 			f := c.add(findings.SEQNoticeDuringReplay, "/params/update/sessionUpdate",
 				"a notice for session %q arrives while its session/load replay streams; notices are live status, not history, so a replayed one shows the user a stale message as if it were current", s.ID)
 			c.related(f, s.Line, "the session/load")
-			return p
+			return
 		}
 		if conversationUpdate(n.Update) {
-			p = p.withSession(s.ID, func(s *Session) { s.ReplayUpdates++ })
+			p.withSession(s.ID, func(s *Session) { s.ReplayUpdates++ })
 		}
 	case SessionResuming:
 		if !messageChunk(n.Update) {
-			return p
+			return
 		}
 		var first bool
-		if p, first = p.firstReport(findings.SEQReplayOnResume, s.ID, fmt.Sprint(s.Line)); !first {
-			return p
+		if first = p.firstReport(findings.SEQReplayOnResume, s.ID, fmt.Sprint(s.Line)); !first {
+			return
 		}
 		f := c.add(findings.SEQReplayOnResume, "/params/update/sessionUpdate",
 			"%s for session %q arrives before the session/resume response; resume must not replay history, and the client, which chose resume because it still shows the conversation, displays it twice (later replay of this resume is not reported)", updateKind(n.Update), s.ID)
@@ -160,7 +160,7 @@ func checkReplayOrder(p Phase, c *ctx) Phase {
 	default:
 		end, loaded := p.life.seq.loaded.Get(s.ID)
 		if !loaded || end.Reported || end.Turn != s.Turn || s.PromptKey != "" || !conversationUpdate(n.Update) {
-			return p
+			return
 		}
 		end.Reported = true
 		p.life.seq.loaded = p.life.seq.loaded.Set(s.ID, end)
@@ -168,7 +168,7 @@ func checkReplayOrder(p Phase, c *ctx) Phase {
 			"%s for session %q arrives after the session/load response and before any new prompt, so it is history replayed too late; clients take the response as the end of the replay and drop or misplace it (later ones of this load are not reported)", updateKind(n.Update), s.ID)
 		c.related(f, end.Line, "the session/load response")
 	}
-	return p
+	return
 }
 
 // messageChunk reports whether u is one of the message chunks that make up
@@ -184,15 +184,16 @@ func messageChunk(u domain.SessionUpdate) bool {
 // checkLoadReplay judges a successful session/load: a session known to
 // have history should have replayed some (ACP-SEQ-008). It also starts the
 // stretch in which history updates are late replay (ACP-SEQ-007).
-func checkLoadReplay(p Phase, c *ctx, req Pending) Phase {
+func checkLoadReplay(p *Phase, c *ctx, req Pending) {
 	s, ok := p.Session(req.Session)
 	if !ok || !c.succeeded() || s.State != SessionLoading {
-		return p
+		return
 	}
 	p.life.seq.loaded = p.life.seq.loaded.Set(s.ID, loadEnd{Line: c.line(), Turn: s.Turn})
 	if s.ReplayUpdates > 0 {
 		p.life.ses.historyAt = p.life.ses.historyAt.Set(s.ID, c.line())
-		return p.withSession(s.ID, func(s *Session) { s.HadHistory = true })
+		p.withSession(s.ID, func(s *Session) { s.HadHistory = true })
+		return
 	}
 	var why string
 	var where int
@@ -203,20 +204,20 @@ func checkLoadReplay(p Phase, c *ctx, req Pending) Phase {
 	case inList:
 		why, where = "session/list reported it as an existing session", listed
 	default:
-		return p
+		return
 	}
 	f := c.add(findings.SEQNoReplay, "/result",
 		"session/load of session %q is answered without replaying any history, although %s; the agent must replay the whole conversation before responding, so the client shows an empty session", s.ID, why)
 	c.related(f, req.Line, "the session/load")
 	c.related(f, where, "where the history shows")
-	return p
+	return
 }
 
 // LateLoadReplay reports whether a conversation update for session s now
 // would be history streamed after its session/load response (ACP-SEQ-007).
 // Other checks of updates outside a turn use it to leave such updates to
 // that stronger rule.
-func (p Phase) LateLoadReplay(s *Session) bool {
+func (p *Phase) LateLoadReplay(s *Session) bool {
 	end, ok := p.life.seq.loaded.Get(s.ID)
 	return ok && end.Turn == s.Turn && s.PromptKey == ""
 }

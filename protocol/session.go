@@ -59,13 +59,13 @@ func init() {
 // additional directories (ACP-SES-003), absolute stdio MCP commands
 // (ACP-SES-007), mcpServers on resume (ACP-SES-002) and an unchanged cwd
 // when a known session is reopened (ACP-SES-008).
-func checkSessionSetupParams(p Phase, c *ctx) Phase {
+func checkSessionSetupParams(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient {
-		return p
+		return
 	}
 	open, ok := openParamsOf(c.m.Params)
 	if !ok {
-		return p
+		return
 	}
 	dirs, servers, id := open.Dirs, open.Servers, open.ID
 	if req, resume := c.m.Params.(*domain.ResumeSessionRequest); resume && req.McpServers.State == domain.Absent {
@@ -101,7 +101,7 @@ func checkSessionSetupParams(p Phase, c *ctx) Phase {
 				"%s of session %q uses cwd %q, but the session's cwd is %q; the directories may change on reopening but the cwd must match, or file references and tool history of the session point into another tree", c.m.Method, id, cwd, known)
 		}
 	}
-	return p
+	return
 }
 
 // wireString returns the string at pointer ptr of raw params or result.
@@ -130,10 +130,10 @@ func samePath(a, b string) bool {
 
 // checkListRequest judges the session/list filter (ACP-SES-001) and the
 // cursor (ACP-SES-010).
-func checkListRequest(p Phase, c *ctx) Phase {
+func checkListRequest(p *Phase, c *ctx) {
 	req, ok := paramsOf[domain.ListSessionsRequest](c.m)
 	if !ok || c.m.Dir != domain.FromClient {
-		return p
+		return
 	}
 	if cwd, ok := wireString(c.m.RawParams, "/cwd"); ok && req.Cwd.IsSet() && !isAbsoluteFilePath(cwd) {
 		c.add(findings.SESRelativeCwd, "/params/cwd",
@@ -145,7 +145,7 @@ func checkListRequest(p Phase, c *ctx) Phase {
 				"session/list cursor %q was not returned as nextCursor earlier in this transcript; cursors are opaque tokens that clients must not build, modify or persist, and an agent may reject a stale one", cursor)
 		}
 	}
-	return p
+	return
 }
 
 // notFoundSessionText matches error messages saying there is no such
@@ -166,9 +166,9 @@ func sessionNotFound(e *domain.Error) bool {
 // checkListResult judges a session/list answer: paths in the entries
 // (ACP-SES-004), an error for a filter that matched nothing (ACP-SES-009),
 // and records the listed sessions, their cwd and the next cursor.
-func checkListResult(p Phase, c *ctx, req Pending) Phase {
+func checkListResult(p *Phase, c *ctx, req Pending) {
 	if c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	if !c.succeeded() {
 		if e := c.m.Error; e != nil && sessionNotFound(e) {
@@ -176,17 +176,17 @@ func checkListResult(p Phase, c *ctx, req Pending) Phase {
 				"session/list is refused with error %d (%q) for a query that matched nothing; when no session matches, the agent must return an empty sessions array", e.Code, e.Message)
 			c.related(f, req.Line, "the session/list")
 		}
-		return p
+		return
 	}
 	// The wire form is walked rather than the typed sessions: receivers
 	// skip invalid entries, and members of the wrong type are the codec's.
 	root, err := jsonv.Parse(c.m.RawResult)
 	if err != nil {
-		return p
+		return
 	}
 	sessions, ok := root.Get("sessions")
 	if !ok || sessions.Kind != jsonv.Array {
-		return p // ACP-SES-009, from the codec
+		return // ACP-SES-009, from the codec
 	}
 	for i := range sessions.Elems {
 		entry := &sessions.Elems[i]
@@ -215,7 +215,7 @@ func checkListResult(p Phase, c *ctx, req Pending) Phase {
 	if next, ok := root.Get("nextCursor"); ok && next.Kind == jsonv.String {
 		p.ListCursors = p.ListCursors.Set(next.Str, c.line())
 	}
-	return p
+	return
 }
 
 // stringMember returns member name of object v when it is a string.
@@ -231,72 +231,72 @@ func stringMember(v *jsonv.Value, name string) (string, bool) {
 }
 
 // notePromptHistory records that the session now carries a conversation.
-func notePromptHistory(p Phase, c *ctx) Phase {
+func notePromptHistory(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient {
-		return p
+		return
 	}
 	if id := sessionOf(c.m.Params); id != "" {
 		if _, ok := p.ActiveSession(id); ok {
 			p.life.ses.historyAt = p.life.ses.historyAt.Set(id, c.line())
 		}
 	}
-	return p
+	return
 }
 
 // noteCloseDuringTurn records a session/close that arrives while a prompt
 // of the session is pending and not yet cancelled, the case in which
 // core.go makes the close the turn's cancel.
-func noteCloseDuringTurn(p Phase, c *ctx) Phase {
+func noteCloseDuringTurn(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient {
-		return p
+		return
 	}
 	id := sessionOf(c.m.Params)
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
-		return p
+		return
 	}
 	p.life.ses.closing = p.life.ses.closing.Set(id, c.line())
-	return p
+	return
 }
 
 // closeAnswered forgets a refused close: the session stays open, and its
 // turn may end as it likes.
-func closeAnswered(p Phase, c *ctx, req Pending) Phase {
+func closeAnswered(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() {
 		if line, ok := p.life.ses.closing.Get(req.Session); ok && line == req.Line {
 			p.life.ses.closing = p.life.ses.closing.Delete(req.Session)
 		}
 	}
-	return p
+	return
 }
 
 // checkTurnEndAfterClose judges the end of a turn that session/close
 // interrupted: closing cancels ongoing work as session/cancel would, so
 // the prompt must end with stopReason "cancelled" (ACP-SES-011).
-func checkTurnEndAfterClose(p Phase, c *ctx, req Pending) Phase {
+func checkTurnEndAfterClose(p *Phase, c *ctx, req Pending) {
 	closeLine, ok := p.life.ses.closing.Get(req.Session)
 	if !ok {
-		return p
+		return
 	}
 	s, known := p.Session(req.Session)
 	if !known || s.PromptKey != req.ID.Key() {
-		return p
+		return
 	}
 	p.life.ses.closing = p.life.ses.closing.Delete(req.Session)
 	if s.CancelLine != closeLine || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	var ended, at string
 	if c.succeeded() {
 		res, ok := resultOf[domain.PromptResponse](c.m)
 		if !ok || res.StopReason == domain.StopCancelled || !knownStopReason(res.StopReason) {
-			return p // an unknown stop reason is ACP-TURN-001's
+			return // an unknown stop reason is ACP-TURN-001's
 		}
 		ended, at = fmt.Sprintf("ends with stopReason %q", res.StopReason), "/result/stopReason"
 	} else if c.m.Error != nil {
 		ended, at = fmt.Sprintf("fails with error %d", c.m.Error.Code), "/error"
 	} else {
-		return p
+		return
 	}
 	var f *findings.ValidationFinding
 	if p.LastAgentLine < closeLine {
@@ -310,5 +310,5 @@ func checkTurnEndAfterClose(p Phase, c *ctx, req Pending) Phase {
 			"session/prompt %s although the client closed the session at line %d while this turn ran; closing must cancel ongoing work as session/cancel does, so the turn should end with stopReason \"cancelled\"", ended, closeLine)
 	}
 	c.related(f, closeLine, "the session/close")
-	return p
+	return
 }

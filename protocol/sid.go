@@ -42,20 +42,22 @@ func init() {
 // checkSessionNamed reports a client request naming a session that is not
 // active (ACP-SID-001) and an agent message naming a session that is
 // neither active nor being opened (ACP-SID-002).
-func checkSessionNamed(p Phase, c *ctx) Phase {
+func checkSessionNamed(p *Phase, c *ctx) {
 	if p.Conn != ConnReady {
-		return p // before initialize the SEQ rules speak
+		return // before initialize the SEQ rules speak
 	}
 	switch c.m.Dir {
 	case domain.FromClient:
 		if !clientSessionMethods[c.m.Method] {
-			return p
+			return
 		}
-		return checkClientSession(p, c, sessionOf(c.m.Params))
+		checkClientSession(p, c, sessionOf(c.m.Params))
+		return
 	case domain.FromAgent:
-		return checkAgentSession(p, c, agentSessionOf(c.m.Params))
+		checkAgentSession(p, c, agentSessionOf(c.m.Params))
+		return
 	}
-	return p
+	return
 }
 
 // agentSessionOf is the session an agent request or notification names:
@@ -70,9 +72,9 @@ func agentSessionOf(params any) domain.SessionID {
 	return sessionOf(params)
 }
 
-func checkClientSession(p Phase, c *ctx, id domain.SessionID) Phase {
+func checkClientSession(p *Phase, c *ctx, id domain.SessionID) {
 	if id == "" {
-		return p // missing or undecodable: a schema problem
+		return // missing or undecodable: a schema problem
 	}
 	s, ok := p.Session(id)
 	var why, fix string
@@ -88,13 +90,13 @@ func checkClientSession(p Phase, c *ctx, id domain.SessionID) Phase {
 		fix = "a closed session must be loaded or resumed again before it is used"
 	case s.State == SessionLoading || s.State == SessionResuming:
 		if c.m.Method == domain.MethodSessionPrompt {
-			return p // ACP-SEQ-005
+			return // ACP-SEQ-005
 		}
 		opener := map[SessionState]string{SessionLoading: "session/load", SessionResuming: "session/resume"}[s.State]
 		why = fmt.Sprintf("whose %s at line %d has not succeeded yet", opener, s.Line)
 		fix = "the session is usable only once that request succeeded"
 	default:
-		return p
+		return
 	}
 	f := c.add(findings.SIDUnknownSession, "/params/sessionId",
 		"%s names session %q, %s; %s, and agents answer -32002", c.m.Method, id, why, fix)
@@ -104,16 +106,16 @@ func checkClientSession(p Phase, c *ctx, id domain.SessionID) Phase {
 	if c.m.Kind == domain.KindRequest {
 		p.life.sid.unknown = p.life.sid.unknown.Set(c.m.ID.Key(), id)
 	}
-	return p
+	return
 }
 
-func checkAgentSession(p Phase, c *ctx, id domain.SessionID) Phase {
+func checkAgentSession(p *Phase, c *ctx, id domain.SessionID) {
 	if id == "" {
-		return p
+		return
 	}
 	s, ok := p.Session(id)
 	if ok && s.State != SessionClosed {
-		return p // active, or being loaded or resumed
+		return // active, or being loaded or resumed
 	}
 	// An elicitation's session scope is inline, so the pointer is the same.
 	const ptr = "/params/sessionId"
@@ -123,32 +125,32 @@ func checkAgentSession(p Phase, c *ctx, id domain.SessionID) Phase {
 	)
 	switch {
 	case ok:
-		if p, first = p.firstReport(findings.SIDUnknownSessionFromAgent, id, fmt.Sprintf("closed %d", s.Line)); !first {
-			return p
+		if first = p.firstReport(findings.SIDUnknownSessionFromAgent, id, fmt.Sprintf("closed %d", s.Line)); !first {
+			return
 		}
 		f = c.add(findings.SIDUnknownSessionFromAgent, ptr,
 			"the agent sends %s for session %q, which was closed at line %d; clients drop messages for sessions they closed (later ones for this session are not reported)", c.m.Method, id, s.Line)
 		c.related(f, s.Line, "the session/close response")
 	case newSessionPending(p):
-		if p, first = p.firstReport(findings.SIDUnknownSessionFromAgent, id, "creating"); !first {
-			return p
+		if first = p.firstReport(findings.SIDUnknownSessionFromAgent, id, "creating"); !first {
+			return
 		}
 		f = c.add(findings.SIDUnknownSessionFromAgent, ptr,
 			"the agent sends %s for session %q before its session/new response issued that id; the client cannot map it to a session yet and may drop it (send it after the response)", c.m.Method, id)
 		f.Severity = findings.SeverityWarning
 	default:
-		if p, first = p.firstReport(findings.SIDUnknownSessionFromAgent, id, "unknown"); !first {
-			return p
+		if first = p.firstReport(findings.SIDUnknownSessionFromAgent, id, "unknown"); !first {
+			return
 		}
 		f = c.add(findings.SIDUnknownSessionFromAgent, ptr,
 			"the agent sends %s for session %q, which is not active on this connection (it was never created, loaded or resumed here); the client has nowhere to show it and drops it (later ones for this session are not reported)", c.m.Method, id)
 	}
-	return p
+	return
 }
 
 // newSessionPending reports whether a session/new of the client awaits
 // its response.
-func newSessionPending(p Phase) bool {
+func newSessionPending(p *Phase) bool {
 	for _, req := range p.pending[domain.FromClient].All() {
 		if req.Method == domain.MethodSessionNew {
 			return true
@@ -163,9 +165,9 @@ func newSessionPending(p Phase) bool {
 // Requests the client sent for an inactive session are judged by their
 // error; session/load and session/resume of a session the agent cannot
 // find are judged when the error says so.
-func checkUnknownSessionAnswer(p Phase, c *ctx, req Pending) Phase {
+func checkUnknownSessionAnswer(p *Phase, c *ctx, req Pending) {
 	if c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	id, flagged := p.life.sid.unknown.Get(req.ID.Key())
 	if flagged {
@@ -173,22 +175,22 @@ func checkUnknownSessionAnswer(p Phase, c *ctx, req Pending) Phase {
 	}
 	e := c.m.Error
 	if c.succeeded() || e == nil {
-		return p
+		return
 	}
 	code := domain.ErrorCode(e.Code)
 	switch req.Method {
 	case domain.MethodSessionLoad, domain.MethodSessionResume:
 		if !sessionNotFound(e) {
-			return p // a failure for another reason
+			return // a failure for another reason
 		}
 		id = req.Session
 	default:
 		if !flagged {
-			return p
+			return
 		}
 	}
 	if id == "" {
-		return p
+		return
 	}
 	var f *findings.ValidationFinding
 	switch {
@@ -199,10 +201,10 @@ func checkUnknownSessionAnswer(p Phase, c *ctx, req Pending) Phase {
 		f = c.add(findings.SIDWrongErrorCode, "/error",
 			"%s for unknown session %q is refused with -32002 but without data.sessionId naming it; clients read data.sessionId to tell which session to reopen", req.Method, id)
 	default:
-		return p
+		return
 	}
 	c.related(f, req.Line, "the %s", req.Method)
-	return p
+	return
 }
 
 // errorDataSession returns data.sessionId of an error, or "" when there is
@@ -225,13 +227,13 @@ func errorDataSession(e *domain.Error) string {
 // checkIssuedSessionID reports a session/new result whose sessionId is
 // empty or was issued before on this connection (ACP-SID-003). core.go
 // ignores such a result, so the earlier session keeps its state.
-func checkIssuedSessionID(p Phase, c *ctx, req Pending) Phase {
+func checkIssuedSessionID(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	res, ok := resultOf[domain.NewSessionResponse](c.m)
 	if !ok {
-		return p
+		return
 	}
 	id := res.SessionID
 	if id == "" {
@@ -239,20 +241,20 @@ func checkIssuedSessionID(p Phase, c *ctx, req Pending) Phase {
 			c.add(findings.SIDDuplicateSessionID, "/result/sessionId",
 				"session/new returns an empty sessionId; the client cannot name the session in any later request, and a second empty id would merge two conversations")
 		}
-		return p
+		return
 	}
 	if line, issued := p.Issued.Get(id); issued {
 		f := c.add(findings.SIDDuplicateSessionID, "/result/sessionId",
 			"session/new returns sessionId %q, which session/new already issued at line %d; the client merges the two conversations or drops one of them", id, line)
 		c.related(f, line, "the first session/new result with this id")
-		return p
+		return
 	}
 	if s, open := p.ActiveSession(id); open {
 		f := c.add(findings.SIDDuplicateSessionID, "/result/sessionId",
 			"session/new returns sessionId %q, the id of a session already open on this connection; the client merges the new conversation into the loaded one", id)
 		c.related(f, s.Line, "where that session was opened")
 	}
-	return p
+	return
 }
 
 // emptyStringMember reports whether member of the raw object is the empty
@@ -271,28 +273,28 @@ func emptyStringMember(raw []byte, member string) bool {
 // session exists in the agent's storage is unknown to a transcript, so an
 // error counts only when the session was deleted earlier in the transcript
 // or the agent itself says it does not know the session.
-func checkDeleteAnswer(p Phase, c *ctx, req Pending) Phase {
+func checkDeleteAnswer(p *Phase, c *ctx, req Pending) {
 	if c.m.Dir != domain.FromAgent || req.Session == "" {
-		return p
+		return
 	}
 	if c.succeeded() {
 		p.life.sid.deleted = p.life.sid.deleted.Set(req.Session, c.line())
-		return p
+		return
 	}
 	e := c.m.Error
 	if e == nil {
-		return p
+		return
 	}
 	if line, gone := p.life.sid.deleted.Get(req.Session); gone {
 		f := c.add(findings.SIDDeleteUnknownFails, "/error",
 			"session/delete of session %q fails with %d, but the session was already deleted at line %d; deleting it again should succeed silently, since clients retry deletes after lost connections", req.Session, e.Code, line)
 		c.related(f, line, "the first successful session/delete")
-		return p
+		return
 	}
 	if sessionNotFound(e) {
 		f := c.add(findings.SIDDeleteUnknownFails, "/error",
 			"session/delete of session %q fails with %d (%q) because the agent does not know the session; deleting a session that never existed should succeed silently, or clients report a failure that did not happen", req.Session, e.Code, e.Message)
 		c.related(f, req.Line, "the session/delete")
 	}
-	return p
+	return
 }

@@ -53,23 +53,23 @@ func init() {
 }
 
 // checkTerminalCreate reports a relative working directory (ACP-TERM-004).
-func checkTerminalCreate(p Phase, c *ctx) Phase {
+func checkTerminalCreate(p *Phase, c *ctx) {
 	r, ok := paramsOf[domain.CreateTerminalRequest](c.m)
 	if !ok || c.m.Dir == domain.FromClient {
-		return p
+		return
 	}
 	if cwd, ok := r.Cwd.Get(); ok && !isAbsoluteFilePath(cwd) {
 		c.add(findings.TERMRelativeCwd, "/params/cwd",
 			"terminal/create cwd %q is not absolute; the client resolves it against its own working directory, not the session's, so the command runs in an unexpected place", cwd)
 	}
-	return p
+	return
 }
 
 // terminalCreated records the terminal a successful terminal/create returns.
-func terminalCreated(p Phase, c *ctx, req Pending) Phase {
+func terminalCreated(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.CreateTerminalResponse](c.m)
 	if !ok || !c.succeeded() || res.TerminalID == "" {
-		return p
+		return
 	}
 	t := &Terminal{Session: req.Session, Line: req.Line}
 	if r, ok := requestParams[domain.CreateTerminalRequest](req); ok {
@@ -77,7 +77,7 @@ func terminalCreated(p Phase, c *ctx, req Pending) Phase {
 	}
 	p.Terminals = p.Terminals.Set(res.TerminalID, t)
 	p.flow.term.exits = p.flow.term.exits.Delete(res.TerminalID)
-	return p
+	return
 }
 
 // terminalOf returns the terminal id a terminal/* request names.
@@ -107,69 +107,69 @@ func terminalOf(params any) (domain.SessionID, domain.TerminalID, bool) {
 // terminal (ACP-TERM-001) or a released one (ACP-TERM-002), and records
 // releases. The agent learns a terminal id only from the create response
 // and releases it itself, so none of this can race.
-func checkTerminalUse(p Phase, c *ctx) Phase {
+func checkTerminalUse(p *Phase, c *ctx) {
 	if c.m.Dir == domain.FromClient {
-		return p
+		return
 	}
 	session, id, ok := terminalOf(c.m.Params)
 	if !ok || id == "" {
-		return p
+		return
 	}
 	t, known := p.Terminals.Get(id)
 	switch {
 	case !known:
 		c.add(findings.TERMUnknownTerminal, "/params/terminalId",
 			"%s names terminal %q, which no successful terminal/create returned; the client runs no such terminal and answers with an error", c.m.Method, id)
-		return p
+		return
 	case t.Session != session:
 		f := c.add(findings.TERMUnknownTerminal, "/params/terminalId",
 			"%s names terminal %q for session %s, but the terminal was created for session %s; terminal ids are valid only in the session that created them", c.m.Method, id, session, t.Session)
 		c.related(f, t.Line, "the terminal/create")
-		return p
+		return
 	case t.ReleasedLine > 0:
 		f := c.add(findings.TERMUseAfterRelease, "/params/terminalId",
 			"%s names terminal %q after the agent released it; release invalidates the id for every terminal/* method, and the client no longer holds its process or output", c.m.Method, id)
 		c.related(f, t.ReleasedLine, "the terminal/release")
-		return p
+		return
 	}
 	if c.m.Method == domain.MethodTerminalRelease {
 		nt := *t
 		nt.ReleasedLine = c.line()
 		p.Terminals = p.Terminals.Set(id, &nt)
 	}
-	return p
+	return
 }
 
 // terminalExited records the exit status terminal/wait_for_exit returns.
-func terminalExited(p Phase, c *ctx, req Pending) Phase {
+func terminalExited(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.WaitForTerminalExitResponse](c.m)
 	_, id, ok2 := terminalOf(req.Params)
 	if !ok || !ok2 || !c.succeeded() {
-		return p
+		return
 	}
 	t, known := p.Terminals.Get(id)
 	if !known {
-		return p
+		return
 	}
 	nt := *t
 	nt.Exited = true
 	p.Terminals = p.Terminals.Set(id, &nt)
 	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: res.Signal})
-	return p
+	return
 }
 
 // checkTerminalOutput compares a terminal/output result with what
 // wait_for_exit reported (ACP-TERM-005) and with the byte limit the agent
 // set (ACP-TERM-006).
-func checkTerminalOutput(p Phase, c *ctx, req Pending) Phase {
+func checkTerminalOutput(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.TerminalOutputResponse](c.m)
 	_, id, ok2 := terminalOf(req.Params)
 	if !ok || !ok2 || !c.succeeded() || c.m.Dir == domain.FromAgent {
-		return p
+		return
 	}
 	t, known := p.Terminals.Get(id)
 	if !known {
-		return p
+		return
 	}
 	exit, waited := p.flow.term.exits.Get(id)
 	status, hasStatus := res.ExitStatus.Get()
@@ -205,7 +205,7 @@ func checkTerminalOutput(p Phase, c *ctx, req Pending) Phase {
 		nt.Exited = true
 		p.Terminals = p.Terminals.Set(id, &nt)
 	}
-	return p
+	return
 }
 
 // finishTerminals reports terminals the agent created and never released
@@ -213,7 +213,7 @@ func checkTerminalOutput(p Phase, c *ctx, req Pending) Phase {
 // terminal/release, so a forgotten terminal leaks on the client side. A
 // terminal whose session was closed gets no truncation allowance: the
 // release should have come before the close.
-func finishTerminals(p Phase, c *ctx) Phase {
+func finishTerminals(p *Phase, c *ctx) {
 	for id, t := range p.Terminals.All() {
 		if t.ReleasedLine > 0 {
 			continue
@@ -231,5 +231,5 @@ func finishTerminals(p Phase, c *ctx) Phase {
 			f.Message += " (the transcript may be truncated)"
 		}
 	}
-	return p
+	return
 }

@@ -30,25 +30,27 @@ func init() {
 
 // checkToolUpdate applies the tool call rules to tool_call and
 // tool_call_update, and keeps Session.ToolCalls and OpenToolCalls.
-func checkToolUpdate(p Phase, c *ctx) Phase {
+func checkToolUpdate(p *Phase, c *ctx) {
 	n, ok := paramsOf[domain.SessionNotification](c.m)
 	if !ok || c.m.Dir == domain.FromClient {
-		return p
+		return
 	}
 	s, ok := p.Session(n.SessionID)
 	if !ok || s.done() {
-		return p
+		return
 	}
 	switch u := n.Update.(type) {
 	case domain.ToolCall:
-		return toolCallCreated(p, c, s, u)
+		toolCallCreated(p, c, s, u)
+		return
 	case domain.ToolCallUpdate:
-		return toolCallUpdated(p, c, s, u)
+		toolCallUpdated(p, c, s, u)
+		return
 	}
-	return p
+	return
 }
 
-func toolCallCreated(p Phase, c *ctx, s *Session, u domain.ToolCall) Phase {
+func toolCallCreated(p *Phase, c *ctx, s *Session, u domain.ToolCall) {
 	var key string
 	inline := false
 	if p.flow.tool.inline.Len() > 0 { // spares building the key, usually
@@ -65,19 +67,21 @@ func toolCallCreated(p Phase, c *ctx, s *Session, u domain.ToolCall) Phase {
 	}
 	content, _ := u.Content.Get()
 	locations, _ := u.Locations.Get()
-	p = checkToolCallBody(p, c, s, "/params/update", content, locations)
+	checkToolCallBody(p, c, s, "/params/update", content, locations)
 	status := u.Status.Or(domain.ToolCallPending)
 	name, hasName := u.Name.Get()
 	call := ToolCall{Line: c.line(), Turn: s.Turn, Status: status, Name: name, HasName: hasName}
-	return p.withSession(s.ID, func(s *Session) {
+	p.withSession(s.ID, func(s *Session) {
 		s.ToolCalls = s.ToolCalls.Set(u.ToolCallID, call)
 		if s.PromptKey != "" && !finished(status) {
 			s.OpenToolCalls = s.OpenToolCalls.Set(u.ToolCallID, c.line())
 		}
 	})
+	return
+
 }
 
-func toolCallUpdated(p Phase, c *ctx, s *Session, u domain.ToolCallUpdate) Phase {
+func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
 	call, known := s.ToolCalls.Get(u.ToolCallID)
 	if !known {
 		c.add(findings.TOOLUpdateUnknown, "/params/update/toolCallId",
@@ -88,7 +92,7 @@ func toolCallUpdated(p Phase, c *ctx, s *Session, u domain.ToolCallUpdate) Phase
 	}
 	content, _ := u.Content.Get()
 	locations, _ := u.Locations.Get()
-	p = checkToolCallBody(p, c, s, "/params/update", content, locations)
+	checkToolCallBody(p, c, s, "/params/update", content, locations)
 	if status, ok := u.Status.Get(); ok {
 		if known && finished(call.Status) && !finished(status) && validStatus(status) {
 			f := c.add(findings.TOOLStatusRegression, "/params/update/status",
@@ -111,7 +115,7 @@ func toolCallUpdated(p Phase, c *ctx, s *Session, u domain.ToolCallUpdate) Phase
 		}
 		call.Name, call.HasName = name, true
 	}
-	return p.withSession(s.ID, func(s *Session) {
+	p.withSession(s.ID, func(s *Session) {
 		s.ToolCalls = s.ToolCalls.Set(u.ToolCallID, call)
 		switch {
 		case finished(call.Status):
@@ -124,6 +128,8 @@ func toolCallUpdated(p Phase, c *ctx, s *Session, u domain.ToolCallUpdate) Phase
 			}
 		}
 	})
+	return
+
 }
 
 func finished(s domain.ToolCallStatus) bool {
@@ -142,7 +148,7 @@ func validStatus(s domain.ToolCallStatus) bool {
 // locations (ACP-TOOL-006, -007, -008), wherever a tool call is reported:
 // tool_call, tool_call_update and a permission request's toolCall. at is
 // the pointer of the tool call object.
-func checkToolCallBody(p Phase, c *ctx, s *Session, at string, content []domain.ToolCallContent, locations []domain.ToolCallLocation) Phase {
+func checkToolCallBody(p *Phase, c *ctx, s *Session, at string, content []domain.ToolCallContent, locations []domain.ToolCallLocation) {
 	// Pointers are built only for what is reported: most tool calls are fine.
 	for i, item := range content {
 		switch item := item.(type) {
@@ -152,7 +158,7 @@ func checkToolCallBody(p Phase, c *ctx, s *Session, at string, content []domain.
 					"diff path %q is not absolute; clients open and patch the file by this path, which a relative path does not name reliably", item.Path)
 			}
 		case domain.Terminal:
-			p = embedTerminal(p, c, s, fmt.Sprintf("%s/content/%d/terminalId", at, i), item.TerminalID)
+			embedTerminal(p, c, s, fmt.Sprintf("%s/content/%d/terminalId", at, i), item.TerminalID)
 		}
 	}
 	for i, loc := range locations {
@@ -165,16 +171,16 @@ func checkToolCallBody(p Phase, c *ctx, s *Session, at string, content []domain.
 				"location line is 0; ACP lines are 1-based, so this is most likely a 0-based editor line, and clients jump to the wrong line")
 		}
 	}
-	return p
+	return
 }
 
 // embedTerminal checks terminal content (ACP-TOOL-008) and marks the
 // terminal as shown in a tool call.
-func embedTerminal(p Phase, c *ctx, s *Session, ptr string, id domain.TerminalID) Phase {
+func embedTerminal(p *Phase, c *ctx, s *Session, ptr string, id domain.TerminalID) {
 	if s.State == SessionLoading {
 		// A replayed tool call may show a terminal of an earlier
 		// connection, which this transcript cannot know.
-		return p
+		return
 	}
 	t, ok := p.Terminals.Get(id)
 	switch {
@@ -194,7 +200,7 @@ func embedTerminal(p Phase, c *ctx, s *Session, ptr string, id domain.TerminalID
 		nt.Embedded = true
 		p.Terminals = p.Terminals.Set(id, &nt)
 	}
-	return p
+	return
 }
 
 // isAbsoluteFilePath reports whether s is an absolute path on any platform

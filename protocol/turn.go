@@ -21,14 +21,14 @@ func init() {
 
 // checkTurnEnd judges the stop reason against the turn: cancelled needs a
 // cancel (ACP-TURN-002), end_turn needs finished tool calls (ACP-TURN-004).
-func checkTurnEnd(p Phase, c *ctx, req Pending) Phase {
+func checkTurnEnd(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.PromptResponse](c.m)
 	if !ok || !c.succeeded() || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	s, ok := p.Session(req.Session)
 	if !ok || s.PromptKey != req.ID.Key() {
-		return p // not the turn the session is running (ACP-SEQ-006)
+		return // not the turn the session is running (ACP-SEQ-006)
 	}
 	switch res.StopReason {
 	case domain.StopCancelled:
@@ -39,7 +39,7 @@ func checkTurnEnd(p Phase, c *ctx, req Pending) Phase {
 		}
 	case domain.StopEndTurn:
 		if s.OpenToolCalls.Len() == 0 {
-			return p
+			return
 		}
 		type open struct {
 			id   domain.ToolCallID
@@ -67,54 +67,54 @@ func checkTurnEnd(p Phase, c *ctx, req Pending) Phase {
 			c.related(f, call.line, "tool call %q", call.id)
 		}
 	}
-	return p
+	return
 }
 
 // checkTurnUpdate applies the turn rules to one session/update:
 // conversation content outside a turn (ACP-TURN-003), messageId grouping
 // (ACP-TURN-005) and usage numbers (ACP-TURN-006).
-func checkTurnUpdate(p Phase, c *ctx) Phase {
+func checkTurnUpdate(p *Phase, c *ctx) {
 	n, ok := paramsOf[domain.SessionNotification](c.m)
 	if !ok || c.m.Dir != domain.FromAgent {
-		return p
+		return
 	}
 	s, ok := p.ActiveSession(n.SessionID)
 	if !ok {
-		return p
+		return
 	}
-	p = checkOutOfTurn(p, c, s, n.Update)
+	checkOutOfTurn(p, c, s, n.Update)
 	switch u := n.Update.(type) {
 	case domain.UserMessageChunk:
-		p = checkMessageID(p, c, s, "user_message_chunk", u.MessageID)
+		checkMessageID(p, c, s, "user_message_chunk", u.MessageID)
 	case domain.AgentMessageChunk:
-		p = checkMessageID(p, c, s, "agent_message_chunk", u.MessageID)
+		checkMessageID(p, c, s, "agent_message_chunk", u.MessageID)
 	case domain.AgentThoughtChunk:
-		p = checkMessageID(p, c, s, "agent_thought_chunk", u.MessageID)
+		checkMessageID(p, c, s, "agent_thought_chunk", u.MessageID)
 	case domain.UsageUpdate:
 		if !c.ev.ParamsInvalid { // missing numbers are ACP-UPD-006's
-			p = checkUsage(p, c, s, u)
+			checkUsage(p, c, s, u)
 		}
 	}
-	return p
+	return
 }
 
 // checkOutOfTurn reports conversation content while no turn runs
 // (ACP-TURN-003), once per stretch between turns. A load replays history
 // before its response, which is its purpose; updates after a cancelled
 // turn are ACP-CXL-002's.
-func checkOutOfTurn(p Phase, c *ctx, s *Session, u domain.SessionUpdate) Phase {
+func checkOutOfTurn(p *Phase, c *ctx, s *Session, u domain.SessionUpdate) {
 	if !conversationUpdate(u) || s.PromptKey != "" || s.CancelledEndLine > 0 {
-		return p
+		return
 	}
 	// Replay has rules of its own: during a load it is expected, and during
 	// a resume or after the load's response it is ACP-SEQ-009 / ACP-SEQ-007.
 	// Updates after a cancelled turn are ACP-CXL-002. One finding per mistake.
 	if s.State == SessionLoading || s.State == SessionResuming || p.LateLoadReplay(s) {
-		return p
+		return
 	}
 	var first bool
-	if p, first = p.firstReport(findings.TURNOutOfTurnUpdate, s.ID, fmt.Sprintf("%d\x00%d", s.Turn, s.Line)); !first {
-		return p
+	if first = p.firstReport(findings.TURNOutOfTurnUpdate, s.ID, fmt.Sprintf("%d\x00%d", s.Turn, s.Line)); !first {
+		return
 	}
 	when := "before the first session/prompt"
 	if s.Turn > 0 {
@@ -125,7 +125,7 @@ func checkOutOfTurn(p Phase, c *ctx, s *Session, u domain.SessionUpdate) Phase {
 	if s.Turn > 0 {
 		c.related(f, s.PromptLine, "the latest session/prompt")
 	}
-	return p
+	return
 }
 
 // messageRole tells user chunks from agent chunks: a thought and a message
@@ -140,16 +140,16 @@ func messageRole(kind string) string {
 // checkMessageID keeps the messageId grouping of chunks (ACP-TURN-005): a
 // changed messageId starts a new message, so an earlier one cannot
 // continue later, and one id names either a user or an agent message.
-func checkMessageID(p Phase, c *ctx, s *Session, kind string, opt domain.Opt[domain.MessageID]) Phase {
+func checkMessageID(p *Phase, c *ctx, s *Session, kind string, opt domain.Opt[domain.MessageID]) {
 	id, ok := opt.Get()
 	if !ok || id == "" {
-		return p
+		return
 	}
 	use, seen := s.Messages.Get(id)
 	switch {
 	case seen && messageRole(use.Kind) != messageRole(kind):
 		var first bool
-		if p, first = p.firstReport(findings.TURNInterleavedMessageID, s.ID, "role\x00"+string(id)); first {
+		if first = p.firstReport(findings.TURNInterleavedMessageID, s.ID, "role\x00"+string(id)); first {
 			f := c.add(findings.TURNInterleavedMessageID, "/params/update/messageId",
 				"%s uses messageId %q, which already names a message from the %s; clients group chunks by id and merge the two speakers' text into one message", kind, id, messageRole(use.Kind))
 			c.related(f, use.Line, "the first chunk with this messageId")
@@ -163,9 +163,9 @@ func checkMessageID(p Phase, c *ctx, s *Session, kind string, opt domain.Opt[dom
 		// Another chunk of the current message: the bookkeeping below
 		// would store what is already there. Most updates of a turn are
 		// such chunks, and copying the session for each is costly.
-		return p
+		return
 	}
-	return p.withSession(s.ID, func(s *Session) {
+	p.withSession(s.ID, func(s *Session) {
 		if cur := s.CurrentMessage; cur != "" && cur != id {
 			if prev, ok := s.Messages.Get(cur); ok {
 				prev.Closed = true
@@ -179,25 +179,27 @@ func checkMessageID(p Phase, c *ctx, s *Session, kind string, opt domain.Opt[dom
 		s.Messages = s.Messages.Set(id, use)
 		s.CurrentMessage = id
 	})
+	return
+
 }
 
 // checkUsage reports implausible usage numbers (ACP-TURN-006), once per
 // session and kind of mistake since every later update repeats them.
-func checkUsage(p Phase, c *ctx, s *Session, u domain.UsageUpdate) Phase {
+func checkUsage(p *Phase, c *ctx, s *Session, u domain.UsageUpdate) {
 	var first bool
 	if u.Used > u.Size {
-		if p, first = p.firstReport(findings.TURNUsageValues, s.ID, "used"); first {
+		if first = p.firstReport(findings.TURNUsageValues, s.ID, "used"); first {
 			c.add(findings.TURNUsageValues, "/params/update/used",
 				"usage_update reports %d tokens used of a context window of %d; used cannot exceed size, so the two are probably swapped or size is not the window's size, and clients show a meter beyond 100%%", u.Used, u.Size)
 		}
 	}
 	if cost, ok := u.Cost.Get(); ok && !isCurrencyCode(cost.Currency) {
-		if p, first = p.firstReport(findings.TURNUsageValues, s.ID, "currency\x00"+cost.Currency); first {
+		if first = p.firstReport(findings.TURNUsageValues, s.ID, "currency\x00"+cost.Currency); first {
 			c.add(findings.TURNUsageValues, "/params/update/cost/currency",
 				"usage_update gives the cost in currency %q, which is not a three-letter ISO 4217 code such as \"USD\"; clients format the amount with it and may show it wrongly or not at all", cost.Currency)
 		}
 	}
-	return p
+	return
 }
 
 // isCurrencyCode reports whether s has the form of an ISO 4217 code.

@@ -31,13 +31,13 @@ type planSnapshot struct {
 
 // firstReport records that rule was reported for key in session s and
 // reports whether this is the first time.
-func (p Phase) firstReport(rule *findings.Rule, s domain.SessionID, key string) (Phase, bool) {
+func (p *Phase) firstReport(rule *findings.Rule, s domain.SessionID, key string) bool {
 	k := rule.ID + "\x00" + string(s) + "\x00" + key
 	if _, done := p.upd.reported.Get(k); done {
-		return p, false
+		return false
 	}
 	p.upd.reported = p.upd.reported.Set(k, 1)
-	return p, true
+	return true
 }
 
 func init() {
@@ -49,26 +49,31 @@ func init() {
 // The payload shapes (ACP-UPD-002, -003, -006, -007) are codec problems,
 // mapped in lint/problems.go, except the empty notice title; ACP-UPD-001
 // is in rpc.go.
-func checkSessionUpdatePayload(p Phase, c *ctx) Phase {
+func checkSessionUpdatePayload(p *Phase, c *ctx) {
 	n, ok := paramsOf[domain.SessionNotification](c.m)
 	if !ok || c.m.Dir != domain.FromAgent || c.ev.ParamsInvalid {
-		return p // a broken payload is a schema finding; its values mean nothing
+		return // a broken payload is a schema finding; its values mean nothing
 	}
 	s, ok := p.ActiveSession(n.SessionID)
 	if !ok {
-		return p // an unknown session is ACP-SID's
+		return // an unknown session is ACP-SID's
 	}
 	switch u := n.Update.(type) {
 	case domain.CurrentModeUpdate:
-		return currentModeUpdated(p, c, s, u)
+		currentModeUpdated(p, c, s, u)
+		return
 	case domain.ConfigOptionUpdate:
-		return configOptionsUpdated(p, c, s, u)
+		configOptionsUpdated(p, c, s, u)
+		return
 	case domain.CompactionUpdate:
-		return compactionUpdated(p, c, s, u)
+		compactionUpdated(p, c, s, u)
+		return
 	case domain.CompactionSummaryChunk:
-		return compactionChunk(p, c, s, u)
+		compactionChunk(p, c, s, u)
+		return
 	case domain.Plan:
-		return planUpdated(p, c, s, u)
+		planUpdated(p, c, s, u)
+		return
 	case domain.Notice:
 		// A missing title is a codec problem; an empty one passes the
 		// decoder, which does not check minLength.
@@ -77,28 +82,29 @@ func checkSessionUpdatePayload(p Phase, c *ctx) Phase {
 				"notice has an empty title; the title is required to be non-empty plain text that stands alone, and clients that show only the title display nothing")
 		}
 	}
-	return p
+	return
 }
 
 // currentModeUpdated reports a mode the session does not offer
 // (ACP-UPD-004) and records a valid switch.
-func currentModeUpdated(p Phase, c *ctx, s *Session, u domain.CurrentModeUpdate) Phase {
+func currentModeUpdated(p *Phase, c *ctx, s *Session, u domain.CurrentModeUpdate) {
 	if s.Modes == nil {
 		if s.State == SessionLoading || s.State == SessionResuming {
-			return p // the modes come with the response, after the replay
+			return // the modes come with the response, after the replay
 		}
 		f := c.add(findings.UPDUnknownCurrentMode, "/params/update/currentModeId",
 			"current_mode_update switches to %q, but the session never reported modes; the client has no mode list to show it in and ignores the switch", u.CurrentModeID)
 		c.related(f, s.Line, "the session's setup, without modes")
-		return p
+		return
 	}
 	if !hasMode(s.Modes, u.CurrentModeID) {
 		f := c.add(findings.UPDUnknownCurrentMode, "/params/update/currentModeId",
 			"current_mode_update switches to %q, which is not among the session's availableModes (%s); the client has no name or description to show for it", u.CurrentModeID, modeList(s.Modes))
 		c.related(f, s.Line, "the availableModes of the session")
-		return p
+		return
 	}
-	return p.withSession(s.ID, func(s *Session) { s.Modes = withCurrentMode(s.Modes, u.CurrentModeID) })
+	p.withSession(s.ID, func(s *Session) { s.Modes = withCurrentMode(s.Modes, u.CurrentModeID) })
+	return
 }
 
 func hasMode(m *domain.SessionModeState, id domain.SessionModeID) bool {
@@ -131,14 +137,15 @@ func withCurrentMode(m *domain.SessionModeState, id domain.SessionModeID) *domai
 
 // configOptionsUpdated reports options the update leaves out (ACP-UPD-005)
 // and checks and stores the new list, which replaces the old one.
-func configOptionsUpdated(p Phase, c *ctx, s *Session, u domain.ConfigOptionUpdate) Phase {
+func configOptionsUpdated(p *Phase, c *ctx, s *Session, u domain.ConfigOptionUpdate) {
 	if missing := missingOptions(s.ConfigOptions, u.ConfigOptions); len(missing) > 0 {
 		f := c.add(findings.UPDPartialConfigOptions, "/params/update/configOptions",
 			"config_option_update leaves out %s known to the client; the update is the complete state, not a delta, so the client removes the missing options from its UI", optionIDs(missing))
 		c.related(f, s.Line, "the session's setup")
 	}
-	p = checkConfigOptionList(p, c, s.ID, "/params/update/configOptions", u.ConfigOptions)
-	return p.withSession(s.ID, func(s *Session) { s.ConfigOptions = u.ConfigOptions })
+	checkConfigOptionList(p, c, s.ID, "/params/update/configOptions", u.ConfigOptions)
+	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = u.ConfigOptions })
+	return
 }
 
 // missingOptions returns the ids of known that next does not contain.
@@ -171,7 +178,7 @@ func optionIDs(ids []domain.SessionConfigID) string {
 
 // compactionUpdated checks the status sequence of a compaction
 // (ACP-UPD-008): at most one terminal update per compactionId.
-func compactionUpdated(p Phase, c *ctx, s *Session, u domain.CompactionUpdate) Phase {
+func compactionUpdated(p *Phase, c *ctx, s *Session, u domain.CompactionUpdate) {
 	comp, seen := s.Compactions.Get(u.CompactionID)
 	if !seen {
 		comp = Compaction{Line: c.line()}
@@ -187,24 +194,25 @@ func compactionUpdated(p Phase, c *ctx, s *Session, u domain.CompactionUpdate) P
 		}
 		comp.Terminal = true
 	default:
-		return p // a status v1 does not define says nothing about the order
+		return // a status v1 does not define says nothing about the order
 	}
-	return p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
+	p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
+	return
 }
 
 // compactionChunk checks that a summary chunk falls between its
 // compaction's in_progress update and its terminal update (ACP-UPD-008).
-func compactionChunk(p Phase, c *ctx, s *Session, u domain.CompactionSummaryChunk) Phase {
+func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChunk) {
 	comp, seen := s.Compactions.Get(u.CompactionID)
 	switch {
 	case seen && comp.Terminal:
 		var first bool
-		if p, first = p.firstReport(findings.UPDCompactionOrder, s.ID, "late\x00"+string(u.CompactionID)); first {
+		if first = p.firstReport(findings.UPDCompactionOrder, s.ID, "late\x00"+string(u.CompactionID)); first {
 			f := c.add(findings.UPDCompactionOrder, "/params/update/compactionId",
 				"compaction_summary_chunk for compaction %q arrives after its terminal update; clients already treat the summary as final and drop or misplace the chunk (later chunks of it are not reported)", u.CompactionID)
 			c.related(f, comp.Line, "the compaction's first update")
 		}
-		return p
+		return
 	case !seen || !comp.Started:
 		c.add(findings.UPDCompactionOrder, "/params/update/compactionId",
 			"compaction_summary_chunk for compaction %q arrives before any in_progress compaction_update for it; summary chunks belong between in_progress and the terminal update, so the client has no compaction to attach the text to", u.CompactionID)
@@ -214,23 +222,24 @@ func compactionChunk(p Phase, c *ctx, s *Session, u domain.CompactionSummaryChun
 			comp = Compaction{Line: c.line()}
 		}
 		comp.Started = true
-		return p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
+		p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
+		return
 	}
-	return p
+	return
 }
 
 // planUpdated reports a plan that silently drops unfinished entries of
 // the turn's previous plan (ACP-UPD-009), a sign that the agent sent only
 // the changed part of a plan that must always be complete.
-func planUpdated(p Phase, c *ctx, s *Session, u domain.Plan) Phase {
+func planUpdated(p *Phase, c *ctx, s *Session, u domain.Plan) {
 	prev, ok := p.upd.plans.Get(s.ID)
 	next := planSnapshot{Entries: u.Entries, Line: c.line(), Turn: s.Turn, Opened: s.Line}
 	p.upd.plans = p.upd.plans.Set(s.ID, next)
 	if !ok || prev.Turn != s.Turn || prev.Opened != s.Line || len(u.Entries) >= len(prev.Entries) {
-		return p // a new turn may start a new plan
+		return // a new turn may start a new plan
 	}
 	if s.State == SessionLoading {
-		return p // a replay holds the plans of many past turns, with no turn boundaries
+		return // a replay holds the plans of many past turns, with no turn boundaries
 	}
 	left := map[string]int{}
 	for _, e := range u.Entries {
@@ -247,13 +256,13 @@ func planUpdated(p Phase, c *ctx, s *Session, u domain.Plan) Phase {
 		}
 	}
 	if len(dropped) == 0 {
-		return p
+		return
 	}
 	f := c.add(findings.UPDPlanShrinks, "/params/update/entries",
 		"this plan has %s where the previous plan of the turn had %d, and it drops unfinished entries: %s; every plan update replaces the whole plan, so if only the changed entries were sent, the client has now lost the rest",
 		entryCount(len(u.Entries)), len(prev.Entries), strings.Join(dropped, ", "))
 	c.related(f, prev.Line, "the previous plan")
-	return p
+	return
 }
 
 func entryCount(n int) string {

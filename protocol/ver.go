@@ -50,27 +50,27 @@ func wireVersion(raw json.RawMessage) int {
 // checkClientInfo reports an initialize request without usable clientInfo
 // (ACP-VER-006). Missing name or version members are schema problems
 // reported by the codec; empty strings pass the schema but say nothing.
-func checkClientInfo(p Phase, c *ctx) Phase {
+func checkClientInfo(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient || p.Conn != ConnAwaitingInitialize {
-		return p // a repeated initialize is ACP-SEQ-003's
+		return // a repeated initialize is ACP-SEQ-003's
 	}
 	checkImplementation(c, c.m.RawParams, "/params", "clientInfo", "client")
-	return p
+	return
 }
 
 // checkNegotiation judges the agent's answer to the first initialize:
 // an error where v1 wants a counter-offer (ACP-VER-003), a version above
 // the request (ACP-VER-002), the pre-release version 0 (ACP-VER-004) and
 // missing agentInfo (ACP-VER-006).
-func checkNegotiation(p Phase, c *ctx, req Pending) Phase {
+func checkNegotiation(p *Phase, c *ctx, req Pending) {
 	if c.m.Dir != domain.FromAgent || req.Line != p.InitLine {
-		return p
+		return
 	}
 	asked := p.RequestedVersion
 	if !c.succeeded() {
 		e := c.m.Error
 		if e == nil || asked < 0 {
-			return p // an unreadable version is rightly refused (ACP-VER-001)
+			return // an unreadable version is rightly refused (ACP-VER-001)
 		}
 		blamesVersion := domain.ErrorCode(e.Code) == codeUnsupportedVersion || versionText.MatchString(e.Message) || versionText.Match(e.Data)
 		switch {
@@ -84,7 +84,7 @@ func checkNegotiation(p Phase, c *ctx, req Pending) Phase {
 				"initialize for protocol version %d is refused with error %d (%q), most likely over the version; in v1 an agent that does not support the requested version answers successfully with the latest version it supports, and the client decides whether to continue", asked, e.Code, e.Message)
 			f.Severity = findings.SeverityWarning
 		}
-		return p
+		return
 	}
 	got := wireVersion(c.m.RawResult)
 	switch {
@@ -102,7 +102,7 @@ func checkNegotiation(p Phase, c *ctx, req Pending) Phase {
 			"the agent answers protocolVersion %d to a request for %d; an agent that supports the requested version must echo it, so a higher answer is right only for an agent that supports no version up to %d, and a client that speaks only %d has to disconnect", got, asked, asked, asked)
 	}
 	checkImplementation(c, c.m.RawResult, "/result", "agentInfo", "agent")
-	return p
+	return
 }
 
 // codeUnsupportedVersion is v2's "Unsupported protocol version" error; v1
