@@ -11,27 +11,31 @@ import (
 // ACP is the ACP v1 phase machine.
 var ACP = Spec[Phase, Event]{Initial: newPhase(), Step: step}
 
-// step is pure: p is the step's own copy of the caller's phase, and the
-// checks change that copy in place. Its maps are persistent and the
-// sessions and terminals they hold are replaced, never changed, so the
-// caller's phase stays as it was.
-func step(p Phase, ev Event) (Phase, error) {
-	// The report and the context of a step are reused: nothing keeps them
-	// once it returns (findings live in their own allocations, and the
-	// error joins copies of them).
+// step is pure: the checks change the step's own copy of the caller's
+// phase in place. Its maps are persistent and the sessions and terminals
+// they hold are replaced, never changed, so the caller's phase stays as it
+// was.
+func step(in Phase, ev Event) (Phase, error) {
+	// The report, the context and the working copy of the phase live in
+	// pooled memory: the checks are called through function values, so a
+	// copy on the stack would escape to the heap on every message. Nothing
+	// keeps them once step returns (findings live in their own
+	// allocations, and the error joins copies of them).
 	scratch := scratches.Get().(*stepScratch)
 	defer func() {
 		*scratch = stepScratch{}
 		scratches.Put(scratch)
 	}()
 	r := &scratch.r
+	p := &scratch.p
+	*p = in
 	if ev.End {
-		finish(&p, r, ev)
-		return p, r.err()
+		finish(p, r, ev)
+		return *p, r.err()
 	}
 	m := ev.Msg
 	if m == nil {
-		return p, fmt.Errorf("protocol: event at %s has no message", ev.Loc)
+		return in, fmt.Errorf("protocol: event at %s has no message", ev.Loc)
 	}
 	if p.Conn != ConnOtherVersion {
 		// (v1 rules do not apply to a connection that negotiated another
@@ -40,23 +44,24 @@ func step(p Phase, ev Event) (Phase, error) {
 		*c = ctx{r: r, ev: ev, m: m}
 		switch m.Kind {
 		case domain.KindRequest:
-			onRequest(&p, c)
+			onRequest(p, c)
 		case domain.KindNotification:
-			onNotification(&p, c)
+			onNotification(p, c)
 		case domain.KindResult, domain.KindError:
-			onResponse(&p, c)
+			onResponse(p, c)
 		}
 	}
 	if m.Dir == domain.FromAgent {
 		p.LastAgentLine = ev.Loc.Line
 	}
-	return p, r.err()
+	return *p, r.err()
 }
 
 // stepScratch is the memory one step works in.
 type stepScratch struct {
 	r report
 	c ctx
+	p Phase
 }
 
 var scratches = sync.Pool{New: func() any { return new(stepScratch) }}
