@@ -34,6 +34,19 @@ func TestMain(m *testing.M) {
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Hour)
+	case "hup":
+		// Says it is ready, then waits for SIGHUP (exit 7) or the end of
+		// its stdin (exit 0).
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		fmt.Println(`{"jsonrpc":"2.0","method":"_fixture/ready"}`)
+		go func() {
+			io.Copy(io.Discard, os.Stdin)
+			os.Exit(0)
+		}()
+		<-hup
+		fmt.Println(`{"jsonrpc":"2.0","method":"_fixture/hup"}`)
+		os.Exit(7)
 	}
 	os.Exit(0)
 }
@@ -272,4 +285,61 @@ func BenchmarkForwarding(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestSignalIsForwarded: a signal sent to the tap (the editor hanging up)
+// reaches the agent, whose exit code the tap then returns.
+func TestSignalIsForwarded(t *testing.T) {
+	// Catch SIGHUP here too, so that a tap that failed to handle it could
+	// not kill the test binary.
+	mine := make(chan os.Signal, 1)
+	signal.Notify(mine, syscall.SIGHUP)
+	defer signal.Stop(mine)
+
+	editorIn, editorWrites := io.Pipe() // the editor stays connected
+	defer editorWrites.Close()
+	fromAgent, agentWrites := io.Pipe()
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(fromAgent)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	done := make(chan Result, 1)
+	go func() {
+		res, err := Run(context.Background(), Options{Command: fixture("hup"), Stderr: io.Discard, Grace: time.Second}, editorIn, agentWrites)
+		if err != nil {
+			t.Error(err)
+		}
+		agentWrites.Close()
+		done <- res
+	}()
+	select {
+	case l := <-lines:
+		if !strings.Contains(l, "_fixture/ready") {
+			t.Fatalf("first agent line %q, want the ready notification", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the agent did not start")
+	}
+	// The agent's first line came through the tap, so the tap is past
+	// setting up its signal handling.
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		editorWrites.Close() // lets a fixture that never got the signal exit 0
+		res = <-done
+	}
+	if res.ExitCode != 7 {
+		t.Errorf("exit code %d, want 7: the agent did not get the SIGHUP sent to the tap", res.ExitCode)
+	}
+	if l := <-lines; !strings.Contains(l, "_fixture/hup") {
+		t.Errorf("agent's last line %q, want its report of the SIGHUP", l)
+	}
 }
