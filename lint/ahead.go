@@ -3,27 +3,29 @@ package lint
 import (
 	"bufio"
 	"bytes"
+	"runtime"
 
 	"github.com/acplint/acplint/codec"
 )
 
 // Reading and decoding a line does not depend on anything the protocol
-// machine knows, so a second goroutine does it while the machine judges
-// the lines before: on a machine with two cores the two halves of the work
-// overlap. Results are decoded later, by the machine's goroutine, because
-// which method a response answers is machine state.
+// machine knows, so other goroutines do it while the machine judges the
+// lines before. One goroutine reads and frames the lines (framing is
+// sequential: a frame may span lines), decoders turn batches of frames
+// into messages in parallel, and the machine takes the batches in their
+// order. With two cores, decoding uses whatever time the machine leaves.
+// Results are decoded later, by the machine's goroutine, because which
+// method a response answers is machine state.
 //
 // Lines travel in batches to keep the hand-over cheap; a fixed number of
-// batches circulates between the goroutines, so memory does not depend on
-// the transcript's length, and each batch decodes into memory that its
-// next use reuses.
+// batches circulates, so memory does not depend on the transcript's
+// length, and each batch decodes into memory that its next use reuses.
 
 // batchLines is how many frames a batch carries at most; batchesInFlight
-// how many batches exist. Reading stops while all of them wait for the
-// machine.
+// how many batches exist. Reading stops while all of them are in use.
 const (
 	batchLines      = 64
-	batchesInFlight = 4
+	batchesInFlight = 6
 )
 
 // decodedFrame is a frame and, unless the frame is a bad wrapper, its
@@ -39,35 +41,45 @@ type frameBatch struct {
 	// reader stops after sending it.
 	err error
 	dec codec.BatchDecoder
+	// decoded receives a value once a decoder is done with the batch.
+	decoded chan struct{}
 }
 
-// readAhead reads and decodes frames from src on its own goroutine. The
-// caller ranges over batches and gives each back with recycle once done
-// with its frames; after a batch with err set no more arrive. whole
-// reports whether another whole line is already buffered: when it is not,
-// the next read may wait on the writer (a live tap), so the batch is sent
-// as it is rather than held until it fills.
+// readAhead reads frames from src and decodes them on goroutines of its
+// own. The caller ranges over next and gives each batch back with
+// recycle once done with its frames; after a batch with err set no more
+// arrive. whole reports whether another whole line is already buffered:
+// when it is not, the next read may wait on the writer (a live tap), so
+// the batch is sent as it is rather than held until it fills.
 type readAhead struct {
-	batches chan *frameBatch
+	ordered chan *frameBatch // read batches, in transcript order
+	work    chan *frameBatch // read batches, for the decoders
 	free    chan *frameBatch
 	done    chan struct{}
 }
 
 func startReadAhead(src source, whole func() bool) *readAhead {
 	ra := &readAhead{
-		batches: make(chan *frameBatch, batchesInFlight),
+		ordered: make(chan *frameBatch, batchesInFlight),
+		work:    make(chan *frameBatch, batchesInFlight),
 		free:    make(chan *frameBatch, batchesInFlight),
 		done:    make(chan struct{}),
 	}
 	for range batchesInFlight {
-		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, batchLines)}
+		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, batchLines), decoded: make(chan struct{}, 1)}
 	}
-	go ra.run(src, whole)
+	go ra.read(src, whole)
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		go ra.decode()
+	}
 	return ra
 }
 
-func (ra *readAhead) run(src source, whole func() bool) {
-	defer close(ra.batches)
+// read frames lines into batches and hands each to the decoders and, in
+// order, to the machine.
+func (ra *readAhead) read(src source, whole func() bool) {
+	defer close(ra.ordered)
+	defer close(ra.work)
 	for {
 		var b *frameBatch
 		select {
@@ -76,35 +88,56 @@ func (ra *readAhead) run(src source, whole func() bool) {
 			return
 		}
 		b.frames, b.err = b.frames[:0], nil
-		b.dec.Reset()
 		for len(b.frames) < batchLines {
 			fr, err := src.Next()
 			if err != nil {
 				b.err = err
 				break
 			}
-			df := decodedFrame{fr: fr}
-			if fr.Bad == "" {
-				df.d = b.dec.DecodeLine(fr.Line)
-			}
-			b.frames = append(b.frames, df)
+			b.frames = append(b.frames, decodedFrame{fr: fr})
 			if !whole() {
 				break
 			}
 		}
-		select {
-		case ra.batches <- b:
-		case <-ra.done:
-			return
-		}
+		// Neither send blocks: there are never more batches than room.
+		ra.ordered <- b
+		ra.work <- b
 		if b.err != nil {
 			return
 		}
 	}
 }
 
+// decode decodes the frames of each batch it is given.
+func (ra *readAhead) decode() {
+	for b := range ra.work {
+		b.dec.Reset()
+		for i := range b.frames {
+			if df := &b.frames[i]; df.fr.Bad == "" {
+				df.d = b.dec.DecodeLine(df.fr.Line)
+			}
+		}
+		b.decoded <- struct{}{}
+	}
+}
+
+// next returns the next batch, decoded, or nil after the last one.
+func (ra *readAhead) next() *frameBatch {
+	b, ok := <-ra.ordered
+	if !ok {
+		return nil
+	}
+	<-b.decoded
+	return b
+}
+
 // recycle gives b back to the reader.
-func (ra *readAhead) recycle(b *frameBatch) { ra.free <- b }
+func (ra *readAhead) recycle(b *frameBatch) {
+	for i := range b.frames {
+		b.frames[i] = decodedFrame{} // drop what the frames point to
+	}
+	ra.free <- b
+}
 
 // stop ends the reader early; it must not be called twice.
 func (ra *readAhead) stop() { close(ra.done) }

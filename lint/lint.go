@@ -53,7 +53,7 @@ func Transcript(r io.Reader, opts Options) (*Result, error) {
 	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: format}, schema: opts.Schema, onFinding: opts.OnFinding}
 	ahead := startReadAhead(src, wholeLineBuffered(br))
 	defer ahead.stop()
-	for b := range ahead.batches {
+	for b := ahead.next(); b != nil; b = ahead.next() {
 		for _, df := range b.frames {
 			l.frame(df.fr, df.d)
 		}
