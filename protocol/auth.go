@@ -56,7 +56,6 @@ func checkAuthMethodIDs(p *Phase, c *ctx, req Pending) {
 		}
 		first[id] = i
 	}
-	return
 }
 
 // authMethodID returns the id of a known auth method variant.
@@ -104,7 +103,6 @@ func checkAuthenticateMethod(p *Phase, c *ctx) {
 	}
 	c.add(findings.AUTHNUnknownMethod, "/params/methodId",
 		"authenticate names method %q, which is not among the authMethods of the initialize response (%s); the agent has no such flow to run", req.MethodID, strings.Join(ids, ", "))
-	return
 }
 
 // authenticateAnswered records a successful authentication: session
@@ -114,7 +112,6 @@ func authenticateAnswered(p *Phase, c *ctx, _ Pending) {
 		p.life.auth.authenticated = c.line()
 		p.life.auth.refused = pmap.Map[domain.Method, int]{}
 	}
-	return
 }
 
 // checkAuthRequired judges a -32000 (auth_required) answer: without any
@@ -145,7 +142,6 @@ func checkAuthRequired(p *Phase, c *ctx, req Pending) {
 	f := c.add(findings.AUTHNUnauthenticatedSession, "/error/code",
 		"%s was sent without authenticating first and the agent answers -32000 (auth_required); not a violation, since advertised auth methods are optional until the agent asks, but the client must now call authenticate with one of the advertised methods before retrying", req.Method)
 	c.related(f, req.Line, "the unauthenticated %s", req.Method)
-	return
 }
 
 // isSessionMethod reports whether m is a session/* method of the client.
@@ -168,5 +164,4 @@ func checkRetryWithoutAuth(p *Phase, c *ctx) {
 	f := c.add(findings.AUTHNRetryWithoutAuth, "/method",
 		"%s is sent again after the agent refused it with -32000 (auth_required) at line %d, with no successful authenticate in between; it will fail the same way (authenticate first, or reconnect after a terminal login)", c.m.Method, line)
 	c.related(f, line, "the auth_required error")
-	return
 }

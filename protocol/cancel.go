@@ -77,7 +77,6 @@ func checkSessionCancel(p *Phase, c *ctx) {
 	if ended {
 		c.related(f, end, "the latest turn ended here")
 	}
-	return
 }
 
 // checkCancelledTurnEnd judges the response to a session/prompt whose turn
@@ -125,7 +124,6 @@ func checkCancelledTurnEnd(p *Phase, c *ctx, req Pending) {
 		f.Severity = findings.SeverityInfo
 	}
 	c.related(f, cancelLine, "the session/cancel")
-	return
 }
 
 func knownStopReason(r domain.StopReason) bool {
@@ -173,7 +171,6 @@ func checkUpdateAfterCancel(p *Phase, c *ctx) {
 		updateKind(n.Update), s.CancelledEndLine)
 	c.related(f, s.CancelledEndLine, "the response that ended the cancelled turn")
 	c.related(f, s.CancelLine, "the cancel")
-	return
 }
 
 // updateKind returns the sessionUpdate tag of u.
@@ -241,5 +238,4 @@ func checkPermissionAfterCancel(p *Phase, c *ctx, req Pending) {
 	}
 	c.related(f, cancelLine, "the session/cancel")
 	c.related(f, req.Line, "the permission request")
-	return
 }

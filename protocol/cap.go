@@ -66,7 +66,6 @@ func checkMethodGate(p *Phase, c *ctx) {
 		"the %s calls %s although the %s did not advertise %s in initialize; %s",
 		c.m.Dir, c.m.Method, receiver, gate, gateConsequence(c.m.Method))
 	c.related(f, p.InitLine, "the initialize request")
-	return
 }
 
 // gateConsequence says what an unadvertised call leads to in practice.
@@ -111,7 +110,6 @@ func checkElicitationModeGate(p *Phase, c *ctx) {
 	f := c.add(findings.CAPElicitationMode, "/params/mode",
 		"elicitation/create uses mode %q, but the client advertised no elicitation.%s capability; the client cannot show this kind of request and refuses it, so the tool waiting on the answer fails", mode, mode)
 	c.related(f, p.InitLine, "the initialize request")
-	return
 }
 
 // checkTerminalAuthGate reports terminal auth methods offered to a client
@@ -133,7 +131,6 @@ func checkTerminalAuthGate(p *Phase, c *ctx, req Pending) {
 			c.related(f, req.Line, "the initialize request")
 		}
 	}
-	return
 }
 
 // checkAuthenticateOffered reports authenticate when the agent offered no
@@ -149,7 +146,6 @@ func checkAuthenticateOffered(p *Phase, c *ctx) {
 	f := c.add(findings.CAPAuthenticateWithoutMethods, "/params/methodId",
 		"authenticate names method %q, but the initialize result offered no authMethods; there is no valid methodId, so the agent can only refuse the call", methodID)
 	c.related(f, p.InitLine, "the initialize exchange")
-	return
 }
 
 // checkSessionSetupGates applies the agent capabilities that govern
@@ -191,7 +187,6 @@ func checkSessionSetupGates(p *Phase, c *ctx) {
 			"MCP server %q uses the %s transport, but the agent did not set mcpCapabilities.%s to true; it cannot connect to the server, and the server's tools are silently missing", name, transport, transport)
 		c.related(f, p.InitLine, "the initialize exchange")
 	}
-	return
 }
 
 // checkPromptContentGate reports prompt content blocks of a type the
@@ -229,7 +224,6 @@ func checkPromptContentGate(p *Phase, c *ctx) {
 			"the prompt contains %s block, but the agent did not set promptCapabilities.%s to true; the agent may reject the prompt or drop the block, so the model never sees it%s", what, gate, hint)
 		c.related(f, p.InitLine, "the initialize exchange")
 	}
-	return
 }
 
 // checkUpdateGates reports session updates of kinds the client did not
@@ -263,7 +257,6 @@ func checkUpdateGates(p *Phase, c *ctx) {
 			"the agent sends %s for compaction %q although the client did not advertise session.compaction; clients that never opted in do not know the update kind and drop or reject it (further updates of this compaction are not reported)", kind, id)
 		c.related(f, p.InitLine, "the initialize request")
 	}
-	return
 }
 
 func compactionOf(u domain.SessionUpdate) (domain.CompactionID, string) {

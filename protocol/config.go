@@ -67,7 +67,6 @@ func checkSetupModesAndOptions(p *Phase, c *ctx, req Pending) {
 	list, _ := opts.Get()
 	checkConfigOptionList(p, c, id, "/result/configOptions", list)
 	checkModesInSync(c, modes, list)
-	return
 }
 
 // checkModesInSync reports a session whose modes and mode config option
@@ -146,7 +145,6 @@ func checkConfigOptionList(p *Phase, c *ctx, id domain.SessionID, at string, opt
 			checkSelectOption(p, c, id, ptr, o.ID, k)
 		}
 	}
-	return
 }
 
 func reservedCategory(cat domain.SessionConfigOptionCategory) bool {
@@ -189,7 +187,6 @@ func checkSelectOption(p *Phase, c *ctx, id domain.SessionID, ptr string, optID 
 		c.add(findings.CFGInvalidCurrentValue, ptr+"/currentValue",
 			"select option %q has currentValue %q, which is not one of its values (%s); the client cannot show which choice is active", optID, sel.CurrentValue, valueList(values))
 	}
-	return
 }
 
 // selectValues returns every value of a select, flat or grouped; known is
@@ -247,7 +244,6 @@ func checkSetMode(p *Phase, c *ctx) {
 			"session/set_mode asks for mode %q, which is not among the session's availableModes (%s); the agent should answer -32602", req.ModeID, modeList(s.Modes))
 		c.related(f, s.Line, "the availableModes of the session")
 	}
-	return
 }
 
 // modeSet records the mode a successful session/set_mode switched to.
@@ -306,7 +302,6 @@ func checkSetConfigOption(p *Phase, c *ctx) {
 				"session/set_config_option sets boolean option %q to %q without \"type\": \"boolean\"; a boolean option takes {\"type\": \"boolean\", \"value\": true|false}, and agents read this request as a select value they do not have", req.ConfigID, v.Value)
 		}
 	}
-	return
 }
 
 func selectValueList(sel domain.SessionConfigSelect) string {
@@ -359,5 +354,4 @@ func checkConfigOptionResult(p *Phase, c *ctx, req Pending) {
 	}
 	checkConfigOptionList(p, c, s.ID, "/result/configOptions", res.ConfigOptions)
 	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = res.ConfigOptions })
-	return
 }

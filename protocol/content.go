@@ -23,13 +23,11 @@ func init() {
 		if c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
 			checkBase64(c, reflect.ValueOf(c.m.Params), "/params")
 		}
-		return
 	})
 	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
 		if c.succeeded() && c.rawMentions(c.m.RawResult, `"data"`, `"blob"`) {
 			checkBase64(c, reflect.ValueOf(c.m.Result), "/result")
 		}
-		return
 	})
 }
 

@@ -94,7 +94,6 @@ func (p *Phase) withSession(id domain.SessionID, change func(s *Session)) {
 	s := *old
 	change(&s)
 	p.putSession(&s)
-	return
 }
 
 // ActiveSession returns the session id names when it is open (created,
@@ -121,7 +120,6 @@ func coreInitialize(p *Phase, c *ctx) {
 			p.ClientCaps = &domain.ClientCapabilities{}
 		}
 	}
-	return
 }
 
 func coreInitialized(p *Phase, c *ctx, req Pending) {
@@ -156,7 +154,6 @@ func coreInitialized(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	p.Conn = ConnReady
-	return
 }
 
 func coreSessionCreated(p *Phase, c *ctx, req Pending) {
@@ -177,7 +174,6 @@ func coreSessionCreated(p *Phase, c *ctx, req Pending) {
 	if s.Cwd != "" {
 		p.KnownCwd = p.KnownCwd.Set(s.ID, s.Cwd)
 	}
-	return
 }
 
 func sessionSetup(modes domain.Opt[domain.SessionModeState], opts domain.Opt[[]domain.SessionConfigOption]) (*domain.SessionModeState, []domain.SessionConfigOption) {
@@ -267,7 +263,6 @@ func coreSessionReopened(p *Phase, c *ctx, req Pending) {
 	if s, ok := p.Session(req.Session); ok && s.Cwd != "" {
 		p.KnownCwd = p.KnownCwd.Set(req.Session, s.Cwd)
 	}
-	return
 }
 
 func corePrompt(p *Phase, c *ctx) {
@@ -306,7 +301,6 @@ func corePromptEnded(p *Phase, c *ctx, req Pending) {
 		s.forgetIfDone()
 	})
 	p.retireIfDone(req.Session)
-	return
 }
 
 func coreCancel(p *Phase, c *ctx) {
@@ -331,7 +325,6 @@ func coreClose(p *Phase, c *ctx) {
 	}
 	// Closing a session cancels its running turn.
 	p.withSession(id, func(s *Session) { s.CancelLine = c.line() })
-	return
 }
 
 func coreClosed(p *Phase, c *ctx, req Pending) {
@@ -344,7 +337,6 @@ func coreClosed(p *Phase, c *ctx, req Pending) {
 		s.forgetIfDone()
 	})
 	p.retireIfDone(req.Session)
-	return
 }
 
 // forgetIfDone drops what a closed session remembers of its turns once no
@@ -365,7 +357,6 @@ func (p *Phase) retireIfDone(id domain.SessionID) {
 		p.retire(id)
 		return
 	}
-	return
 }
 
 // done reports whether s is closed with no turn running: what it knew of
@@ -397,5 +388,4 @@ func coreCancelRequest(p *Phase, c *ctx) {
 		req.CancelLine = c.line()
 		p.pending[c.m.Dir] = p.pending[c.m.Dir].Set(key, req)
 	}
-	return
 }

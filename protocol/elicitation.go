@@ -44,7 +44,6 @@ func checkElicitationRequest(p *Phase, c *ctx) {
 	case domain.ElicitationFormMode:
 		checkSecretFields(c, mode.RequestedSchema)
 	}
-	return
 }
 
 // checkSecretFields reports form properties that look like credentials
@@ -182,7 +181,6 @@ func checkElicitationAnswer(p *Phase, c *ctx, req Pending) {
 			"the accepted form content does not fit the requested schema: %s; the agent has to validate the answer again and may fail on it", strings.Join(problems, "; "))
 		c.related(f, req.Line, "the elicitation/create with the schema")
 	}
-	return
 }
 
 // elicitationModeAdvertised returns the name of the mode of a request and
@@ -384,5 +382,4 @@ func checkElicitationComplete(p *Phase, c *ctx) {
 		return
 	}
 	p.Elicitations = p.Elicitations.Delete(n.ElicitationID)
-	return
 }

@@ -29,13 +29,11 @@ func init() {
 		if mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
 		}
-		return
 	})
 	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
 		if c.succeeded() && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
 		}
-		return
 	})
 }
 
@@ -71,7 +69,6 @@ func checkExtensionMethod(p *Phase, c *ctx) {
 		return
 	}
 	p.extn.reported = p.extn.reported.Set(m.Method, c.line())
-	return
 }
 
 // advertisesExtension reports whether any _meta of either side's

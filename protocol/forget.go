@@ -63,7 +63,6 @@ func (p *Phase) retire(id domain.SessionID) {
 	for sid := range forget {
 		p.forgetSession(sid)
 	}
-	return
 }
 
 // forgetSession drops everything the machine knows about session id.
@@ -83,5 +82,4 @@ func (p *Phase) forgetSession(id domain.SessionID) {
 	ses.closing = ses.closing.Delete(id)
 	p.life.seq.loaded = p.life.seq.loaded.Delete(id)
 	p.life.sid.deleted = p.life.sid.deleted.Delete(id)
-	return
 }

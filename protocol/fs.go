@@ -33,7 +33,6 @@ func noteNewSessionRoots(p *Phase, c *ctx, req Pending) {
 	}
 	dirs, _ := params.AdditionalDirectories.Get()
 	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(res.SessionID, dirs)
-	return
 }
 
 func noteReopenedSessionRoots(p *Phase, c *ctx) {
@@ -43,7 +42,6 @@ func noteReopenedSessionRoots(p *Phase, c *ctx) {
 	}
 	dirs, _ := open.Dirs.Get()
 	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(open.ID, dirs)
-	return
 }
 
 // checkFSRequest applies the path rules of fs/read_text_file and
@@ -107,7 +105,6 @@ func checkFSRequest(p *Phase, c *ctx) {
 	}
 	c.add(findings.FSOutsideRoots, "/params/path",
 		"%s path %q lies outside %s; the root set should bound file operations, and the user granted only those directories", c.m.Method, filePath, what)
-	return
 }
 
 // saysFileMissing reports whether an error text says that a file does not
@@ -175,5 +172,4 @@ func checkReadFailure(p *Phase, c *ctx, req Pending) {
 	f := c.add(findings.FSNotFoundCode, "/error/code",
 		"fs/read_text_file of a missing file%s is answered with %d; the file does not exist (%s), which clients should report with -32002 (Resource not found) so the agent can tell an expected miss from a real read failure", path, e.Code, evidence)
 	c.related(f, req.Line, "the fs/read_text_file request")
-	return
 }

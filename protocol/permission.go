@@ -65,7 +65,6 @@ func checkPermissionRequest(p *Phase, c *ctx) {
 		})
 		p.flow.tool.inline = p.flow.tool.inline.Set(toolCallKey(s.ID, tc.ToolCallID), c.line())
 	}
-	return
 }
 
 // settingPending reports whether the client has a session/set_mode or
@@ -115,5 +114,4 @@ func checkPermissionAnswer(p *Phase, c *ctx, req Pending) {
 	f := c.add(findings.PERMUnofferedOption, "/result/outcome/optionId",
 		"the client selects optionId %q, which the permission request did not offer (offered: %s); the agent cannot tell whether the user allowed the tool call", sel.OptionID, list)
 	c.related(f, req.Line, "the permission request")
-	return
 }

@@ -238,14 +238,12 @@ func (p *Phase) putSession(s *Session) {
 	if p.closed.Has(s.ID) {
 		p.closed = p.closed.Delete(s.ID)
 	}
-	return
 }
 
 // dropSession forgets session id.
 func (p *Phase) dropSession(id domain.SessionID) {
 	p.Sessions = p.Sessions.Delete(id)
 	p.closed = p.closed.Delete(id)
-	return
 }
 
 // answeredWindow is how many answered ids per direction the machine

@@ -43,7 +43,6 @@ func noteSent(p *Phase, c *ctx) {
 	if c.m.Dir != domain.DirUnknown {
 		p.rpc.last[c.m.Dir] = s
 	}
-	return
 }
 
 func onRequest(p *Phase, c *ctx) {
@@ -83,7 +82,6 @@ func onRequest(p *Phase, c *ctx) {
 	}
 	runRequestChecks(p, c)
 	p.pending[m.Dir] = p.pending[m.Dir].Set(key, pend)
-	return
 }
 
 func onNotification(p *Phase, c *ctx) {
@@ -96,7 +94,6 @@ func onNotification(p *Phase, c *ctx) {
 		return
 	}
 	runRequestChecks(p, c)
-	return
 }
 
 // runRequestChecks runs the area checks and then the core transition of a
@@ -111,7 +108,6 @@ func runRequestChecks(p *Phase, c *ctx) {
 	if f := coreRequest[c.m.Method]; f != nil {
 		f(p, c)
 	}
-	return
 }
 
 // runResponseChecks runs the area checks and then the core transition of a
@@ -126,7 +122,6 @@ func runResponseChecks(p *Phase, c *ctx, req Pending) {
 	if f := coreResponse[req.Method]; f != nil {
 		f(p, c, req)
 	}
-	return
 }
 
 // checkMethodName reports method names v1 does not define and methods
@@ -146,7 +141,6 @@ func checkMethodName(p *Phase, c *ctx) {
 	default:
 		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not an ACP v1 method; custom methods must start with \"_\", and a peer that does not know it answers -32601", m.Method)
 	}
-	return
 }
 
 func isUnstable(m domain.Method) bool {
@@ -179,7 +173,6 @@ func checkOrdering(p *Phase, c *ctx) {
 			c.add(findings.SEQAgentBeforeInit, "/method", "the agent sends %s before it answered initialize", m.Method)
 		}
 	}
-	return
 }
 
 func onResponse(p *Phase, c *ctx) {
@@ -223,7 +216,6 @@ func onResponse(p *Phase, c *ctx) {
 		checkErrorCode(p, c, req)
 	}
 	runResponseChecks(p, c, req)
-	return
 }
 
 // unattributedResponse handles a response whose sender the driver could
@@ -260,7 +252,6 @@ func unattributedResponse(p *Phase, c *ctx) {
 		setBlame(f, prev.Dir.Opposite())
 		answersNotification(c, prev)
 	}
-	return
 }
 
 // answersNotification reports ACP-RPC-006 for a response that follows the
@@ -360,7 +351,6 @@ func checkErrorCode(p *Phase, c *ctx, req Pending) {
 	if code == domain.CodeRequestCancelled && req.CancelLine == 0 && !cancelCascade(p, req) {
 		c.add(findings.CXLUnexpectedCancelledCode, "/error/code", "%s is answered with -32800 although no $/cancel_request or session/cancel covered it", req.Method)
 	}
-	return
 }
 
 // invalidParams says why req's params are invalid for the receiver, or ""
@@ -507,7 +497,6 @@ func finish(p *Phase, r *report, ev Event) {
 	for _, f := range endChecks {
 		f(p, c)
 	}
-	return
 }
 
 func setBlame(f *findings.ValidationFinding, d domain.Direction) {

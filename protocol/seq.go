@@ -48,7 +48,6 @@ func noteEarlyRequest(p *Phase, c *ctx) {
 		return
 	}
 	p.life.seq.early = p.life.seq.early.Set(c.m.ID.Key(), c.line())
-	return
 }
 
 // checkEarlyRequestAnswer judges the agent's answer to a request that came
@@ -81,7 +80,6 @@ func checkEarlyRequestAnswer(p *Phase, c *ctx, req Pending) {
 	f.Severity = findings.SeverityWarning
 	f.Blame = findings.PartyAgent
 	c.related(f, req.Line, "the early %s", req.Method)
-	return
 }
 
 // checkPromptOrder reports a prompt for a session whose load or resume has
@@ -111,7 +109,6 @@ func checkPromptOrder(p *Phase, c *ctx) {
 			"session/prompt for session %q is sent while the turn started at line %d is still running; turns are sequential, and agents either refuse the second prompt or queue it, so the outcome depends on the agent", id, s.PromptLine)
 		c.related(f, s.PromptLine, "the running session/prompt")
 	}
-	return
 }
 
 func replayWord(s SessionState) string {
@@ -168,7 +165,6 @@ func checkReplayOrder(p *Phase, c *ctx) {
 			"%s for session %q arrives after the session/load response and before any new prompt, so it is history replayed too late; clients take the response as the end of the replay and drop or misplace it (later ones of this load are not reported)", updateKind(n.Update), s.ID)
 		c.related(f, end.Line, "the session/load response")
 	}
-	return
 }
 
 // messageChunk reports whether u is one of the message chunks that make up
@@ -210,7 +206,6 @@ func checkLoadReplay(p *Phase, c *ctx, req Pending) {
 		"session/load of session %q is answered without replaying any history, although %s; the agent must replay the whole conversation before responding, so the client shows an empty session", s.ID, why)
 	c.related(f, req.Line, "the session/load")
 	c.related(f, where, "where the history shows")
-	return
 }
 
 // LateLoadReplay reports whether a conversation update for session s now

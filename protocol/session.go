@@ -101,7 +101,6 @@ func checkSessionSetupParams(p *Phase, c *ctx) {
 				"%s of session %q uses cwd %q, but the session's cwd is %q; the directories may change on reopening but the cwd must match, or file references and tool history of the session point into another tree", c.m.Method, id, cwd, known)
 		}
 	}
-	return
 }
 
 // wireString returns the string at pointer ptr of raw params or result.
@@ -145,7 +144,6 @@ func checkListRequest(p *Phase, c *ctx) {
 				"session/list cursor %q was not returned as nextCursor earlier in this transcript; cursors are opaque tokens that clients must not build, modify or persist, and an agent may reject a stale one", cursor)
 		}
 	}
-	return
 }
 
 // notFoundSessionText matches error messages saying there is no such
@@ -215,7 +213,6 @@ func checkListResult(p *Phase, c *ctx, req Pending) {
 	if next, ok := root.Get("nextCursor"); ok && next.Kind == jsonv.String {
 		p.ListCursors = p.ListCursors.Set(next.Str, c.line())
 	}
-	return
 }
 
 // stringMember returns member name of object v when it is a string.
@@ -240,7 +237,6 @@ func notePromptHistory(p *Phase, c *ctx) {
 			p.life.ses.historyAt = p.life.ses.historyAt.Set(id, c.line())
 		}
 	}
-	return
 }
 
 // noteCloseDuringTurn records a session/close that arrives while a prompt
@@ -256,7 +252,6 @@ func noteCloseDuringTurn(p *Phase, c *ctx) {
 		return
 	}
 	p.life.ses.closing = p.life.ses.closing.Set(id, c.line())
-	return
 }
 
 // closeAnswered forgets a refused close: the session stays open, and its
@@ -267,7 +262,6 @@ func closeAnswered(p *Phase, c *ctx, req Pending) {
 			p.life.ses.closing = p.life.ses.closing.Delete(req.Session)
 		}
 	}
-	return
 }
 
 // checkTurnEndAfterClose judges the end of a turn that session/close
@@ -310,5 +304,4 @@ func checkTurnEndAfterClose(p *Phase, c *ctx, req Pending) {
 			"session/prompt %s although the client closed the session at line %d while this turn ran; closing must cancel ongoing work as session/cancel does, so the turn should end with stopReason \"cancelled\"", ended, closeLine)
 	}
 	c.related(f, closeLine, "the session/close")
-	return
 }

@@ -57,7 +57,6 @@ func checkSessionNamed(p *Phase, c *ctx) {
 		checkAgentSession(p, c, agentSessionOf(c.m.Params))
 		return
 	}
-	return
 }
 
 // agentSessionOf is the session an agent request or notification names:
@@ -106,7 +105,6 @@ func checkClientSession(p *Phase, c *ctx, id domain.SessionID) {
 	if c.m.Kind == domain.KindRequest {
 		p.life.sid.unknown = p.life.sid.unknown.Set(c.m.ID.Key(), id)
 	}
-	return
 }
 
 func checkAgentSession(p *Phase, c *ctx, id domain.SessionID) {
@@ -145,7 +143,6 @@ func checkAgentSession(p *Phase, c *ctx, id domain.SessionID) {
 		f = c.add(findings.SIDUnknownSessionFromAgent, ptr,
 			"the agent sends %s for session %q, which is not active on this connection (it was never created, loaded or resumed here); the client has nowhere to show it and drops it (later ones for this session are not reported)", c.m.Method, id)
 	}
-	return
 }
 
 // newSessionPending reports whether a session/new of the client awaits
@@ -204,7 +201,6 @@ func checkUnknownSessionAnswer(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	c.related(f, req.Line, "the %s", req.Method)
-	return
 }
 
 // errorDataSession returns data.sessionId of an error, or "" when there is
@@ -254,7 +250,6 @@ func checkIssuedSessionID(p *Phase, c *ctx, req Pending) {
 			"session/new returns sessionId %q, the id of a session already open on this connection; the client merges the new conversation into the loaded one", id)
 		c.related(f, s.Line, "where that session was opened")
 	}
-	return
 }
 
 // emptyStringMember reports whether member of the raw object is the empty
@@ -296,5 +291,4 @@ func checkDeleteAnswer(p *Phase, c *ctx, req Pending) {
 			"session/delete of session %q fails with %d (%q) because the agent does not know the session; deleting a session that never existed should succeed silently, or clients report a failure that did not happen", req.Session, e.Code, e.Message)
 		c.related(f, req.Line, "the session/delete")
 	}
-	return
 }

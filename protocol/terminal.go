@@ -62,7 +62,6 @@ func checkTerminalCreate(p *Phase, c *ctx) {
 		c.add(findings.TERMRelativeCwd, "/params/cwd",
 			"terminal/create cwd %q is not absolute; the client resolves it against its own working directory, not the session's, so the command runs in an unexpected place", cwd)
 	}
-	return
 }
 
 // terminalCreated records the terminal a successful terminal/create returns.
@@ -77,7 +76,6 @@ func terminalCreated(p *Phase, c *ctx, req Pending) {
 	}
 	p.Terminals = p.Terminals.Set(res.TerminalID, t)
 	p.flow.term.exits = p.flow.term.exits.Delete(res.TerminalID)
-	return
 }
 
 // terminalOf returns the terminal id a terminal/* request names.
@@ -137,7 +135,6 @@ func checkTerminalUse(p *Phase, c *ctx) {
 		nt.ReleasedLine = c.line()
 		p.Terminals = p.Terminals.Set(id, &nt)
 	}
-	return
 }
 
 // terminalExited records the exit status terminal/wait_for_exit returns.
@@ -155,7 +152,6 @@ func terminalExited(p *Phase, c *ctx, req Pending) {
 	nt.Exited = true
 	p.Terminals = p.Terminals.Set(id, &nt)
 	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: res.Signal})
-	return
 }
 
 // checkTerminalOutput compares a terminal/output result with what
@@ -205,7 +201,6 @@ func checkTerminalOutput(p *Phase, c *ctx, req Pending) {
 		nt.Exited = true
 		p.Terminals = p.Terminals.Set(id, &nt)
 	}
-	return
 }
 
 // finishTerminals reports terminals the agent created and never released
@@ -231,5 +226,4 @@ func finishTerminals(p *Phase, c *ctx) {
 			f.Message += " (the transcript may be truncated)"
 		}
 	}
-	return
 }

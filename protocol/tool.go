@@ -47,7 +47,6 @@ func checkToolUpdate(p *Phase, c *ctx) {
 		toolCallUpdated(p, c, s, u)
 		return
 	}
-	return
 }
 
 func toolCallCreated(p *Phase, c *ctx, s *Session, u domain.ToolCall) {
@@ -171,7 +170,6 @@ func checkToolCallBody(p *Phase, c *ctx, s *Session, at string, content []domain
 				"location line is 0; ACP lines are 1-based, so this is most likely a 0-based editor line, and clients jump to the wrong line")
 		}
 	}
-	return
 }
 
 // embedTerminal checks terminal content (ACP-TOOL-008) and marks the
@@ -200,7 +198,6 @@ func embedTerminal(p *Phase, c *ctx, s *Session, ptr string, id domain.TerminalI
 		nt.Embedded = true
 		p.Terminals = p.Terminals.Set(id, &nt)
 	}
-	return
 }
 
 // isAbsoluteFilePath reports whether s is an absolute path on any platform

@@ -67,7 +67,6 @@ func checkTurnEnd(p *Phase, c *ctx, req Pending) {
 			c.related(f, call.line, "tool call %q", call.id)
 		}
 	}
-	return
 }
 
 // checkTurnUpdate applies the turn rules to one session/update:
@@ -95,7 +94,6 @@ func checkTurnUpdate(p *Phase, c *ctx) {
 			checkUsage(p, c, s, u)
 		}
 	}
-	return
 }
 
 // checkOutOfTurn reports conversation content while no turn runs
@@ -125,7 +123,6 @@ func checkOutOfTurn(p *Phase, c *ctx, s *Session, u domain.SessionUpdate) {
 	if s.Turn > 0 {
 		c.related(f, s.PromptLine, "the latest session/prompt")
 	}
-	return
 }
 
 // messageRole tells user chunks from agent chunks: a thought and a message
@@ -199,7 +196,6 @@ func checkUsage(p *Phase, c *ctx, s *Session, u domain.UsageUpdate) {
 				"usage_update gives the cost in currency %q, which is not a three-letter ISO 4217 code such as \"USD\"; clients format the amount with it and may show it wrongly or not at all", cost.Currency)
 		}
 	}
-	return
 }
 
 // isCurrencyCode reports whether s has the form of an ISO 4217 code.

@@ -82,7 +82,6 @@ func checkSessionUpdatePayload(p *Phase, c *ctx) {
 				"notice has an empty title; the title is required to be non-empty plain text that stands alone, and clients that show only the title display nothing")
 		}
 	}
-	return
 }
 
 // currentModeUpdated reports a mode the session does not offer
@@ -104,7 +103,6 @@ func currentModeUpdated(p *Phase, c *ctx, s *Session, u domain.CurrentModeUpdate
 		return
 	}
 	p.withSession(s.ID, func(s *Session) { s.Modes = withCurrentMode(s.Modes, u.CurrentModeID) })
-	return
 }
 
 func hasMode(m *domain.SessionModeState, id domain.SessionModeID) bool {
@@ -145,7 +143,6 @@ func configOptionsUpdated(p *Phase, c *ctx, s *Session, u domain.ConfigOptionUpd
 	}
 	checkConfigOptionList(p, c, s.ID, "/params/update/configOptions", u.ConfigOptions)
 	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = u.ConfigOptions })
-	return
 }
 
 // missingOptions returns the ids of known that next does not contain.
@@ -197,7 +194,6 @@ func compactionUpdated(p *Phase, c *ctx, s *Session, u domain.CompactionUpdate) 
 		return // a status v1 does not define says nothing about the order
 	}
 	p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
-	return
 }
 
 // compactionChunk checks that a summary chunk falls between its
@@ -225,7 +221,6 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 		p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
 		return
 	}
-	return
 }
 
 // planUpdated reports a plan that silently drops unfinished entries of
@@ -262,7 +257,6 @@ func planUpdated(p *Phase, c *ctx, s *Session, u domain.Plan) {
 		"this plan has %s where the previous plan of the turn had %d, and it drops unfinished entries: %s; every plan update replaces the whole plan, so if only the changed entries were sent, the client has now lost the rest",
 		entryCount(len(u.Entries)), len(prev.Entries), strings.Join(dropped, ", "))
 	c.related(f, prev.Line, "the previous plan")
-	return
 }
 
 func entryCount(n int) string {

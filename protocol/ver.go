@@ -55,7 +55,6 @@ func checkClientInfo(p *Phase, c *ctx) {
 		return // a repeated initialize is ACP-SEQ-003's
 	}
 	checkImplementation(c, c.m.RawParams, "/params", "clientInfo", "client")
-	return
 }
 
 // checkNegotiation judges the agent's answer to the first initialize:
@@ -102,7 +101,6 @@ func checkNegotiation(p *Phase, c *ctx, req Pending) {
 			"the agent answers protocolVersion %d to a request for %d; an agent that supports the requested version must echo it, so a higher answer is right only for an agent that supports no version up to %d, and a client that speaks only %d has to disconnect", got, asked, asked, asked)
 	}
 	checkImplementation(c, c.m.RawResult, "/result", "agentInfo", "agent")
-	return
 }
 
 // codeUnsupportedVersion is v2's "Unsupported protocol version" error; v1
