@@ -257,8 +257,6 @@ func modeSet(p *Phase, c *ctx, req Pending) {
 			s.Modes = withCurrentMode(s.Modes, params.ModeID)
 		}
 	})
-	return
-
 }
 
 // checkSetConfigOption reports a value that the named option does not

@@ -236,7 +236,6 @@ func coreSessionReopen(state SessionState) requestCheck {
 			s.Turn = old.Turn
 		}
 		p.putSession(s)
-		return
 	}
 }
 
@@ -281,8 +280,6 @@ func corePrompt(p *Phase, c *ctx) {
 		s.OpenToolCalls = pmap.Map[domain.ToolCallID, int]{}
 		s.HadHistory = true
 	})
-	return
-
 }
 
 func corePromptEnded(p *Phase, c *ctx, req Pending) {
@@ -313,8 +310,6 @@ func coreCancel(p *Phase, c *ctx) {
 		s.State = SessionCancelling
 		s.CancelLine = c.line()
 	})
-	return
-
 }
 
 func coreClose(p *Phase, c *ctx) {
@@ -355,7 +350,6 @@ func (s *Session) forgetIfDone() {
 func (p *Phase) retireIfDone(id domain.SessionID) {
 	if s, ok := p.Session(id); ok && s.done() {
 		p.retire(id)
-		return
 	}
 }
 

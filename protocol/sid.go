@@ -55,7 +55,6 @@ func checkSessionNamed(p *Phase, c *ctx) {
 		return
 	case domain.FromAgent:
 		checkAgentSession(p, c, agentSessionOf(c.m.Params))
-		return
 	}
 }
 

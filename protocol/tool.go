@@ -45,7 +45,6 @@ func checkToolUpdate(p *Phase, c *ctx) {
 		return
 	case domain.ToolCallUpdate:
 		toolCallUpdated(p, c, s, u)
-		return
 	}
 }
 
@@ -76,8 +75,6 @@ func toolCallCreated(p *Phase, c *ctx, s *Session, u domain.ToolCall) {
 			s.OpenToolCalls = s.OpenToolCalls.Set(u.ToolCallID, c.line())
 		}
 	})
-	return
-
 }
 
 func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
@@ -127,8 +124,6 @@ func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
 			}
 		}
 	})
-	return
-
 }
 
 func finished(s domain.ToolCallStatus) bool {

@@ -176,8 +176,6 @@ func checkMessageID(p *Phase, c *ctx, s *Session, kind string, opt domain.Opt[do
 		s.Messages = s.Messages.Set(id, use)
 		s.CurrentMessage = id
 	})
-	return
-
 }
 
 // checkUsage reports implausible usage numbers (ACP-TURN-006), once per

@@ -219,7 +219,6 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 		}
 		comp.Started = true
 		p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
-		return
 	}
 }
 

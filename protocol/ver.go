@@ -139,6 +139,5 @@ func checkImplementation(c *ctx, raw json.RawMessage, at, member, side string) {
 		}
 		c.add(findings.VERMissingInfo, at+"/"+member+"/"+field,
 			"%s.%s is empty; the %s should say which implementation and release it is, which peers use in logs, bug reports and workarounds for known quirks", member, field, side)
-		return
 	}
 }
