@@ -496,31 +496,17 @@ func (d *decoder) pickInline(v *jsonv.Value, f *field) inlineArm {
 		a.typ = u.Guess(func(name string) bool { _, ok := v.Get(name); return ok })
 		a.known = a.typ != nil
 	} else {
-		tv, ok := v.Get(u.Tag)
+		t, tv, unionsTag := d.taggedArm(v, u)
 		switch {
-		case !ok && u.Default != nil:
-			a.typ, a.known = u.Default, true
-		case !ok:
-			d.reportMember(u.Tag, Problem{Kind: ProbMissing, Def: u.Name,
-				Detail: fmt.Sprintf("%s lacks its discriminator %q", u.Name, u.Tag)})
-		case tv.Kind != jsonv.String:
-			d.pushKey(u.Tag)
-			d.typeProblem(tv, u.Name, "string")
-			d.pop()
-			a.typ, a.tag, tagValue = u.Unknown, u.Tag, tv
-		default:
-			t, known := u.VariantFor(tv.Str)
-			if !known {
-				d.unknownTag(u, tv)
-				a.typ, a.tag, tagValue = u.Unknown, u.Tag, tv
-				break
-			}
+		case t != nil:
 			a.typ, a.known = t, true
-			if t != u.Default {
-				// A tolerated explicit Default tag is not the arm's: it
-				// stays in Unknown, as for McpServer.
+			if unionsTag {
 				a.tag = u.Tag
 			}
+		case tv != nil:
+			// A tag that is not a string or names no variant: the Unknown
+			// arm keeps it.
+			a.typ, a.tag, tagValue = u.Unknown, u.Tag, tv
 		}
 	}
 	if a.typ == nil {
@@ -573,6 +559,37 @@ func (d *decoder) reportMissingScopes(arms []inlineArm) {
 	}
 }
 
+// taggedArm resolves which arm of the tagged union u object v holds, for
+// unions that stand alone and unions inlined in an enclosing object
+// alike. t is nil when the discriminator is missing (and u has no
+// default), not a string or names no variant; each is reported, and tv is
+// then the discriminator's value when there is one. unionsTag says the
+// discriminator member belongs to the union, not to the arm: it is false
+// for the default arm, whose explicit tag (such as "type":"stdio") stays
+// among the arm's unknown members, so it round-trips and rules can see it.
+func (d *decoder) taggedArm(v *jsonv.Value, u *domain.Union) (t reflect.Type, tv *jsonv.Value, unionsTag bool) {
+	tv, ok := v.Get(u.Tag)
+	switch {
+	case !ok && u.Default != nil:
+		return u.Default, nil, false
+	case !ok:
+		d.reportMember(u.Tag, Problem{Kind: ProbMissing, Def: u.Name,
+			Detail: fmt.Sprintf("%s lacks its discriminator %q", u.Name, u.Tag)})
+		return nil, nil, false
+	case tv.Kind != jsonv.String:
+		d.pushKey(u.Tag)
+		d.typeProblem(tv, u.Name, "string")
+		d.pop()
+		return nil, tv, false
+	}
+	t, known := u.VariantFor(tv.Str)
+	if !known {
+		d.unknownTag(u, tv)
+		return nil, tv, false
+	}
+	return t, tv, t != u.Default
+}
+
 func (d *decoder) unknownTag(u *domain.Union, tv *jsonv.Value) {
 	kind := ProbUnknownVariant
 	if u.Open {
@@ -592,30 +609,10 @@ func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union,
 	skip := ""
 	switch {
 	case u.Tag != "":
-		tv, ok := v.Get(u.Tag)
-		switch {
-		case !ok && u.Default != nil:
-			vt = u.Default
-		case !ok:
-			d.reportMember(u.Tag, Problem{Kind: ProbMissing, Def: u.Name,
-				Detail: fmt.Sprintf("%s lacks its discriminator %q", u.Name, u.Tag)})
-		case tv.Kind != jsonv.String:
-			d.pushKey(u.Tag)
-			d.typeProblem(tv, u.Name, "string")
-			d.pop()
-		default:
-			t, known := u.VariantFor(tv.Str)
-			if !known {
-				d.unknownTag(u, tv)
-				break
-			}
-			vt = t
-			if t != u.Default {
-				skip = u.Tag // the tag is the union's, not the arm's
-			}
-			// For the Default arm the tag member (e.g. "type":"stdio") is
-			// not part of the arm and stays in Unknown, so it round-trips
-			// and rules can see it.
+		var unionsTag bool
+		vt, _, unionsTag = d.taggedArm(v, u)
+		if unionsTag {
+			skip = u.Tag // the tag is the union's, not the arm's
 		}
 	default:
 		vt = u.Guess(func(name string) bool { _, ok := v.Get(name); return ok })
