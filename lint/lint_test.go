@@ -1,9 +1,11 @@
 package lint_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -424,4 +426,35 @@ func TestClosedSessionsForgotten(t *testing.T) {
 		fmt.Sprintf(`%d ACP-SID-002 the agent sends session/update for session "sess_%d", which was closed at line %d`, last, n-1, closedAt[n-1]),
 	}
 	expect(t, res.Findings, want...)
+}
+
+// failingReader returns data, then an I/O error.
+type failingReader struct{ data io.Reader }
+
+func (r failingReader) Read(p []byte) (int, error) {
+	n, err := r.data.Read(p)
+	if err == io.EOF {
+		return n, errors.New("disk on fire")
+	}
+	return n, err
+}
+
+// TestNoGoroutinesLeft: the reading and decoding goroutines end with the
+// run, whether the input ends or fails.
+func TestNoGoroutinesLeft(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 20 {
+		run(t, lint.FormatNDJSON, lines(initReq, initRes, newReq, newRes, promptReq, chunk, promptRes))
+		_, err := lint.Transcript(failingReader{strings.NewReader(lines(initReq, initRes, newReq))}, lint.Options{File: "t"})
+		if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+			t.Fatalf("the I/O error was not returned: %v", err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after linting, %d before", n, before)
+	}
 }
