@@ -295,9 +295,7 @@ func corePromptEnded(p *Phase, c *ctx, req Pending) {
 		if s.CancelLine > 0 {
 			s.CancelledEndLine = c.line()
 		}
-		s.forgetIfDone()
 	})
-	p.retireIfDone(req.Session)
 }
 
 func coreCancel(p *Phase, c *ctx) {
@@ -329,28 +327,16 @@ func coreClosed(p *Phase, c *ctx, req Pending) {
 	p.withSession(req.Session, func(s *Session) {
 		s.State = SessionClosed
 		s.Line = c.line()
-		s.forgetIfDone()
 	})
-	p.retireIfDone(req.Session)
 }
 
-// forgetIfDone drops what a closed session remembers of its turns once no
-// turn is running: nothing may happen in it any more (every later update is
-// reported as such without them), and a transcript of thousands of
-// sessions would otherwise keep every tool call and message id it ever saw.
-func (s *Session) forgetIfDone() {
-	if !s.done() {
-		return
-	}
+// forgetTurns drops what a done session remembers of its turns: nothing
+// may happen in it any more (every later update is reported as such
+// without them), and a transcript of thousands of sessions would otherwise
+// keep every tool call and message id it ever saw.
+func (s *Session) forgetTurns() {
 	s.ToolCalls, s.OpenToolCalls = pmap.Map[domain.ToolCallID, ToolCall]{}, pmap.Map[domain.ToolCallID, int]{}
 	s.Messages, s.Compactions = pmap.Map[domain.MessageID, MessageUse]{}, pmap.Map[domain.CompactionID, Compaction]{}
-}
-
-// retireIfDone hands session id to retire once it is done.
-func (p *Phase) retireIfDone(id domain.SessionID) {
-	if s, ok := p.Session(id); ok && s.done() {
-		p.retire(id)
-	}
 }
 
 // done reports whether s is closed with no turn running: what it knew of

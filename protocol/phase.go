@@ -225,12 +225,18 @@ func (p *Phase) Session(id domain.SessionID) (*Session, bool) {
 	return p.closed.Get(id)
 }
 
-// putSession stores s in the map its state belongs to.
+// putSession stores s, a session value not yet shared, in the map its
+// state belongs to.
 func (p *Phase) putSession(s *Session) {
 	if s.done() {
+		// Whatever made it done (a close, the end of the turn a close
+		// cancelled), an open session that becomes done forgets its turns
+		// and joins the window of done sessions (forget.go).
+		s.forgetTurns()
 		p.closed = p.closed.Set(s.ID, s)
 		if p.Sessions.Has(s.ID) {
 			p.Sessions = p.Sessions.Delete(s.ID)
+			p.retire(s.ID)
 		}
 		return
 	}
