@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -176,7 +177,7 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 			d.typeProblem(v, def, "string")
 			return
 		}
-		if i := index(p.enum, v.Str); i >= 0 {
+		if i := slices.Index(p.enum, v.Str); i >= 0 {
 			rv.SetString(p.enum[i]) // the enum's own copy: nothing to allocate
 			break
 		}
@@ -744,17 +745,6 @@ func tagsOf(u *domain.Union) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool { return index(list, s) >= 0 }
-
-func index(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 func quoteList(list []string) string {

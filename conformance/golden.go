@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,7 +98,7 @@ func ParseCase(name string, data []byte) (*Case, error) {
 				return nil, fmt.Errorf("section want: %w", err)
 			}
 			c.Want = ws
-		case contains(transcriptSections, f.Name):
+		case slices.Contains(transcriptSections, f.Name):
 			if c.Transcript != nil {
 				return nil, fmt.Errorf("more than one transcript section")
 			}
@@ -110,15 +111,6 @@ func ParseCase(name string, data []byte) (*Case, error) {
 		return nil, fmt.Errorf("no transcript section")
 	}
 	return c, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 var ruleIDPattern = regexp.MustCompile(`^ACP-[A-Z]+-\d{3}$`)

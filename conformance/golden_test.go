@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,7 +154,7 @@ func TestCorpusCoversCatalog(t *testing.T) {
 			}
 		}
 		for id := range wanted {
-			if !contains(c.Covers, id) {
+			if !slices.Contains(c.Covers, id) {
 				t.Errorf("%s: expects %s but does not list it in covers:", c.Name, id)
 			}
 		}
@@ -190,13 +191,4 @@ func TestCorpusCoversCatalog(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("%d gaps in the corpus:\n\t%s", len(missing), strings.Join(missing, "\n\t"))
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -600,7 +601,7 @@ func (r *validation) extras(sh *schemadiff.Shape, v any, loc []string) {
 			r.extras(sh.Items, e, append(loc[:len(loc):len(loc)], strconv.Itoa(i)))
 		}
 	case string:
-		if sh.Enum != nil && sh.Open && !containsText(sh.Enum, jsonText(x)) {
+		if sh.Enum != nil && sh.Open && !slices.Contains(sh.Enum, jsonText(x)) {
 			r.probs = append(r.probs, codec.Problem{Kind: codec.ProbOpenEnum, Pointer: r.base + pointer(loc), Def: sh.Def, Member: last(loc), Value: x,
 				Detail: fmt.Sprintf("%q is not one of %s", x, strings.Join(sh.Enum, ", "))})
 		}
@@ -764,15 +765,6 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-func containsText(vs []string, v string) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // short renders a value for a message, cut to a readable length.

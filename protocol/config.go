@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acplint/acplint/domain"
@@ -289,7 +290,7 @@ func checkSetConfigOption(p *Phase, c *ctx) {
 				"session/set_config_option sends a boolean for %q, which is a select option; the value must be one of its values (%s)", req.ConfigID, selectValueList(kind))
 		case domain.SessionConfigOptionValueID:
 			values, known := selectValues(kind)
-			if known && !containsValue(values, v.Value) {
+			if known && !slices.Contains(values, v.Value) {
 				c.add(findings.CFGInvalidValue, "/params/value",
 					"session/set_config_option sets %q to %q, which is not one of the option's values (%s); the agent never offered that setting and should answer -32602", req.ConfigID, v.Value, valueList(values))
 			}
@@ -305,15 +306,6 @@ func checkSetConfigOption(p *Phase, c *ctx) {
 func selectValueList(sel domain.SessionConfigSelect) string {
 	values, _ := selectValues(sel)
 	return valueList(values)
-}
-
-func containsValue(values []domain.SessionConfigValueID, v domain.SessionConfigValueID) bool {
-	for _, x := range values {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // checkConfigOptionResult reports a set_config_option result that is not

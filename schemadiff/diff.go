@@ -2,6 +2,7 @@ package schemadiff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -350,7 +351,7 @@ func (d *differ) enums(c *ctx, o, n *Shape, path string, unstable bool) {
 		return
 	}
 	for _, v := range n.Enum {
-		if contains(o.Enum, v) {
+		if slices.Contains(o.Enum, v) {
 			continue
 		}
 		if o.Open {
@@ -362,7 +363,7 @@ func (d *differ) enums(c *ctx, o, n *Shape, path string, unstable bool) {
 			fmt.Sprintf("value %s added: new %s may send it and old %s with a closed enum reject it", v, plural(c.writer), plural(c.reader)))
 	}
 	for _, v := range o.Enum {
-		if contains(n.Enum, v) {
+		if slices.Contains(n.Enum, v) {
 			continue
 		}
 		if n.Open {

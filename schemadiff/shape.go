@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -450,7 +451,7 @@ func (s *Shape) setEnum(vals []string, open bool, ptr string) {
 	// Two enum constraints on one value: only common values pass.
 	var keep []string
 	for _, v := range s.Enum {
-		if contains(vals, v) || open {
+		if slices.Contains(vals, v) || open {
 			keep = append(keep, v)
 		}
 	}
@@ -584,15 +585,6 @@ func sortedUnique(vs []string) []string {
 		}
 	}
 	return out[:j]
-}
-
-func contains(vs []string, v string) bool {
-	for _, x := range vs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func escapeToken(s string) string {
