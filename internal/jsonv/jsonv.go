@@ -163,25 +163,18 @@ func (p *parser) takeElems(n int) []Value {
 	return p.arena.elems.take(n)
 }
 
-// Arena keeps the memory of parsed trees for reuse. A tree parsed in an
-// arena is valid until the arena is reset (Reset, or ParseOwned, which
-// resets first), which lets later trees overwrite its objects and arrays;
-// its strings stay valid. Reading a transcript batch after batch, one
-// arena makes parsing allocate nothing once it has grown to the largest
-// batch's needs.
+// Arena keeps the memory of parsed trees for reuse. The trees parsed in
+// an arena stay valid until Reset, which lets later trees overwrite their
+// objects and arrays; their strings stay valid. Reading a transcript batch
+// after batch, one arena makes parsing allocate nothing once it has grown
+// to the largest batch's needs.
 type Arena struct {
 	members slabs[Member]
 	elems   slabs[Value]
 }
 
-// ParseOwned is the package's ParseOwned with the tree built in a.
-func (a *Arena) ParseOwned(src []byte) (Value, error) {
-	a.Reset()
-	return a.ParseNext(src)
-}
-
-// ParseNext is ParseOwned keeping the trees parsed since the last Reset:
-// a batch of lines parsed this way stays valid until the next Reset.
+// ParseNext is the package's ParseOwned with the tree built in a, after
+// the trees parsed since the last Reset.
 func (a *Arena) ParseNext(src []byte) (Value, error) {
 	return parse(src, unsafe.String(unsafe.SliceData(src), len(src)), a)
 }

@@ -141,7 +141,8 @@ func TestArenaMatchesParse(t *testing.T) {
 	for round := 0; round < 2; round++ {
 		for _, line := range lines {
 			want, wantErr := Parse([]byte(line))
-			got, gotErr := a.ParseOwned([]byte(line))
+			a.Reset()
+			got, gotErr := a.ParseNext([]byte(line))
 			if (wantErr == nil) != (gotErr == nil) {
 				t.Fatalf("%s: error %v, want %v", line, gotErr, wantErr)
 			}
