@@ -52,7 +52,6 @@ func checkSessionNamed(p *Phase, c *ctx) {
 			return
 		}
 		checkClientSession(p, c, sessionOf(c.m.Params))
-		return
 	case domain.FromAgent:
 		checkAgentSession(p, c, agentSessionOf(c.m.Params))
 	}

@@ -42,7 +42,6 @@ func checkToolUpdate(p *Phase, c *ctx) {
 	switch u := n.Update.(type) {
 	case domain.ToolCall:
 		toolCallCreated(p, c, s, u)
-		return
 	case domain.ToolCallUpdate:
 		toolCallUpdated(p, c, s, u)
 	}

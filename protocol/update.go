@@ -61,19 +61,14 @@ func checkSessionUpdatePayload(p *Phase, c *ctx) {
 	switch u := n.Update.(type) {
 	case domain.CurrentModeUpdate:
 		currentModeUpdated(p, c, s, u)
-		return
 	case domain.ConfigOptionUpdate:
 		configOptionsUpdated(p, c, s, u)
-		return
 	case domain.CompactionUpdate:
 		compactionUpdated(p, c, s, u)
-		return
 	case domain.CompactionSummaryChunk:
 		compactionChunk(p, c, s, u)
-		return
 	case domain.Plan:
 		planUpdated(p, c, s, u)
-		return
 	case domain.Notice:
 		// A missing title is a codec problem; an empty one passes the
 		// decoder, which does not check minLength.
@@ -208,7 +203,6 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 				"compaction_summary_chunk for compaction %q arrives after its terminal update; clients already treat the summary as final and drop or misplace the chunk (later chunks of it are not reported)", u.CompactionID)
 			c.related(f, comp.Line, "the compaction's first update")
 		}
-		return
 	case !seen || !comp.Started:
 		c.add(findings.UPDCompactionOrder, "/params/update/compactionId",
 			"compaction_summary_chunk for compaction %q arrives before any in_progress compaction_update for it; summary chunks belong between in_progress and the terminal update, so the client has no compaction to attach the text to", u.CompactionID)
