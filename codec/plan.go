@@ -37,19 +37,23 @@ type field struct {
 	notNull  bool          // an Opt member that must not be null on the wire
 	inline   *domain.Union // set when the field holds an inline union
 	typ      reflect.Type
-	named    bool // byName maps name to this field
-	// plan is planFor(typ), cached on first use (plans of recursive types
-	// cannot be built eagerly).
-	plan atomic.Pointer[typePlan]
+	named    bool     // byName maps name to this field
+	plan     lazyPlan // of typ
 }
 
 // typePlan returns the plan of the field's type.
-func (f *field) typePlan() *typePlan {
-	if p := f.plan.Load(); p != nil {
+func (f *field) typePlan() *typePlan { return f.plan.of(f.typ) }
+
+// lazyPlan caches planFor of one type once it is first needed: plans of
+// recursive types cannot be built eagerly.
+type lazyPlan struct{ p atomic.Pointer[typePlan] }
+
+func (l *lazyPlan) of(t reflect.Type) *typePlan {
+	if p := l.p.Load(); p != nil {
 		return p
 	}
-	p := planFor(f.typ)
-	f.plan.Store(p)
+	p := planFor(t)
+	l.p.Store(p)
 	return p
 }
 
@@ -86,21 +90,13 @@ type typePlan struct {
 	want     string                  // the JSON type the Go type stands for, for messages
 	// scratch keeps zeroed values of the type (as pointers) to decode a
 	// union arm into (see scratchFor).
-	scratch sync.Pool
-	// elemPlan is planFor(elem), cached on first use.
-	elemPlan atomic.Pointer[typePlan]
+	scratch  sync.Pool
+	elemPlan lazyPlan // of elem
 }
 
 // elemTypePlan returns the plan of the element type of a slice or map, or
 // of the value type of an Opt.
-func (p *typePlan) elemTypePlan() *typePlan {
-	if e := p.elemPlan.Load(); e != nil {
-		return e
-	}
-	e := planFor(p.elem)
-	p.elemPlan.Store(e)
-	return e
-}
+func (p *typePlan) elemTypePlan() *typePlan { return p.elemPlan.of(p.elem) }
 
 // verbatimCheck validates a value kept verbatim, reporting what the schema
 // does not admit; nil admits any JSON value.
