@@ -258,17 +258,7 @@ func (a *Agent) notification(m inbound) {
 	if m.Method != "session/cancel" {
 		return
 	}
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
-	_ = json.Unmarshal(m.Params, &p)
-	a.mu.Lock()
-	s := a.sessions[p.SessionID]
-	var t *turn
-	if s != nil {
-		t = s.turn
-	}
-	a.mu.Unlock()
+	_, _, t := a.sessionNamed(m.Params)
 	if t != nil && a.Defect != EndTurnAfterCancel && a.Defect != QuietEndTurn {
 		t.cancel()
 	}
@@ -383,20 +373,25 @@ func (a *Agent) loadSession(m inbound) {
 	a.reply(m.ID, map[string]any{})
 }
 
-func (a *Agent) closeSession(m inbound) {
+// sessionNamed returns the session the sessionId of params names, and its
+// running turn; both nil when there is none.
+func (a *Agent) sessionNamed(params json.RawMessage) (id string, s *session, t *turn) {
 	var p struct {
 		SessionID string `json:"sessionId"`
 	}
-	_ = json.Unmarshal(m.Params, &p)
+	_ = json.Unmarshal(params, &p)
 	a.mu.Lock()
-	s := a.sessions[p.SessionID]
-	var t *turn
-	if s != nil {
+	defer a.mu.Unlock()
+	if s = a.sessions[p.SessionID]; s != nil {
 		t = s.turn
 	}
-	a.mu.Unlock()
+	return p.SessionID, s, t
+}
+
+func (a *Agent) closeSession(m inbound) {
+	id, s, t := a.sessionNamed(m.Params)
 	if s == nil {
-		a.fail(m.ID, -32002, "Resource not found: session "+p.SessionID)
+		a.fail(m.ID, -32002, "Resource not found: session "+id)
 		return
 	}
 	if t == nil {
