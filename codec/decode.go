@@ -421,7 +421,7 @@ func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan,
 				}
 			}
 		}
-		rv.Field(a.f.index).Set(a.val)
+		a.f.inline.Assign(rv.Field(a.f.index), a.val)
 		a.plan.release(a.val)
 	}
 	if sp.unknown >= 0 && unknown != nil {
@@ -637,7 +637,7 @@ func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union,
 	} else {
 		d.decodeAs(v, nv, vp, u.Name)
 	}
-	rv.Set(nv)
+	u.Assign(rv, nv)
 	vp.release(nv)
 }
 
@@ -664,7 +664,7 @@ func (d *decoder) decodeArrayUnion(v *jsonv.Value, rv reflect.Value, u *domain.U
 	vp := planFor(vt)
 	nv := vp.scratchValue(vt)
 	d.decodeAs(v, nv, vp, u.Name)
-	rv.Set(nv)
+	u.Assign(rv, nv)
 	vp.release(nv)
 }
 
@@ -672,7 +672,7 @@ func (d *decoder) setUnknown(v *jsonv.Value, rv reflect.Value, u *domain.Union) 
 	up := planFor(u.Unknown)
 	nv := up.scratchValue(u.Unknown)
 	nv.Field(0).SetBytes(d.raw(v))
-	rv.Set(nv)
+	u.Assign(rv, nv)
 	up.release(nv)
 }
 

@@ -119,6 +119,7 @@ var contentUnions = []*Union{
 	{
 		Name:      "ContentBlock",
 		Interface: reflect.TypeFor[ContentBlock](),
+		Assign:    assignArm[ContentBlock],
 		Tag:       "type",
 		Variants: []Variant{
 			{"text", reflect.TypeFor[TextContent]()},
@@ -132,6 +133,7 @@ var contentUnions = []*Union{
 	{
 		Name:      "EmbeddedResourceResource",
 		Interface: reflect.TypeFor[EmbeddedResourceResource](),
+		Assign:    assignArm[EmbeddedResourceResource],
 		Variants: []Variant{
 			{"", reflect.TypeFor[TextResourceContents]()},
 			{"", reflect.TypeFor[BlobResourceContents]()},

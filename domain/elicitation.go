@@ -274,6 +274,7 @@ var elicitationUnions = []*Union{
 	{
 		Name:      "ElicitationMode",
 		Interface: reflect.TypeFor[ElicitationMode](),
+		Assign:    assignArm[ElicitationMode],
 		Tag:       "mode",
 		Variants: []Variant{
 			{"form", reflect.TypeFor[ElicitationFormMode]()},
@@ -285,6 +286,7 @@ var elicitationUnions = []*Union{
 	{
 		Name:      "ElicitationScope",
 		Interface: reflect.TypeFor[ElicitationScope](),
+		Assign:    assignArm[ElicitationScope],
 		Variants: []Variant{
 			{"", reflect.TypeFor[ElicitationSessionScope]()},
 			{"", reflect.TypeFor[ElicitationRequestScope]()},
@@ -303,6 +305,7 @@ var elicitationUnions = []*Union{
 	{
 		Name:      "ElicitationPropertySchema",
 		Interface: reflect.TypeFor[ElicitationPropertySchema](),
+		Assign:    assignArm[ElicitationPropertySchema],
 		Tag:       "type",
 		Variants: []Variant{
 			{"string", reflect.TypeFor[StringPropertySchema]()},
@@ -317,6 +320,7 @@ var elicitationUnions = []*Union{
 	{
 		Name:      "MultiSelectItems",
 		Interface: reflect.TypeFor[MultiSelectItems](),
+		Assign:    assignArm[MultiSelectItems],
 		Tag:       "type",
 		Variants: []Variant{
 			{"string", reflect.TypeFor[StringMultiSelectItems]()},
@@ -328,6 +332,7 @@ var elicitationUnions = []*Union{
 	{
 		Name:      "ElicitationAction",
 		Interface: reflect.TypeFor[ElicitationAction](),
+		Assign:    assignArm[ElicitationAction],
 		Tag:       "action",
 		Variants: []Variant{
 			{"accept", reflect.TypeFor[ElicitationAcceptAction]()},

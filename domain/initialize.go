@@ -248,6 +248,7 @@ var initializeUnions = []*Union{
 	{
 		Name:      "AuthMethod",
 		Interface: reflect.TypeFor[AuthMethod](),
+		Assign:    assignArm[AuthMethod],
 		Tag:       "type",
 		Variants: []Variant{
 			{"terminal", reflect.TypeFor[AuthMethodTerminal]()},

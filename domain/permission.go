@@ -76,6 +76,7 @@ var permissionUnions = []*Union{
 	{
 		Name:      "RequestPermissionOutcome",
 		Interface: reflect.TypeFor[RequestPermissionOutcome](),
+		Assign:    assignArm[RequestPermissionOutcome],
 		Tag:       "outcome",
 		Variants: []Variant{
 			{"cancelled", reflect.TypeFor[CancelledPermissionOutcome]()},

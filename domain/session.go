@@ -354,6 +354,7 @@ var sessionUnions = []*Union{
 	{
 		Name:      "McpServer",
 		Interface: reflect.TypeFor[McpServer](),
+		Assign:    assignArm[McpServer],
 		Tag:       "type",
 		Variants: []Variant{
 			{"http", reflect.TypeFor[McpServerHttp]()},
@@ -366,6 +367,7 @@ var sessionUnions = []*Union{
 	{
 		Name:      "SessionConfigKind",
 		Interface: reflect.TypeFor[SessionConfigKind](),
+		Assign:    assignArm[SessionConfigKind],
 		Tag:       "type",
 		Variants: []Variant{
 			{"select", reflect.TypeFor[SessionConfigSelect]()},
@@ -376,6 +378,7 @@ var sessionUnions = []*Union{
 	{
 		Name:      "SessionConfigSelectOptions",
 		Interface: reflect.TypeFor[SessionConfigSelectOptions](),
+		Assign:    assignArm[SessionConfigSelectOptions],
 		Variants: []Variant{
 			{"", reflect.TypeFor[SessionConfigSelectOptionsUngrouped]()},
 			{"", reflect.TypeFor[SessionConfigSelectOptionsGrouped]()},
@@ -392,6 +395,7 @@ var sessionUnions = []*Union{
 	{
 		Name:      "SessionConfigOptionValue",
 		Interface: reflect.TypeFor[SessionConfigOptionValue](),
+		Assign:    assignArm[SessionConfigOptionValue],
 		Tag:       "type",
 		Variants: []Variant{
 			{"boolean", reflect.TypeFor[SessionConfigOptionValueBoolean]()},

@@ -124,6 +124,7 @@ var toolCallUnions = []*Union{
 	{
 		Name:      "ToolCallContent",
 		Interface: reflect.TypeFor[ToolCallContent](),
+		Assign:    assignArm[ToolCallContent],
 		Tag:       "type",
 		Variants: []Variant{
 			{"content", reflect.TypeFor[Content]()},

@@ -11,6 +11,9 @@ type Union struct {
 	Name string
 	// Interface is the Go interface type of the union.
 	Interface reflect.Type
+	// Assign stores arm, a value of one of the variant types, in dst, a
+	// settable value of type Interface (see assignArm).
+	Assign func(dst, arm reflect.Value)
 	// Tag is the discriminator member ("type", "sessionUpdate", "outcome",
 	// "mode", "action"); empty for unions told apart by shape alone.
 	Tag string
@@ -57,6 +60,14 @@ func (u *Union) TagOf(t reflect.Type) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// assignArm is Union.Assign for interface I. reflect.Value.Set would
+// first prove that the arm's type implements I by walking both method
+// sets, which costs about as much as decoding a small arm; the type
+// assertion below finds the method table in the runtime's cache instead.
+func assignArm[I any](dst, arm reflect.Value) {
+	*dst.Addr().Interface().(*I) = arm.Interface().(I)
 }
 
 // UnionOf returns the Union for interface type t.

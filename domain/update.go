@@ -241,6 +241,7 @@ var updateUnions = []*Union{
 	{
 		Name:      "SessionUpdate",
 		Interface: reflect.TypeFor[SessionUpdate](),
+		Assign:    assignArm[SessionUpdate],
 		Tag:       "sessionUpdate",
 		Variants: []Variant{
 			{"user_message_chunk", reflect.TypeFor[UserMessageChunk]()},
@@ -263,6 +264,7 @@ var updateUnions = []*Union{
 	{
 		Name:      "AvailableCommandInput",
 		Interface: reflect.TypeFor[AvailableCommandInput](),
+		Assign:    assignArm[AvailableCommandInput],
 		Variants: []Variant{
 			{"", reflect.TypeFor[UnstructuredCommandInput]()},
 		},
