@@ -1,8 +1,12 @@
 package protocol
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // TestAnsweredWindow checks that the answered-id memory is bounded, forgets
@@ -32,4 +36,53 @@ func TestAnsweredWindow(t *testing.T) {
 			t.Fatalf("Get(%s) = %d, %v; the last half window of ids must be remembered", key, line, ok)
 		}
 	}
+}
+
+// TestAnsweredIDsArePersistent records answers from old versions as well
+// as the newest, as a caller that keeps phases may, and checks every
+// version against a model that copies its whole history: recording from
+// one version must never change what another answers, and each must
+// answer as if it had been built alone.
+func TestAnsweredIDsArePersistent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		type version struct {
+			got  answeredIDs
+			want []answer // what the version remembers, oldest first
+		}
+		const keys = 200
+		versions := []version{{}}
+		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 0))
+		for range rapid.IntRange(1, 6).Draw(t, "runs") {
+			v := versions[rapid.IntRange(0, len(versions)-1).Draw(t, "from")]
+			want := slices.Clip(v.want)
+			for range rapid.IntRange(0, 3*answeredWindow).Draw(t, "answers") {
+				key, line := strconv.Itoa(rng.IntN(keys)), rng.IntN(1<<20)
+				v.got = v.got.Set(key, line)
+				if len(want) == answeredWindow {
+					want = slices.Clone(want[answeredWindow/2:])
+				}
+				want = append(want, answer{key, line})
+			}
+			v.want = slices.Clip(want)
+			versions = append(versions, v)
+			for vi, v := range versions {
+				if v.got.Len() != len(v.want) {
+					t.Fatalf("version %d: Len = %d, want %d", vi, v.got.Len(), len(v.want))
+				}
+				for k := range keys {
+					key := strconv.Itoa(k)
+					wantLine, wantOK := 0, false
+					for _, a := range slices.Backward(v.want) {
+						if a.key == key {
+							wantLine, wantOK = a.line, true
+							break
+						}
+					}
+					if line, ok := v.got.Get(key); line != wantLine || ok != wantOK {
+						t.Fatalf("version %d: Get(%s) = %d, %v; want %d, %v", vi, key, line, ok, wantLine, wantOK)
+					}
+				}
+			}
+		}
+	})
 }
