@@ -16,7 +16,7 @@ import (
 // is still reported, as naming a session that does not exist.
 const doneWindow = 512
 
-// doneSessions lists done sessions in two generations, like answeredIDs:
+// doneSessions lists done sessions in two generations:
 // when the newer holds doneWindow/2, the sessions of the older are
 // forgotten and the newer becomes the older.
 type doneSessions struct {
