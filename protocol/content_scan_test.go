@@ -22,3 +22,15 @@ func TestWordsInMatchesContains(t *testing.T) {
 		}
 	}
 }
+
+// mentionsMeta agrees with a plain search for "_meta", quotes included.
+func TestMentionsMetaMatchesContains(t *testing.T) {
+	for _, raw := range []string{
+		``, `"`, `_meta"`, `"_meta"`, `x_meta"`, `{"_meta":{}}`, `{"a":"b_meta","_meta":1}`,
+		`{"a":"x_meta"}`, `{"a_meta":1}`, `"_meta`, `{"t":"\"_meta\""}`, `_meta"_meta"`,
+	} {
+		if got, want := mentionsMeta([]byte(raw)), bytes.Contains([]byte(raw), []byte(`"_meta"`)); got != want {
+			t.Errorf("mentionsMeta(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}

