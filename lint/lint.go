@@ -282,8 +282,7 @@ func directionUnknownMessage(m *domain.Message) string {
 }
 
 func (l *linter) step(ev protocol.Event) {
-	next, err := protocol.ACP.Step(l.phase, ev)
-	l.phase = next
+	err := protocol.StepInPlace(&l.phase, ev)
 	vs, other := protocol.Violations(err)
 	for _, v := range vs {
 		l.add(v.Finding)

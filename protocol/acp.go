@@ -16,31 +16,51 @@ var ACP = Spec[Phase, Event]{Initial: newPhase(), Step: step}
 // they hold are replaced, never changed, so the caller's phase stays as it
 // was.
 func step(in Phase, ev Event) (Phase, error) {
-	// The report, the context and the working copy of the phase live in
-	// pooled memory: the checks are called through function values, so a
-	// copy on the stack would escape to the heap on every message. Nothing
-	// keeps them once step returns (findings live in their own
-	// allocations, and the error joins copies of them).
-	scratch := scratches.Get().(*stepScratch)
+	// The working copy lives in pooled memory: the checks are called
+	// through function values, so a copy on the stack would escape to the
+	// heap on every message.
+	s := scratches.Get().(*stepScratch)
 	defer func() {
-		*scratch = stepScratch{}
-		scratches.Put(scratch)
+		*s = stepScratch{}
+		scratches.Put(s)
 	}()
-	r := &scratch.r
-	p := &scratch.p
-	*p = in
+	s.p = in
+	err := s.advance(&s.p, ev)
+	return s.p, err
+}
+
+// StepInPlace advances *p by ev: it makes the change ACP.Step(*p, ev)
+// would return, and returns the same error. It is for a driver that keeps
+// no earlier phase, as lint reading a transcript forward: Step copies the
+// phase, close to a kilobyte, in and out of every message, with write
+// barriers while the collector runs, which costs more than many checks.
+func StepInPlace(p *Phase, ev Event) error {
+	s := scratches.Get().(*stepScratch)
+	defer func() {
+		s.r, s.c = report{}, ctx{}
+		scratches.Put(s)
+	}()
+	return s.advance(p, ev)
+}
+
+// advance runs the checks of ev on p, changing it in place.
+func (s *stepScratch) advance(p *Phase, ev Event) error {
+	// The report and the context live in the scratch for the same reason
+	// as step's copy. Nothing keeps them once the step returns (findings
+	// live in their own allocations, and the error joins copies of them).
+	r := &s.r
 	if ev.End {
 		finish(p, r, ev)
-		return *p, r.err()
+		return r.err()
 	}
 	m := ev.Msg
 	if m == nil {
-		return in, fmt.Errorf("protocol: event at %s has no message", ev.Loc)
+		return fmt.Errorf("protocol: event at %s has no message", ev.Loc)
 	}
 	if p.Conn != ConnOtherVersion {
 		// (v1 rules do not apply to a connection that negotiated another
 		// version; ACP-VER-005 was reported once when it happened.)
-		c := &scratch.c
+		c := &s.c
 		*c = ctx{r: r, ev: ev, m: m}
 		switch m.Kind {
 		case domain.KindRequest:
@@ -54,14 +74,14 @@ func step(in Phase, ev Event) (Phase, error) {
 	if m.Dir == domain.FromAgent {
 		p.LastAgentLine = ev.Loc.Line
 	}
-	return *p, r.err()
+	return r.err()
 }
 
 // stepScratch is the memory one step works in.
 type stepScratch struct {
 	r report
 	c ctx
-	p Phase
+	p Phase // step's working copy; unused by StepInPlace
 }
 
 var scratches = sync.Pool{New: func() any { return new(stepScratch) }}

@@ -131,3 +131,28 @@ func pendingMethod(events []Event, m *domain.Message) (domain.Method, bool) {
 	}
 	return "", false
 }
+
+// TestStepInPlaceIsStep drives every golden transcript through both Step
+// and StepInPlace: after each message the two phases and findings must be
+// the same, and StepInPlace must have changed nothing but its phase.
+func TestStepInPlaceIsStep(t *testing.T) {
+	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
+	if len(cases) == 0 {
+		t.Fatal("no golden transcripts found")
+	}
+	for _, name := range cases {
+		events := append(corpusEvents(t, name), Event{End: true, Truncated: true})
+		pure, inPlace := newPhase(), newPhase()
+		for i, ev := range events {
+			var err error
+			pure, err = step(pure, ev)
+			errInPlace := StepInPlace(&inPlace, ev)
+			if !sameFindings(err, errInPlace) {
+				t.Fatalf("%s: message %d (line %d): StepInPlace reports other findings than Step", name, i, ev.Loc.Line)
+			}
+			if !reflect.DeepEqual(pure, inPlace) {
+				t.Fatalf("%s: message %d (line %d): StepInPlace reaches another phase than Step", name, i, ev.Loc.Line)
+			}
+		}
+	}
+}
