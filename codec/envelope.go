@@ -27,7 +27,10 @@ type Decoded struct {
 
 	// Backing arrays for a line of one message (all but batches), so that
 	// the slices above cost no allocation of their own.
-	msgBuf    [1]*domain.Message
+	msgBuf [1]*domain.Message
+	// msg holds the message of such a line: a Decoded is reused from
+	// batch to batch (BatchDecoder), and so is its message.
+	msg       domain.Message
 	resultBuf [1]*jsonv.Value
 	prefixBuf [1]jsonv.Pointer
 	// dec is the decoder of the message or result being decoded, kept
@@ -55,8 +58,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 func DecodeLine(l Line) *Decoded { return decodeLine(l, nil, new(Decoded)) }
 
 // BatchDecoder decodes a batch of lines that all stay valid until Reset,
-// in memory that the next batch reuses. (A reader that hands lines to
-// another goroutine in batches needs the whole batch alive at once.)
+// in memory that the next batch reuses, messages included: a caller must
+// not keep a *domain.Message past Reset (what it points to, such as Params,
+// it may keep). A reader that hands lines to another goroutine in batches
+// needs the whole batch alive at once.
 type BatchDecoder struct {
 	arena jsonv.Arena
 	lines []*Decoded // one per line since Reset; kept for reuse
@@ -75,8 +80,8 @@ func (bd *BatchDecoder) DecodeLine(l Line) *Decoded {
 	return decodeLine(l, &bd.arena, d)
 }
 
-// Reset starts a new batch; what the last one decoded becomes invalid
-// (the messages it held stay valid).
+// Reset starts a new batch; what the last one decoded becomes invalid,
+// the messages with it.
 func (bd *BatchDecoder) Reset() {
 	bd.arena.Reset()
 	bd.n = 0
@@ -182,7 +187,10 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 		return
 	}
 	dec := d.decoder(ptr)
-	m := &domain.Message{}
+	m := &d.msg // zeroed with d
+	if len(d.Msgs) > 0 {
+		m = new(domain.Message) // a batch's further messages
+	}
 	var method, params, result, errv, id *jsonv.Value
 	seen := 0
 	for i := range v.Members {
