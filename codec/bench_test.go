@@ -153,3 +153,21 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBatchDecode decodes the transcript the way lint does: 64 lines
+// per batch, each batch in the memory of the one before. One goroutine,
+// so it is steadier than BenchmarkLint on a shared machine.
+func BenchmarkBatchDecode(b *testing.B) {
+	lines, size := benchTranscript(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	var bd codec.BatchDecoder
+	for b.Loop() {
+		for i, l := range lines {
+			if i%64 == 0 {
+				bd.Reset()
+			}
+			bd.DecodeLine(codec.Line{Num: i + 1, Bytes: l})
+		}
+	}
+}

@@ -17,6 +17,9 @@ func init() {
 	// The reflective walk is the costly part of linting a message; the raw
 	// bytes tell cheaply whether there is any base64 member to look at.
 	onEveryRequest(func(p *Phase, c *ctx) {
+		if !typeMayHoldBinary(c.m.Params) {
+			return
+		}
 		if n, ok := paramsOf[domain.SessionNotification](c.m); ok && !mayCarryBinary(n.Update) {
 			return
 		}
@@ -25,10 +28,80 @@ func init() {
 		}
 	})
 	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
-		if c.succeeded() && c.rawMentions(c.m.RawResult, `"data"`, `"blob"`) {
+		if c.succeeded() && typeMayHoldBinary(c.m.Result) && c.rawMentions(c.m.RawResult, `"data"`, `"blob"`) {
 			checkBase64(c, reflect.ValueOf(c.m.Result), "/result")
 		}
 	})
+}
+
+// binaryTypes are the types whose base64 checkBase64 judges.
+var binaryTypes = []reflect.Type{
+	reflect.TypeFor[domain.ImageContent](),
+	reflect.TypeFor[domain.AudioContent](),
+	reflect.TypeFor[domain.BlobResourceContents](),
+}
+
+// holdsBinary says, for the params and result type of every method,
+// whether a value of it can contain one of binaryTypes. Most cannot (fs,
+// terminal, session setup, most results), and for those the raw filter
+// need not read the bytes at all. Read-only once built.
+var holdsBinary = func() map[reflect.Type]bool {
+	m := map[reflect.Type]bool{}
+	for _, mi := range domain.Methods {
+		for _, newValue := range []func() any{mi.NewParams, mi.NewResult} {
+			if newValue != nil {
+				t := reflect.TypeOf(newValue())
+				m[t] = typeReaches(t, binaryTypes, map[reflect.Type]bool{})
+			}
+		}
+	}
+	return m
+}()
+
+// typeMayHoldBinary reports whether v, typed params or a typed result, can
+// contain image or audio data or a resource blob; true for a type not in
+// holdsBinary.
+func typeMayHoldBinary(v any) bool {
+	holds, known := holdsBinary[reflect.TypeOf(v)]
+	return holds || !known
+}
+
+// typeReaches reports whether a value of type t can contain a value of one
+// of targets, along the paths eachStruct walks: pointers, exported members
+// (json.RawMessage and "-" members aside), Opt values, slices, maps, and
+// every variant of a union. An interface that is not a union could hold
+// anything. seen breaks the cycles of recursive types.
+func typeReaches(t reflect.Type, targets []reflect.Type, seen map[reflect.Type]bool) bool {
+	if slices.Contains(targets, t) {
+		return true
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return t != rawMessageType && t.Elem().Kind() != reflect.Uint8 && typeReaches(t.Elem(), targets, seen)
+	case reflect.Interface:
+		u, ok := domain.UnionOf(t)
+		if !ok {
+			return true
+		}
+		for _, v := range u.Variants {
+			if typeReaches(v.Type, targets, seen) {
+				return true
+			}
+		}
+		return u.Default != nil && typeReaches(u.Default, targets, seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			if sf.IsExported() && sf.Type != rawMessageType && sf.Tag.Get("json") != "-" && typeReaches(sf.Type, targets, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mayCarryBinary reports whether an update can hold image or audio data

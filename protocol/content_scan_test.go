@@ -2,7 +2,12 @@ package protocol
 
 import (
 	"bytes"
+	"encoding/json"
+	"regexp"
 	"testing"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/schema"
 )
 
 // The one-pass word scan behind ctx.rawMentions agrees with a plain search
@@ -33,4 +38,64 @@ func TestMentionsMetaMatchesContains(t *testing.T) {
 			t.Errorf("mentionsMeta(%s) = %v, want %v", raw, got, want)
 		}
 	}
+}
+
+// holdsBinary agrees with the schema: a method's params or result can hold
+// base64 content exactly when its definition reaches ImageContent,
+// AudioContent or BlobResourceContents through $refs. (schema.json is
+// generated from the same Go types, but the graph it is walked on here is
+// JSON, so a type walk that missed a kind of member would show.)
+func TestHoldsBinaryMatchesSchema(t *testing.T) {
+	var doc struct {
+		Defs map[string]json.RawMessage `json:"$defs"`
+	}
+	if err := json.Unmarshal(schema.JSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	refs := regexp.MustCompile(`"#/\$defs/([A-Za-z0-9_]+)"`)
+	var reaches func(def string, seen map[string]bool) bool
+	reaches = func(def string, seen map[string]bool) bool {
+		if def == "ImageContent" || def == "AudioContent" || def == "BlobResourceContents" {
+			return true
+		}
+		if seen[def] {
+			return false
+		}
+		seen[def] = true
+		for _, m := range refs.FindAllSubmatch(doc.Defs[def], -1) {
+			if reaches(string(m[1]), seen) {
+				return true
+			}
+		}
+		return false
+	}
+	var some [2]bool // some type holds binary, some does not
+	for _, mi := range domain.Methods {
+		for _, side := range []struct {
+			def      string
+			newValue func() any
+		}{{mi.ParamsDef, mi.NewParams}, {mi.ResultDef, mi.NewResult}} {
+			if side.newValue == nil {
+				continue
+			}
+			if _, ok := doc.Defs[side.def]; !ok {
+				t.Fatalf("%s: schema.json has no $defs/%s", mi.Name, side.def)
+			}
+			want := reaches(side.def, map[string]bool{})
+			if got := typeMayHoldBinary(side.newValue()); got != want {
+				t.Errorf("%s (%s): typeMayHoldBinary = %v, schema says %v", mi.Name, side.def, got, want)
+			}
+			some[boolIndex(want)] = true
+		}
+	}
+	if !some[0] || !some[1] {
+		t.Errorf("expected methods both with and without base64 content; got %v", some)
+	}
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -89,6 +89,12 @@ func corpusEvents(t *testing.T, name string) []Event {
 			transcript = f.Data
 		}
 	}
+	return transcriptEvents(transcript, name)
+}
+
+// transcriptEvents decodes an NDJSON transcript into events, as
+// corpusEvents describes.
+func transcriptEvents(transcript []byte, name string) []Event {
 	sent := map[string]domain.Direction{}
 	var events []Event
 	for n, line := range bytes.Split(transcript, []byte("\n")) {
