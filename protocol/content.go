@@ -115,11 +115,33 @@ func mayCarryBinary(u domain.SessionUpdate) bool {
 		return !isText(u.Content)
 	case domain.UserMessageChunk:
 		return !isText(u.Content)
+	case domain.ToolCall:
+		return toolContentMayCarryBinary(u.Content.Val)
+	case domain.ToolCallUpdate:
+		return toolContentMayCarryBinary(u.Content.Val)
 	case domain.Plan, domain.UsageUpdate, domain.AvailableCommandsUpdate, domain.CurrentModeUpdate,
 		domain.ConfigOptionUpdate, domain.SessionInfoUpdate:
 		return false
 	}
 	return true
+}
+
+// toolContentMayCarryBinary reports whether tool call content can hold
+// image or audio data or a resource blob: diffs and terminals cannot, and
+// most tool calls carry only those or text.
+func toolContentMayCarryBinary(content []domain.ToolCallContent) bool {
+	for _, item := range content {
+		switch item := item.(type) {
+		case domain.Content:
+			if !isText(item.Content) {
+				return true
+			}
+		case domain.Diff, domain.Terminal:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 func isText(b domain.ContentBlock) bool {

@@ -3,10 +3,14 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/schema"
 )
 
@@ -98,4 +102,55 @@ func boolIndex(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// mayCarryBinary never rules out an update that holds base64 content: for
+// every session/update of the golden corpus and of a generated
+// transcript, and for tool calls built to hold each kind of content, an
+// update in which the walk of checkBase64 meets image, audio or blob
+// content must be one that mayCarryBinary lets through.
+func TestMayCarryBinaryRulesOutOnlyTextAndShapes(t *testing.T) {
+	var updates []domain.SessionUpdate
+	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
+	events, err := benchEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range cases {
+		events = append(events, corpusEvents(t, name)...)
+	}
+	for _, ev := range events {
+		if ev.Msg == nil {
+			continue
+		}
+		if n, ok := ev.Msg.Params.(*domain.SessionNotification); ok && n.Update != nil {
+			updates = append(updates, n.Update)
+		}
+	}
+	image := domain.Content{Content: domain.ImageContent{Data: "!", MimeType: "image/png"}}
+	text := domain.Content{Content: domain.TextContent{Text: "t"}}
+	for _, content := range [][]domain.ToolCallContent{
+		{image}, {text, image}, {domain.Diff{Path: "/a"}, image}, {domain.Terminal{}, text},
+		{domain.UnknownToolCallContent{Raw: []byte(`{"type":"x","data":"!"}`)}},
+	} {
+		updates = append(updates,
+			domain.ToolCall{Content: domain.Some(content)},
+			domain.ToolCallUpdate{Content: domain.Some(content)})
+	}
+	holding := 0
+	for _, u := range updates {
+		found := false
+		eachStruct(reflect.ValueOf(u), "", func(v reflect.Value, _ jsonv.Pointer) {
+			found = found || slices.Contains(binaryTypes, v.Type())
+		})
+		if found {
+			holding++
+			if !mayCarryBinary(u) {
+				t.Errorf("mayCarryBinary(%T) = false for an update holding base64 content: %+v", u, u)
+			}
+		}
+	}
+	if holding < 6 {
+		t.Fatalf("only %d of %d updates hold base64 content; the test needs examples", holding, len(updates))
+	}
 }
