@@ -83,22 +83,27 @@ func BenchmarkLint(b *testing.B) {
 	heap := watchHeap()
 	cpu := processCPU()
 	for b.Loop() {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			b.Fatal(err)
-		}
-		res, err := Transcript(f, Options{File: "bench", CleanEnd: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(res.Findings) != 0 {
-			b.Fatalf("the generated transcript should lint clean; first finding: %s", res.Findings[0].Message)
-		}
+		lintOnce(b, f)
 	}
 	heap.report(b)
 	// Lint spreads over the cores; its wall time is about its CPU time
 	// over their number. cpu-ms/op is what to make smaller.
 	if used := processCPU() - cpu; used > 0 {
 		b.ReportMetric(float64(used.Milliseconds())/float64(b.N), "cpu-ms/op")
+	}
+}
+
+// lintOnce lints f from its start, which must lint clean.
+func lintOnce(b *testing.B, f *os.File) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		b.Fatal(err)
+	}
+	res, err := Transcript(f, Options{File: "bench", CleanEnd: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(res.Findings) != 0 {
+		b.Fatalf("the generated transcript should lint clean; first finding: %s", res.Findings[0].Message)
 	}
 }
 
