@@ -104,7 +104,7 @@ var (
 )
 
 // benchTranscript is a generated 8 MB transcript, split into lines.
-func benchTranscript(b *testing.B) ([][]byte, int64) {
+func benchTranscript(b testing.TB) ([][]byte, int64) {
 	benchOnce.Do(func() {
 		var buf bytes.Buffer
 		if err := transcriptgen.Write(&buf, transcriptgen.Options{Seed: 1, Bytes: 8 << 20}); err != nil {

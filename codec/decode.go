@@ -93,6 +93,21 @@ func (d *decoder) short(v *jsonv.Value) string {
 	return s
 }
 
+// useGenerated turns on the generated decoders (decode_gen.go); tests turn
+// it off to compare them with the reflective ones.
+var useGenerated = true
+
+// decodeObject fills *target, the params or result of a method or a
+// domain.Error, from object v: with its generated decoder, or by reflection
+// for a type that has none.
+func (d *decoder) decodeObject(v *jsonv.Value, target any) {
+	if useGenerated && decodeGenerated(d, v, target) {
+		return
+	}
+	rv := reflect.ValueOf(target).Elem()
+	d.decodeStruct(v, rv, planFor(rv.Type()).st, "")
+}
+
 // decode fills rv (settable) from v. def names the enclosing schema
 // definition, for problem reports.
 func (d *decoder) decode(v *jsonv.Value, rv reflect.Value, def string) {
@@ -133,14 +148,12 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 			d.decodeUnion(v, rv, p.union, def)
 		}
 	case classStruct:
-		if v.Kind != jsonv.Object {
-			d.typeProblem(v, def, "object")
+		if !d.is(v, jsonv.Object, def, p.want) {
 			return
 		}
 		d.decodeStruct(v, rv, p.st, "")
 	case classSlice:
-		if v.Kind != jsonv.Array {
-			d.typeProblem(v, def, "array")
+		if !d.is(v, jsonv.Array, def, p.want) {
 			return
 		}
 		s := reflect.MakeSlice(rv.Type(), len(v.Elems), len(v.Elems))
@@ -151,8 +164,7 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		}
 		rv.Set(s)
 	case classMap:
-		if v.Kind != jsonv.Object {
-			d.typeProblem(v, def, "object")
+		if !d.is(v, jsonv.Object, def, p.want) {
 			return
 		}
 		m := reflect.MakeMapWithSize(rv.Type(), len(v.Members))
@@ -173,47 +185,31 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		}
 		rv.Set(m)
 	case classString:
-		if v.Kind != jsonv.String {
-			d.typeProblem(v, def, "string")
+		if !d.is(v, jsonv.String, def, p.want) {
 			return
 		}
-		if i := slices.Index(p.enum, v.Str); i >= 0 {
-			rv.SetString(p.enum[i]) // the enum's own copy: nothing to allocate
+		if p.enum != nil {
+			rv.SetString(d.enumValue(v, p.enum, p.open, rv.Type().Name()))
 			break
 		}
 		rv.SetString(d.strs.owned(v.Str))
-		if p.enum != nil {
-			kind := ProbEnum
-			if p.open {
-				kind = ProbOpenEnum
-			}
-			d.reportHere(Problem{Kind: kind, Def: rv.Type().Name(), Value: v.Str,
-				Detail: fmt.Sprintf("%q is not one of %s", v.Str, quoteList(p.enum))})
-		}
 	case classBool:
-		if v.Kind != jsonv.Bool {
-			d.typeProblem(v, def, "boolean")
+		if !d.is(v, jsonv.Bool, def, p.want) {
 			return
 		}
 		rv.SetBool(v.Bool)
-	case classInt, classUint:
-		if v.Kind != jsonv.Number {
-			d.typeProblem(v, def, "integer")
-			return
+	case classInt:
+		if n, ok := d.intValue(v, p.bits, def); ok {
+			rv.SetInt(n)
 		}
-		d.decodeInteger(v, rv, p, def)
+	case classUint:
+		if n, ok := d.uintValue(v, p.bits, def); ok {
+			rv.SetUint(n)
+		}
 	case classFloat:
-		if v.Kind != jsonv.Number {
-			d.typeProblem(v, def, "number")
-			return
+		if f, ok := d.floatValue(v, p.bits, def); ok {
+			rv.SetFloat(f)
 		}
-		f, err := strconv.ParseFloat(v.Str, p.bits)
-		if err != nil {
-			d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str,
-				Detail: fmt.Sprintf("number %s is out of range for a %d-bit float", v.Str, p.bits)})
-			return
-		}
-		rv.SetFloat(f)
 	}
 }
 
@@ -232,7 +228,63 @@ func (d *decoder) rejectedHere(n int) bool {
 	return false
 }
 
-func (d *decoder) decodeInteger(v *jsonv.Value, rv reflect.Value, p *typePlan, def string) {
+// intValue, uintValue and floatValue read number v for a member of the
+// given width, reporting a value that is not a number of that kind.
+func (d *decoder) intValue(v *jsonv.Value, bits int, def string) (int64, bool) {
+	lit, ok := d.integerLiteral(v, def)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(lit, 10, bits)
+	if err != nil {
+		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str,
+			Detail: fmt.Sprintf("%s is out of range for a %d-bit integer", v.Str, bits)})
+		return 0, false
+	}
+	return n, true
+}
+
+func (d *decoder) uintValue(v *jsonv.Value, bits int, def string) (uint64, bool) {
+	lit, ok := d.integerLiteral(v, def)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(lit, 10, bits)
+	if err != nil {
+		what := fmt.Sprintf("%s is out of range for an unsigned %d-bit integer (0 to %d)", v.Str, bits, uint64(1)<<bits-1)
+		if bits == 64 {
+			what = fmt.Sprintf("%s is out of range for an unsigned 64-bit integer", v.Str)
+		}
+		if strings.HasPrefix(lit, "-") {
+			what = fmt.Sprintf("%s is negative; want an integer from 0", v.Str)
+		}
+		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str, Detail: what})
+		return 0, false
+	}
+	return n, true
+}
+
+func (d *decoder) floatValue(v *jsonv.Value, bits int, def string) (float64, bool) {
+	if v.Kind != jsonv.Number {
+		d.typeProblem(v, def, "number")
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v.Str, bits)
+	if err != nil {
+		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str,
+			Detail: fmt.Sprintf("number %s is out of range for a %d-bit float", v.Str, bits)})
+		return 0, false
+	}
+	return f, true
+}
+
+// integerLiteral returns the digits of integer v, reporting a value that
+// is not an integer.
+func (d *decoder) integerLiteral(v *jsonv.Value, def string) (string, bool) {
+	if v.Kind != jsonv.Number {
+		d.typeProblem(v, def, "integer")
+		return "", false
+	}
 	lit := v.Str
 	if strings.ContainsAny(lit, ".eE") || lit == "-0" {
 		// 1.0 and 1e2 are integers in JSON Schema's sense; accept them when
@@ -241,33 +293,11 @@ func (d *decoder) decodeInteger(v *jsonv.Value, rv reflect.Value, p *typePlan, d
 		if !whole {
 			d.reportHere(Problem{Kind: ProbRange, Def: def, Value: lit,
 				Detail: fmt.Sprintf("%s is not an integer", lit)})
-			return
+			return "", false
 		}
 		lit = canon
 	}
-	if p.class == classInt {
-		n, err := strconv.ParseInt(lit, 10, p.bits)
-		if err != nil {
-			d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str,
-				Detail: fmt.Sprintf("%s is out of range for a %d-bit integer", v.Str, p.bits)})
-			return
-		}
-		rv.SetInt(n)
-		return
-	}
-	n, err := strconv.ParseUint(lit, 10, p.bits)
-	if err != nil {
-		what := fmt.Sprintf("%s is out of range for an unsigned %d-bit integer (0 to %d)", v.Str, p.bits, uint64(1)<<p.bits-1)
-		if p.bits == 64 {
-			what = fmt.Sprintf("%s is out of range for an unsigned 64-bit integer", v.Str)
-		}
-		if strings.HasPrefix(lit, "-") {
-			what = fmt.Sprintf("%s is negative; want an integer from 0", v.Str)
-		}
-		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str, Detail: what})
-		return
-	}
-	rv.SetUint(n)
+	return lit, true
 }
 
 // wholeNumber rewrites a JSON number literal with a fraction or exponent
@@ -375,11 +405,9 @@ func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan,
 		m := &v.Members[i]
 		if fi, ok := sp.field(m.Key, next); ok {
 			next = fi + 1
-			if seen&(1<<fi) != 0 {
-				d.duplicate(m, sp.name, &unknown)
+			if !d.claim(m, &seen, 1<<fi, sp.name, &unknown) {
 				continue
 			}
-			seen |= 1 << fi
 			f := &sp.fields[fi]
 			d.member(m, rv.Field(f.index), f, sp.name)
 			continue
@@ -433,19 +461,71 @@ func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan,
 func (d *decoder) member(m *jsonv.Member, fv reflect.Value, f *field, def string) {
 	d.pushKey(m.Key)
 	defer d.pop()
-	if m.Key == "_meta" && m.Value.Kind != jsonv.Object && m.Value.Kind != jsonv.Null {
-		d.reportHere(Problem{Kind: ProbMeta, Def: def,
-			Detail: fmt.Sprintf(`"_meta" is %s; want an object or null`, article(m.Value.Kind.String()))})
+	if m.Key == "_meta" {
+		d.checkMeta(&m.Value, def)
 	}
 	if f.notNull && m.Value.Kind == jsonv.Null {
 		// Kept as null so that the message re-encodes as written.
 		fv.Field(1).SetUint(uint64(domain.Null))
-		want := planFor(fv.Field(0).Type()).want
-		d.reportHere(Problem{Kind: ProbType, Def: def, Value: "null",
-			Detail: fmt.Sprintf("%q is null; want %s (omit the member instead)", m.Key, article(want))})
+		d.nullMember(m.Key, def, planFor(fv.Field(0).Type()).want)
 		return
 	}
 	d.decodeAs(&m.Value, fv, f.typePlan(), def)
+}
+
+// checkMeta reports a "_meta" member v that is neither an object nor null.
+func (d *decoder) checkMeta(v *jsonv.Value, def string) {
+	if v.Kind != jsonv.Object && v.Kind != jsonv.Null {
+		d.reportHere(Problem{Kind: ProbMeta, Def: def,
+			Detail: fmt.Sprintf(`"_meta" is %s; want an object or null`, article(v.Kind.String()))})
+	}
+}
+
+// nullMember reports member name, which must not be null, as null; want
+// is the JSON type it should have.
+func (d *decoder) nullMember(name, def, want string) {
+	d.reportHere(Problem{Kind: ProbType, Def: def, Value: "null",
+		Detail: fmt.Sprintf("%q is null; want %s (omit the member instead)", name, article(want))})
+}
+
+// is reports whether v is of kind k, reporting it as a type problem (want
+// names the JSON type the member should have) when it is not.
+func (d *decoder) is(v *jsonv.Value, k jsonv.Kind, def, want string) bool {
+	if v.Kind == k {
+		return true
+	}
+	d.typeProblem(v, def, want)
+	return false
+}
+
+// claim records that member m fills the field with bit in seen, and
+// reports whether it is the first to: a member seen before is a duplicate,
+// reported and kept in unknown.
+func (d *decoder) claim(m *jsonv.Member, seen *uint64, bit uint64, def string, unknown *domain.Members) bool {
+	if *seen&bit != 0 {
+		d.duplicate(m, def, unknown)
+		return false
+	}
+	*seen |= bit
+	return true
+}
+
+// enumValue returns string v as a value of the enum type called name,
+// whose values are values, reporting one that is not among them (as an
+// open enum's unknown value when open). A known value is the enum's own
+// copy, so it costs no allocation.
+func (d *decoder) enumValue(v *jsonv.Value, values []string, open bool, name string) string {
+	if i := slices.Index(values, v.Str); i >= 0 {
+		return values[i]
+	}
+	s := d.strs.owned(v.Str)
+	kind := ProbEnum
+	if open {
+		kind = ProbOpenEnum
+	}
+	d.reportHere(Problem{Kind: kind, Def: name, Value: v.Str,
+		Detail: fmt.Sprintf("%q is not one of %s", v.Str, quoteList(values))})
+	return s
 }
 
 // duplicate reports a repeated member. The first copy is the typed value;
@@ -712,8 +792,7 @@ func checkRequestID(d *decoder, v *jsonv.Value, def string) {
 	switch v.Kind {
 	case jsonv.Null, jsonv.String:
 	case jsonv.Number:
-		var n int64
-		d.decodeInteger(v, reflect.ValueOf(&n).Elem(), planFor(reflect.TypeFor[int64]()), def)
+		d.intValue(v, 64, def)
 	default:
 		d.typeProblem(v, def, "string, an integer or null")
 	}

@@ -318,7 +318,6 @@ func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value) any 
 		params = &jsonv.Value{Kind: jsonv.Object, Members: []jsonv.Member{}}
 	}
 	target := mi.NewParams()
-	rv := reflect.ValueOf(target).Elem()
 	dec.pushKey("params")
 	defer dec.pop()
 	switch params.Kind {
@@ -331,7 +330,7 @@ func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value) any 
 	default:
 		return nil // not JSON-RPC at all: reported with the envelope
 	}
-	dec.decodeStruct(params, rv, planFor(rv.Type()).st, "")
+	dec.decodeObject(params, target)
 	return target
 }
 
@@ -344,7 +343,7 @@ func decodeError(dec *decoder, v *jsonv.Value) *domain.Error {
 	e := &domain.Error{}
 	sub := newDecoder(dec.src, dec.base)
 	sub.pushKey("error")
-	sub.decodeStruct(v, reflect.ValueOf(e).Elem(), planFor(reflect.TypeFor[domain.Error]()).st, "")
+	sub.decodeObject(v, e)
 	for _, p := range sub.problems {
 		switch p.Kind {
 		case ProbUnknownMember:
@@ -372,7 +371,6 @@ func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
 	dec := d.decoder(d.prefixes[i])
 	dec.pushKey("result")
 	target := mi.NewResult()
-	rv := reflect.ValueOf(target).Elem()
 	switch {
 	case v.Kind == jsonv.Null && mi.EmptyResult:
 		dec.reportHere(Problem{Kind: ProbNullResult, Def: mi.ResultDef,
@@ -381,7 +379,7 @@ func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
 	case v.Kind != jsonv.Object:
 		dec.typeProblem(v, mi.ResultDef, "object")
 	default:
-		dec.decodeStruct(v, rv, planFor(rv.Type()).st, "")
+		dec.decodeObject(v, target)
 		m.Result = target
 	}
 	return dec.problems

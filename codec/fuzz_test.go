@@ -18,7 +18,7 @@ import (
 
 // seedLines are the fuzz seeds: every line of the testdata transcripts and
 // of the problem table.
-func seedLines(f *testing.F) [][]byte {
+func seedLines(f testing.TB) [][]byte {
 	var out [][]byte
 	for _, name := range []string{"testdata/full-session.ndjson", "testdata/extensions.ndjson"} {
 		b, err := os.ReadFile(name)
@@ -48,7 +48,8 @@ var resultMethods = func() []*domain.MethodInfo {
 }()
 
 // FuzzDecodeLine: decoding and encoding never panic; every problem points
-// into the line; a line without problems re-encodes to the same JSON.
+// into the line; the generated and the reflective decoders agree; a line
+// without problems re-encodes to the same JSON.
 func FuzzDecodeLine(f *testing.F) {
 	for _, l := range seedLines(f) {
 		f.Add(l)
@@ -66,6 +67,9 @@ func FuzzDecodeLine(f *testing.F) {
 			codec.Encode(m)
 		}
 		checkPointers(t, line, probs)
+		// The generated decoders make the same of any input as the
+		// reflective ones (decode_gen.go).
+		sameDecoding(t, line, resultMethods[len(line)%len(resultMethods):][:1])
 		if len(probs) > 0 || len(d.Msgs) != 1 {
 			return
 		}

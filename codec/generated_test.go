@@ -1,0 +1,155 @@
+package codec_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/txtar"
+	"pgregory.net/rapid"
+
+	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/jsonv"
+)
+
+// decoding is everything DecodeLine and DecodeResult make of one line:
+// the messages and problems, and for each response the result and
+// problems under the result type of every method in turn.
+type decoding struct {
+	Msgs     []*domain.Message
+	Problems []codec.Problem
+	Results  []any
+	Typed    [][]codec.Problem
+}
+
+func decodeAll(line []byte, methods []*domain.MethodInfo) decoding {
+	d := codec.DecodeLine(codec.Line{Num: 1, Bytes: line})
+	out := decoding{Msgs: d.Msgs, Problems: d.Problems}
+	for i, m := range d.Msgs {
+		if m.Kind != domain.KindResult {
+			continue
+		}
+		for _, mi := range methods {
+			again := codec.DecodeLine(codec.Line{Num: 1, Bytes: line})
+			out.Typed = append(out.Typed, again.DecodeResult(i, mi))
+			out.Results = append(out.Results, again.Msgs[i].Result)
+		}
+	}
+	return out
+}
+
+// sameDecoding fails t when the generated decoders and the reflective ones
+// make anything different of line, its results typed as those of methods.
+func sameDecoding(t tb, line []byte, methods []*domain.MethodInfo) {
+	t.Helper()
+	generated := decodeAll(line, methods)
+	var reflective decoding
+	codec.WithReflection(func() { reflective = decodeAll(line, methods) })
+	if diff := cmp.Diff(reflective, generated); diff != "" {
+		t.Fatalf("%s\ngenerated and reflective decoders differ (-reflective +generated):\n%s", line, diff)
+	}
+}
+
+// TestGeneratedMatchesReflective holds decode_gen.go to the reflective
+// decoder on every line of the codec's testdata and problem table, of the
+// golden corpus, and of a generated transcript.
+func TestGeneratedMatchesReflective(t *testing.T) {
+	lines := seedLines(t)
+	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
+	for _, name := range cases {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range txtar.Parse(data).Files {
+			if f.Name == "transcript.ndjson" {
+				lines = append(lines, bytes.Split(f.Data, []byte("\n"))...)
+			}
+		}
+	}
+	generated, _ := benchTranscript(t)
+	lines = append(lines, generated[:min(len(generated), 600)]...)
+	if len(lines) < 1000 {
+		t.Fatalf("only %d lines to compare", len(lines))
+	}
+	for _, line := range lines {
+		sameDecoding(t, line, resultMethods)
+	}
+}
+
+// TestGeneratedMatchesReflectiveOnRewrites compares the two decoders on
+// the messages of every method, valid ones rewritten with shuffled
+// members and undeclared ones, and with members swapped for values of
+// another JSON type, so that every problem path runs.
+func TestGeneratedMatchesReflectiveOnRewrites(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		mi := rapid.SampledFrom(domain.Methods).Draw(rt, "method")
+		var m *domain.Message
+		if mi.NewResult != nil && rapid.Bool().Draw(rt, "result") {
+			r := valueOf(reflect.TypeOf(mi.NewResult()).Elem()).Draw(rt, "result")
+			m = &domain.Message{Kind: domain.KindResult, ID: domain.IDOf(3), Result: ptrTo(r), JSONRPC: json.RawMessage(`"2.0"`)}
+		} else {
+			params := valueOf(reflect.TypeOf(mi.NewParams()).Elem()).Draw(rt, "params")
+			m = &domain.Message{Kind: domain.KindRequest, ID: domain.IDOf(3), Method: mi.Name, Params: ptrTo(params), JSONRPC: json.RawMessage(`"2.0"`)}
+		}
+		src := codec.Encode(m)
+		tree, err := jsonv.Parse(src)
+		if err != nil {
+			rt.Fatalf("encoder wrote invalid JSON: %v\n%s", err, src)
+		}
+		var b bytes.Buffer
+		if rapid.Bool().Draw(rt, "corrupt") {
+			corrupt(rt, &b, src, &tree, "msg")
+		} else {
+			rewrite(rt, &b, src, &tree, "msg")
+		}
+		sameDecoding(rt, b.Bytes(), resultMethods)
+	})
+}
+
+// corrupt writes v again with, now and then, a value replaced by one of
+// another JSON type, null, a fractional or huge number, or an unknown
+// enum string, and a member repeated.
+func corrupt(rt *rapid.T, b *bytes.Buffer, src []byte, v *jsonv.Value, label string) {
+	if rapid.IntRange(0, 9).Draw(rt, label+"-corrupt") == 0 {
+		b.WriteString(rapid.SampledFrom([]string{`null`, `"x"`, `1.5`, `-1`, `1e400`, `99999999999999999999`, `true`, `{}`, `[]`, `[1]`, `{"type":"x"}`}).Draw(rt, label+"-with"))
+		return
+	}
+	switch v.Kind {
+	case jsonv.Object:
+		b.WriteByte('{')
+		for i := range v.Members {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			mem := &v.Members[i]
+			key, _ := json.Marshal(mem.Key)
+			b.Write(key)
+			b.WriteByte(':')
+			corrupt(rt, b, src, &mem.Value, label+"."+mem.Key)
+			if rapid.IntRange(0, 19).Draw(rt, label+"."+mem.Key+"-twice") == 0 {
+				b.WriteByte(',')
+				b.Write(key)
+				b.WriteByte(':')
+				b.Write(mem.Value.Raw(src))
+			}
+		}
+		b.WriteByte('}')
+	case jsonv.Array:
+		b.WriteByte('[')
+		for i := range v.Elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			corrupt(rt, b, src, &v.Elems[i], label+"[]")
+		}
+		b.WriteByte(']')
+	default:
+		b.Write(v.Raw(src))
+	}
+}
