@@ -16,8 +16,8 @@
 // they contain, decode through code generated from the same plans the
 // reflective decoder follows (decode_gen.go, written by decodegen_test.go):
 // it unrolls the decoder's loops and switches for each type, which takes
-// about 40% off the cost of typing a message. Tests and the fuzz target hold the two decoders
-// to the same results on every input.
+// about 40% off the cost of typing a message. Tests and the fuzz target
+// hold the two decoders to the same results on every input.
 //
 // Numbers. JSON kept raw (ids, "_meta", unknown members, rawInput, form
 // answers) keeps its spelling, so 1.0, 1e2 and 2^64 survive unchanged.
