@@ -148,33 +148,27 @@ func (g *decoderGen) tmp(prefix string) string {
 
 // plan returns an expression for the plan of t.
 func (g *decoderGen) plan(t reflect.Type) string {
-	i := slices.Index(g.plans, t)
-	if i < 0 {
-		i = len(g.plans)
-		g.plans = append(g.plans, t)
-	}
-	return fmt.Sprintf("genPlans[%d].of(reflect.TypeFor[%s]())", i, goType(t))
+	return fmt.Sprintf("genPlans[%d].of(reflect.TypeFor[%s]())", slot(&g.plans, t), goType(t))
 }
 
-// enum returns the name of a package variable holding the values of
-// enum type t.
+// enum returns an expression for the values of enum type t.
 func (g *decoderGen) enum(t reflect.Type) string {
-	i := slices.Index(g.enums, t)
-	if i < 0 {
-		i = len(g.enums)
-		g.enums = append(g.enums, t)
-	}
-	return fmt.Sprintf("genEnums[%d]", i)
+	return fmt.Sprintf("genEnums[%d]", slot(&g.enums, t))
 }
 
-// typeVar returns the name of a package variable holding t.
+// typeVar returns an expression for t as a reflect.Type.
 func (g *decoderGen) typeVar(t reflect.Type) string {
-	i := slices.Index(g.types, t)
+	return fmt.Sprintf("genTypes[%d]", slot(&g.types, t))
+}
+
+// slot returns the index of t in *list, adding it at the end if needed.
+func slot(list *[]reflect.Type, t reflect.Type) int {
+	i := slices.Index(*list, t)
 	if i < 0 {
-		i = len(g.types)
-		g.types = append(g.types, t)
+		i = len(*list)
+		*list = append(*list, t)
 	}
-	return fmt.Sprintf("genTypes[%d]", i)
+	return i
 }
 
 // convert spells the conversion of expr, of t's underlying basic type, to t.

@@ -2,10 +2,8 @@ package codec_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,25 +86,12 @@ func TestGeneratedMatchesReflective(t *testing.T) {
 // another JSON type, so that every problem path runs.
 func TestGeneratedMatchesReflectiveOnRewrites(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		mi := rapid.SampledFrom(domain.Methods).Draw(rt, "method")
-		var m *domain.Message
-		if mi.NewResult != nil && rapid.Bool().Draw(rt, "result") {
-			r := valueOf(reflect.TypeOf(mi.NewResult()).Elem()).Draw(rt, "result")
-			m = &domain.Message{Kind: domain.KindResult, ID: domain.IDOf(3), Result: ptrTo(r), JSONRPC: json.RawMessage(`"2.0"`)}
-		} else {
-			params := valueOf(reflect.TypeOf(mi.NewParams()).Elem()).Draw(rt, "params")
-			m = &domain.Message{Kind: domain.KindRequest, ID: domain.IDOf(3), Method: mi.Name, Params: ptrTo(params), JSONRPC: json.RawMessage(`"2.0"`)}
-		}
-		src := codec.Encode(m)
-		tree, err := jsonv.Parse(src)
-		if err != nil {
-			rt.Fatalf("encoder wrote invalid JSON: %v\n%s", err, src)
-		}
+		_, _, src, tree := drawMessage(rt)
 		var b bytes.Buffer
 		if rapid.Bool().Draw(rt, "corrupt") {
-			corrupt(rt, &b, src, &tree, "msg")
+			corrupt(rt, &b, src, tree, "msg")
 		} else {
-			rewrite(rt, &b, src, &tree, "msg")
+			rewrite(rt, &b, src, tree, "msg")
 		}
 		sameDecoding(rt, b.Bytes(), resultMethods)
 	})
@@ -128,7 +113,7 @@ func corrupt(rt *rapid.T, b *bytes.Buffer, src []byte, v *jsonv.Value, label str
 				b.WriteByte(',')
 			}
 			mem := &v.Members[i]
-			key, _ := json.Marshal(mem.Key)
+			key := jsonString(mem.Key)
 			b.Write(key)
 			b.WriteByte(':')
 			corrupt(rt, b, src, &mem.Value, label+"."+mem.Key)

@@ -317,23 +317,9 @@ func ptrTo(v reflect.Value) any {
 // members, in every object.
 func TestReencodeKeepsJSON(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		mi := rapid.SampledFrom(domain.Methods).Draw(rt, "method")
-		params := valueOf(reflect.TypeOf(mi.NewParams()).Elem()).Draw(rt, "params")
-		var m *domain.Message
-		result := mi.NewResult != nil && rapid.Bool().Draw(rt, "result")
-		if result {
-			r := valueOf(reflect.TypeOf(mi.NewResult()).Elem()).Draw(rt, "result")
-			m = &domain.Message{Kind: domain.KindResult, ID: domain.IDOf(3), Result: ptrTo(r), JSONRPC: json.RawMessage(`"2.0"`)}
-		} else {
-			m = &domain.Message{Kind: domain.KindRequest, ID: domain.IDOf(3), Method: mi.Name, Params: ptrTo(params), JSONRPC: json.RawMessage(`"2.0"`)}
-		}
-		src := codec.Encode(m)
-		tree, err := jsonv.Parse(src)
-		if err != nil {
-			rt.Fatalf("encoder wrote invalid JSON: %v\n%s", err, src)
-		}
+		mi, result, src, tree := drawMessage(rt)
 		var b bytes.Buffer
-		rewrite(rt, &b, src, &tree, "msg")
+		rewrite(rt, &b, src, tree, "msg")
 		line := b.Bytes()
 		d, got := decodeOne(rt, line)
 		if result {
@@ -344,6 +330,28 @@ func TestReencodeKeepsJSON(t *testing.T) {
 			rt.Fatalf("in:  %s\nout: %s\n(-in +out):\n%s", line, out, diff)
 		}
 	})
+}
+
+// drawMessage draws a valid request or result of some method and returns
+// the method, whether the message is a result, and its JSON with the
+// parse tree of it.
+func drawMessage(rt *rapid.T) (mi *domain.MethodInfo, result bool, src []byte, tree *jsonv.Value) {
+	mi = rapid.SampledFrom(domain.Methods).Draw(rt, "method")
+	var m *domain.Message
+	result = mi.NewResult != nil && rapid.Bool().Draw(rt, "result")
+	if result {
+		r := valueOf(reflect.TypeOf(mi.NewResult()).Elem()).Draw(rt, "result")
+		m = &domain.Message{Kind: domain.KindResult, ID: domain.IDOf(3), Result: ptrTo(r), JSONRPC: json.RawMessage(`"2.0"`)}
+	} else {
+		params := valueOf(reflect.TypeOf(mi.NewParams()).Elem()).Draw(rt, "params")
+		m = &domain.Message{Kind: domain.KindRequest, ID: domain.IDOf(3), Method: mi.Name, Params: ptrTo(params), JSONRPC: json.RawMessage(`"2.0"`)}
+	}
+	src = codec.Encode(m)
+	v, err := jsonv.Parse(src)
+	if err != nil {
+		rt.Fatalf("encoder wrote invalid JSON: %v\n%s", err, src)
+	}
+	return mi, result, src, &v
 }
 
 // rewrite writes v again with shuffled members, random white space and,
