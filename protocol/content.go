@@ -14,8 +14,10 @@ import (
 )
 
 func init() {
-	// The reflective walk is the costly part of linting a message; the raw
-	// bytes tell cheaply whether there is any base64 member to look at.
+	// The reflective walk is the costly part of linting a message. The
+	// types rule out most messages (typeMayHoldBinary, mayCarryBinary),
+	// and the raw bytes tell cheaply whether the rest have any base64
+	// member to look at.
 	onEveryRequest(func(p *Phase, c *ctx) {
 		if !typeMayHoldBinary(c.m.Params) {
 			return

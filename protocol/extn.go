@@ -141,8 +141,6 @@ var (
 	baggageValue  = regexp.MustCompile(`^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$`)
 )
 
-// checkTraceContext checks the W3C trace context keys of every _meta
-// reachable from a typed params or result value (ACP-EXTN-005).
 // mentionsMeta reports whether raw may hold a "_meta" member, where trace
 // context lives: one quick search spares the full scan of most messages.
 // It looks for the name without its opening quote, then checks for the
@@ -167,6 +165,8 @@ var metaTail = []byte(`_meta"`)
 // traceKeys are the _meta members checkTraceContext judges.
 var traceKeys = []string{`"traceparent"`, `"tracestate"`, `"baggage"`}
 
+// checkTraceContext checks the W3C trace context keys of every _meta
+// reachable from a typed params or result value (ACP-EXTN-005).
 func checkTraceContext(c *ctx, root reflect.Value, prefix jsonv.Pointer) {
 	eachStruct(root, prefix, func(v reflect.Value, ptr jsonv.Pointer) {
 		meta := metaOf(v)
