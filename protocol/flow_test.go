@@ -1,23 +1,15 @@
 package protocol
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/acplint/acplint/domain"
-	"github.com/acplint/acplint/findings"
 )
 
 // flowMethods are the methods whose checks live in cancel.go, tool.go,
 // permission.go, fs.go, terminal.go and elicitation.go, with a typed nil
 // and a zero value of their params and result.
-var flowMethods = []struct {
-	method         domain.Method
-	from           domain.Direction
-	nilParams      any
-	zeroParams     any
-	nilRes, zeroRs any
-}{
+var flowMethods = []emptyMethod{
 	{domain.MethodSessionCancel, domain.FromClient, (*domain.CancelNotification)(nil), &domain.CancelNotification{}, nil, nil},
 	{domain.MethodSessionPrompt, domain.FromClient, (*domain.PromptRequest)(nil), &domain.PromptRequest{}, (*domain.PromptResponse)(nil), &domain.PromptResponse{}},
 	{domain.MethodSessionUpdate, domain.FromAgent, (*domain.SessionNotification)(nil), &domain.SessionNotification{}, nil, nil},
@@ -38,57 +30,20 @@ var flowMethods = []struct {
 // nothing, and requires that stepping never panics or fails with a
 // non-violation error: params that did not decode must not crash a check.
 func TestFlowChecksSurviveEmptyMessages(t *testing.T) {
-	p := newPhase()
-	line := 0
-	stepOK := func(m *domain.Message) {
-		t.Helper()
-		line++
-		var err error
-		p, err = step(p, Event{Msg: m, Loc: findings.Location{File: "t", Line: line}})
-		if _, other := Violations(err); len(other) > 0 {
-			t.Fatalf("line %d (%s): %v", line, m.Method, other)
-		}
-	}
 	// A connection with one prompting session, so that session-scoped
 	// checks get past their first lookups.
+	p := newPhase()
 	p.Conn = ConnReady
 	p.ClientCaps = &domain.ClientCapabilities{}
 	p.AgentCaps = &domain.AgentCapabilities{}
 	p.Sessions = p.Sessions.Set("", &Session{State: SessionPrompting, PromptKey: "99"})
-	id := 100
+	s := newSurvivor(t, "flow", p)
 	for _, fm := range flowMethods {
-		for _, params := range []any{fm.nilParams, fm.zeroParams, nil} {
-			mi, _ := domain.LookupMethod(fm.method)
-			kind := domain.KindRequest
-			if mi.Notification {
-				kind = domain.KindNotification
-			}
-			rid := domain.RequestID{Raw: json.RawMessage(jsonInt(id))}
-			id++
-			stepOK(&domain.Message{Kind: kind, Method: fm.method, Dir: fm.from, ID: rid, Params: params})
-			if kind == domain.KindNotification {
-				continue
-			}
-			for _, answer := range []*domain.Message{
-				{Kind: domain.KindResult, Result: fm.nilRes},
-				{Kind: domain.KindResult, Result: fm.zeroRs},
-				{Kind: domain.KindError},
-				{Kind: domain.KindError, Error: &domain.Error{Code: -32800, Message: "Request cancelled"}},
-			} {
-				m := *answer
-				m.ID, m.Dir, m.Method = rid, fm.from.Opposite(), fm.method
-				stepOK(&m)
-				// Ask again so that the next answer has a request.
-				rid = domain.RequestID{Raw: json.RawMessage(jsonInt(id))}
-				id++
-				stepOK(&domain.Message{Kind: kind, Method: fm.method, Dir: fm.from, ID: rid, Params: params})
-			}
-		}
+		s.exchange(fm, nil,
+			&domain.Message{Kind: domain.KindResult, Result: fm.nilRes},
+			&domain.Message{Kind: domain.KindResult, Result: fm.zeroRes},
+			&domain.Message{Kind: domain.KindError},
+			&domain.Message{Kind: domain.KindError, Error: &domain.Error{Code: -32800, Message: "Request cancelled"}})
 	}
-	_, _ = step(p, Event{End: true, Loc: findings.Location{File: "t", Line: line + 1}})
-}
-
-func jsonInt(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
+	s.end()
 }

@@ -5,18 +5,11 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/domain"
-	"github.com/acplint/acplint/findings"
 )
 
 // lifecycleMethods are the methods the SEQ, VER, AUTHN, SES and SID checks
 // look at, with a typed nil and a zero value of their params and result.
-var lifecycleMethods = []struct {
-	method         domain.Method
-	from           domain.Direction
-	nilParams      any
-	zeroParams     any
-	nilRes, zeroRs any
-}{
+var lifecycleMethods = []emptyMethod{
 	{domain.MethodInitialize, domain.FromClient, (*domain.InitializeRequest)(nil), &domain.InitializeRequest{}, (*domain.InitializeResponse)(nil), &domain.InitializeResponse{}},
 	{domain.MethodAuthenticate, domain.FromClient, (*domain.AuthenticateRequest)(nil), &domain.AuthenticateRequest{}, (*domain.AuthenticateResponse)(nil), &domain.AuthenticateResponse{}},
 	{domain.MethodSessionNew, domain.FromClient, (*domain.NewSessionRequest)(nil), &domain.NewSessionRequest{}, (*domain.NewSessionResponse)(nil), &domain.NewSessionResponse{}},
@@ -37,6 +30,9 @@ var lifecycleMethods = []struct {
 // and requires that stepping never panics or fails with a non-violation
 // error, in every connection phase the checks distinguish.
 func TestLifecycleChecksSurviveEmptyMessages(t *testing.T) {
+	// Members of the wrong type in every raw params and result, for the
+	// checks that read the bytes.
+	raw := json.RawMessage(`{"protocolVersion":"x","clientInfo":{"name":""},"cwd":7,"sessions":[{"cwd":"rel"}]}`)
 	for _, conn := range []ConnState{ConnAwaitingInitialize, ConnInitializing, ConnReady} {
 		p := newPhase()
 		p.Conn = conn
@@ -45,47 +41,15 @@ func TestLifecycleChecksSurviveEmptyMessages(t *testing.T) {
 			id := domain.SessionID(st.String())
 			p.Sessions = p.Sessions.Set(id, &Session{ID: id, State: st, PromptKey: "99"})
 		}
-		line := 0
-		stepOK := func(m *domain.Message) {
-			t.Helper()
-			line++
-			var err error
-			p, err = step(p, Event{Msg: m, Loc: findings.Location{File: "t", Line: line}})
-			if _, other := Violations(err); len(other) > 0 {
-				t.Fatalf("%s, line %d (%s): %v", conn, line, m.Method, other)
-			}
-		}
-		id := 100
+		s := newSurvivor(t, conn.String(), p)
 		for _, lm := range lifecycleMethods {
-			for _, params := range []any{lm.nilParams, lm.zeroParams, nil} {
-				mi, _ := domain.LookupMethod(lm.method)
-				kind := domain.KindRequest
-				if mi.Notification {
-					kind = domain.KindNotification
-				}
-				rid := domain.RequestID{Raw: json.RawMessage(jsonInt(id))}
-				id++
-				raw := json.RawMessage(`{"protocolVersion":"x","clientInfo":{"name":""},"cwd":7,"sessions":[{"cwd":"rel"}]}`)
-				stepOK(&domain.Message{Kind: kind, Method: lm.method, Dir: lm.from, ID: rid, Params: params, RawParams: raw})
-				if kind == domain.KindNotification {
-					continue
-				}
-				for _, answer := range []*domain.Message{
-					{Kind: domain.KindResult, Result: lm.nilRes},
-					{Kind: domain.KindResult, Result: lm.zeroRs, RawResult: raw},
-					{Kind: domain.KindError},
-					{Kind: domain.KindError, Error: &domain.Error{Code: -32000, Message: "Authentication required"}},
-					{Kind: domain.KindError, Error: &domain.Error{Code: -32002, Message: "Session not found", Data: json.RawMessage(`[1`)}},
-				} {
-					m := *answer
-					m.ID, m.Dir, m.Method = rid, lm.from.Opposite(), lm.method
-					stepOK(&m)
-					rid = domain.RequestID{Raw: json.RawMessage(jsonInt(id))}
-					id++
-					stepOK(&domain.Message{Kind: kind, Method: lm.method, Dir: lm.from, ID: rid, Params: params})
-				}
-			}
+			s.exchange(lm, raw,
+				&domain.Message{Kind: domain.KindResult, Result: lm.nilRes},
+				&domain.Message{Kind: domain.KindResult, Result: lm.zeroRes, RawResult: raw},
+				&domain.Message{Kind: domain.KindError},
+				&domain.Message{Kind: domain.KindError, Error: &domain.Error{Code: -32000, Message: "Authentication required"}},
+				&domain.Message{Kind: domain.KindError, Error: &domain.Error{Code: -32002, Message: "Session not found", Data: json.RawMessage(`[1`)}})
 		}
-		_, _ = step(p, Event{End: true, Loc: findings.Location{File: "t", Line: line + 1}})
+		s.end()
 	}
 }

@@ -1,11 +1,9 @@
 package protocol
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/acplint/acplint/domain"
-	"github.com/acplint/acplint/findings"
 )
 
 // TestSessionRuleChecksSurviveEmptyMessages feeds the methods checked in
@@ -14,12 +12,7 @@ import (
 // session state, and requires that stepping never panics or fails with an
 // error that is not a violation.
 func TestSessionRuleChecksSurviveEmptyMessages(t *testing.T) {
-	methods := []struct {
-		method             domain.Method
-		from               domain.Direction
-		nilParams, zeroPar any
-		nilRes, zeroRes    any
-	}{
+	methods := []emptyMethod{
 		{domain.MethodInitialize, domain.FromClient, (*domain.InitializeRequest)(nil), &domain.InitializeRequest{}, (*domain.InitializeResponse)(nil), &domain.InitializeResponse{}},
 		{domain.MethodAuthenticate, domain.FromClient, (*domain.AuthenticateRequest)(nil), &domain.AuthenticateRequest{}, nil, nil},
 		{domain.MethodSessionNew, domain.FromClient, (*domain.NewSessionRequest)(nil), &domain.NewSessionRequest{}, (*domain.NewSessionResponse)(nil), &domain.NewSessionResponse{}},
@@ -45,47 +38,19 @@ func TestSessionRuleChecksSurviveEmptyMessages(t *testing.T) {
 		p.AgentCaps = &domain.AgentCapabilities{}
 		p.Sessions = p.Sessions.Set("", &Session{State: state, PromptKey: "99", Modes: &domain.SessionModeState{},
 			ConfigOptions: []domain.SessionConfigOption{{}, {Kind: domain.SessionConfigSelect{}}, {Kind: domain.SessionConfigBoolean{}}}})
-		line, id := 0, 100
-		stepOK := func(m *domain.Message) {
-			t.Helper()
-			line++
-			var err error
-			p, err = step(p, Event{Msg: m, Loc: findings.Location{File: "t", Line: line}})
-			if _, other := Violations(err); len(other) > 0 {
-				t.Fatalf("%s, line %d (%s): %v", state, line, m.Method, other)
-			}
-		}
+		s := newSurvivor(t, state.String(), p)
 		for _, u := range updates {
 			for _, invalid := range []bool{false, true} {
-				line++
-				m := &domain.Message{Kind: domain.KindNotification, Method: domain.MethodSessionUpdate, Dir: domain.FromAgent,
-					Params: &domain.SessionNotification{Update: u}}
-				var err error
-				p, err = step(p, Event{Msg: m, Loc: findings.Location{File: "t", Line: line}, ParamsInvalid: invalid})
-				if _, other := Violations(err); len(other) > 0 {
-					t.Fatalf("%s, update %T: %v", state, u, other)
-				}
+				s.step(Event{Msg: &domain.Message{Kind: domain.KindNotification, Method: domain.MethodSessionUpdate, Dir: domain.FromAgent,
+					Params: &domain.SessionNotification{Update: u}}, ParamsInvalid: invalid})
 			}
 		}
 		for _, fm := range methods {
-			for _, params := range []any{fm.nilParams, fm.zeroPar, nil} {
-				rid := domain.RequestID{Raw: json.RawMessage(jsonInt(id))}
-				id++
-				stepOK(&domain.Message{Kind: domain.KindRequest, Method: fm.method, Dir: fm.from, ID: rid, Params: params})
-				for _, answer := range []*domain.Message{
-					{Kind: domain.KindResult, Result: fm.nilRes},
-					{Kind: domain.KindResult, Result: fm.zeroRes},
-					{Kind: domain.KindError},
-				} {
-					m := *answer
-					m.ID, m.Dir, m.Method = rid, fm.from.Opposite(), fm.method
-					stepOK(&m)
-					rid = domain.RequestID{Raw: json.RawMessage(jsonInt(id))}
-					id++
-					stepOK(&domain.Message{Kind: domain.KindRequest, Method: fm.method, Dir: fm.from, ID: rid, Params: params})
-				}
-			}
+			s.exchange(fm, nil,
+				&domain.Message{Kind: domain.KindResult, Result: fm.nilRes},
+				&domain.Message{Kind: domain.KindResult, Result: fm.zeroRes},
+				&domain.Message{Kind: domain.KindError})
 		}
-		_, _ = step(p, Event{End: true, Loc: findings.Location{File: "t", Line: line + 1}})
+		s.end()
 	}
 }
