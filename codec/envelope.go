@@ -267,6 +267,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 		}
 		if mi, ok := domain.LookupMethod(m.Method); ok {
 			m.Params = decodeParams(dec, mi, params)
+			m.ParamsOmitted = params == nil
 		}
 	case id == nil:
 		whole(Problem{Kind: ProbEnvelope, Detail: `the message has neither "method" nor "id"`})
@@ -413,6 +414,7 @@ func Encode(m *domain.Message) []byte {
 		b = appendString(b, string(m.Method))
 	}
 	switch {
+	case m.ParamsOmitted:
 	case m.Params != nil:
 		member("params")
 		b = appendValue(b, reflect.ValueOf(m.Params).Elem())

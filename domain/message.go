@@ -133,6 +133,12 @@ type Message struct {
 
 	Params    any
 	RawParams json.RawMessage
+	// ParamsOmitted is set on a decoded request or notification of a
+	// known method that had no "params" member. Params then holds the
+	// method's params decoded from {}, so that the checks see the
+	// method's type and missing required members are reported, and the
+	// encoder leaves "params" out again.
+	ParamsOmitted bool
 
 	Result    any
 	RawResult json.RawMessage
