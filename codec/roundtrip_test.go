@@ -444,3 +444,34 @@ func TestBatchDecoderKeepsBatch(t *testing.T) {
 		}
 	}
 }
+
+// A request without "params" gets its method's params decoded from {}, so
+// that rules see the type and missing required members are reported, and
+// it re-encodes without "params".
+func TestOmittedParams(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		missing []string // required members reported missing
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"session/list"}`, nil},
+		{`{"jsonrpc":"2.0","id":1,"method":"session/new"}`, []string{"cwd", "mcpServers"}},
+		{`{"jsonrpc":"2.0","method":"session/cancel"}`, []string{"sessionId"}},
+	} {
+		d, m := decodeOne(t, []byte(tc.line))
+		if !m.ParamsOmitted || m.Params == nil {
+			t.Errorf("%s: ParamsOmitted = %v, Params = %v; want the typed params of an omitted member", tc.line, m.ParamsOmitted, m.Params)
+		}
+		var missing []string
+		for _, p := range d.Problems {
+			if p.Kind == codec.ProbMissing {
+				missing = append(missing, p.Member)
+			}
+		}
+		if diff := cmp.Diff(tc.missing, missing); diff != "" {
+			t.Errorf("%s: missing members (-want +got):\n%s", tc.line, diff)
+		}
+		if out := codec.Encode(m); string(out) != tc.line {
+			t.Errorf("%s re-encodes as %s", tc.line, out)
+		}
+	}
+}
