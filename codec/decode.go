@@ -93,6 +93,8 @@ func (d *decoder) short(v *jsonv.Value) string {
 	return s
 }
 
+//go:generate go test -run TestDecodeGenIsCurrent -update-decoders
+
 // useGenerated turns on the generated decoders (decode_gen.go); tests turn
 // it off to compare them with the reflective ones.
 var useGenerated = true

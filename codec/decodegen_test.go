@@ -23,11 +23,8 @@ import (
 // reflective decoder, so every rule of decoding stays written once, in
 // decode.go; the generated code only unrolls its loops and switches.
 //
-// TestDecodeGenIsCurrent fails when decode_gen.go is stale; run
-//
-//	go test ./codec -run TestDecodeGenIsCurrent -update-decoders
-//
-// to rewrite it. TestGeneratedMatchesReflective and FuzzDecodeLine hold
+// TestDecodeGenIsCurrent fails when decode_gen.go is stale (after a change
+// to package domain, say); `go generate ./codec` rewrites it. TestGeneratedMatchesReflective and FuzzDecodeLine hold
 // the two decoders to the same results.
 
 var updateDecoders = flag.Bool("update-decoders", false, "rewrite decode_gen.go")
@@ -48,7 +45,7 @@ func TestDecodeGenIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(have, src) {
-		t.Fatal("decode_gen.go is stale: go test ./codec -run TestDecodeGenIsCurrent -update-decoders")
+		t.Fatal("decode_gen.go is stale; rewrite it with: go generate ./codec")
 	}
 }
 
