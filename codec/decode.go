@@ -414,48 +414,64 @@ func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan,
 			d.member(m, rv.Field(f.index), f, sp.name)
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, sp.name, &unknown)
-			}
-			skipped = true
+		if d.discriminator(m, skip, &skipped, sp.name, &unknown) {
 			continue
 		}
 		if arms != nil && d.armMember(arms, m, sp.name, &unknown) {
 			continue
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		if !quiet {
-			d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: sp.name,
-				Detail: fmt.Sprintf("%q is not a member of %s", m.Key, sp.name)})
-		}
+		d.undeclared(m, sp.name, &unknown, quiet)
 	}
-	for i := range sp.fields {
-		f := &sp.fields[i]
-		if f.required && seen&(1<<i) == 0 {
-			d.reportMember(f.name, Problem{Kind: ProbMissing, Def: sp.name,
-				Detail: fmt.Sprintf("%s lacks required %q", sp.name, f.name)})
-		}
-	}
+	d.reportMissing(sp, seen)
 	for i := range arms {
 		a := &arms[i]
 		if a.typ == nil {
 			continue
 		}
 		if a.sp != nil {
-			for j := range a.sp.fields {
-				f := &a.sp.fields[j]
-				if f.required && a.seen&(1<<j) == 0 {
-					d.reportMember(f.name, Problem{Kind: ProbMissing, Def: a.sp.name,
-						Detail: fmt.Sprintf("%s lacks required %q", a.sp.name, f.name)})
-				}
-			}
+			d.reportMissing(a.sp, a.seen)
 		}
 		a.f.inline.Assign(rv.Field(a.f.index), a.val)
 		a.plan.release(a.val)
 	}
 	if sp.unknown >= 0 && unknown != nil {
 		rv.Field(sp.unknown).Set(reflect.ValueOf(unknown))
+	}
+}
+
+// discriminator consumes member m when it is skip, the discriminator of
+// the union the object is an arm of, reporting a repeat, and reports
+// whether it was.
+func (d *decoder) discriminator(m *jsonv.Member, skip string, skipped *bool, def string, unknown *domain.Members) bool {
+	if skip == "" || m.Key != skip {
+		return false
+	}
+	if *skipped {
+		d.duplicate(m, def, unknown)
+	}
+	*skipped = true
+	return true
+}
+
+// undeclared keeps member m, which def does not declare, in unknown so
+// that re-encoding loses nothing, and reports it unless quiet.
+func (d *decoder) undeclared(m *jsonv.Member, def string, unknown *domain.Members, quiet bool) {
+	*unknown = append(*unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
+	if !quiet {
+		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: def,
+			Detail: fmt.Sprintf("%q is not a member of %s", m.Key, def)})
+	}
+}
+
+// reportMissing reports the required members of sp that seen (a bit per
+// field) lacks.
+func (d *decoder) reportMissing(sp *structPlan, seen uint64) {
+	for i := range sp.fields {
+		f := &sp.fields[i]
+		if f.required && seen&(1<<i) == 0 {
+			d.reportMember(f.name, Problem{Kind: ProbMissing, Def: sp.name,
+				Detail: fmt.Sprintf("%s lacks required %q", sp.name, f.name)})
+		}
 	}
 }
 

@@ -3,7 +3,6 @@
 package codec
 
 import (
-	"fmt"
 	"reflect"
 
 	"github.com/acplint/acplint/domain"
@@ -111,7 +110,7 @@ func decodeGenerated(d *decoder, v *jsonv.Value, target any) bool {
 
 // genPlans are the plans of the types the generated code hands to the
 // reflective decoder.
-var genPlans [3]lazyPlan
+var genPlans [75]lazyPlan
 
 // genTypes are the union arm types the generated switches compare with.
 var genTypes = [...]reflect.Type{
@@ -247,19 +246,11 @@ func decodeGenInitializeRequest(d *decoder, v *jsonv.Value, out *domain.Initiali
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "InitializeRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "InitializeRequest", &unknown) {
+			d.undeclared(m, "InitializeRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "InitializeRequest", Detail: fmt.Sprintf("%q is not a member of InitializeRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("protocolVersion", Problem{Kind: ProbMissing, Def: "InitializeRequest", Detail: "InitializeRequest lacks required \"protocolVersion\""})
-	}
+	d.reportMissing(genPlans[0].of(reflect.TypeFor[domain.InitializeRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -373,19 +364,11 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "InitializeResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "InitializeResponse", &unknown) {
+			d.undeclared(m, "InitializeResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "InitializeResponse", Detail: fmt.Sprintf("%q is not a member of InitializeResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("protocolVersion", Problem{Kind: ProbMissing, Def: "InitializeResponse", Detail: "InitializeResponse lacks required \"protocolVersion\""})
-	}
+	d.reportMissing(genPlans[1].of(reflect.TypeFor[domain.InitializeResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -420,19 +403,11 @@ func decodeGenAuthenticateRequest(d *decoder, v *jsonv.Value, out *domain.Authen
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AuthenticateRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AuthenticateRequest", &unknown) {
+			d.undeclared(m, "AuthenticateRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AuthenticateRequest", Detail: fmt.Sprintf("%q is not a member of AuthenticateRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("methodId", Problem{Kind: ProbMissing, Def: "AuthenticateRequest", Detail: "AuthenticateRequest lacks required \"methodId\""})
-	}
+	d.reportMissing(genPlans[2].of(reflect.TypeFor[domain.AuthenticateRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -456,15 +431,9 @@ func decodeGenAuthenticateResponse(d *decoder, v *jsonv.Value, out *domain.Authe
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AuthenticateResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AuthenticateResponse", &unknown) {
+			d.undeclared(m, "AuthenticateResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AuthenticateResponse", Detail: fmt.Sprintf("%q is not a member of AuthenticateResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -553,22 +522,11 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "NewSessionRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "NewSessionRequest", &unknown) {
+			d.undeclared(m, "NewSessionRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "NewSessionRequest", Detail: fmt.Sprintf("%q is not a member of NewSessionRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("cwd", Problem{Kind: ProbMissing, Def: "NewSessionRequest", Detail: "NewSessionRequest lacks required \"cwd\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("mcpServers", Problem{Kind: ProbMissing, Def: "NewSessionRequest", Detail: "NewSessionRequest lacks required \"mcpServers\""})
-	}
+	d.reportMissing(genPlans[3].of(reflect.TypeFor[domain.NewSessionRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -628,7 +586,7 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 					for i21 := range s20 {
 						ev22 := &mv.Elems[i21]
 						d.pushIndex(i21)
-						d.decodeAs(ev22, reflect.ValueOf(&s20[i21]).Elem(), genPlans[0].of(reflect.TypeFor[domain.SessionConfigOption]()), "NewSessionResponse")
+						d.decodeAs(ev22, reflect.ValueOf(&s20[i21]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "NewSessionResponse")
 						d.pop()
 					}
 					out.ConfigOptions.Val = s20
@@ -650,19 +608,11 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "NewSessionResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "NewSessionResponse", &unknown) {
+			d.undeclared(m, "NewSessionResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "NewSessionResponse", Detail: fmt.Sprintf("%q is not a member of NewSessionResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "NewSessionResponse", Detail: "NewSessionResponse lacks required \"sessionId\""})
-	}
+	d.reportMissing(genPlans[5].of(reflect.TypeFor[domain.NewSessionResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -761,25 +711,11 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "LoadSessionRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "LoadSessionRequest", &unknown) {
+			d.undeclared(m, "LoadSessionRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "LoadSessionRequest", Detail: fmt.Sprintf("%q is not a member of LoadSessionRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("mcpServers", Problem{Kind: ProbMissing, Def: "LoadSessionRequest", Detail: "LoadSessionRequest lacks required \"mcpServers\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("cwd", Problem{Kind: ProbMissing, Def: "LoadSessionRequest", Detail: "LoadSessionRequest lacks required \"cwd\""})
-	}
-	if seen&(1<<3) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "LoadSessionRequest", Detail: "LoadSessionRequest lacks required \"sessionId\""})
-	}
+	d.reportMissing(genPlans[6].of(reflect.TypeFor[domain.LoadSessionRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -828,7 +764,7 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 					for i33 := range s32 {
 						ev34 := &mv.Elems[i33]
 						d.pushIndex(i33)
-						d.decodeAs(ev34, reflect.ValueOf(&s32[i33]).Elem(), genPlans[0].of(reflect.TypeFor[domain.SessionConfigOption]()), "LoadSessionResponse")
+						d.decodeAs(ev34, reflect.ValueOf(&s32[i33]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "LoadSessionResponse")
 						d.pop()
 					}
 					out.ConfigOptions.Val = s32
@@ -850,15 +786,9 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "LoadSessionResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "LoadSessionResponse", &unknown) {
+			d.undeclared(m, "LoadSessionResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "LoadSessionResponse", Detail: fmt.Sprintf("%q is not a member of LoadSessionResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -905,22 +835,11 @@ func decodeGenSetSessionModeRequest(d *decoder, v *jsonv.Value, out *domain.SetS
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SetSessionModeRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SetSessionModeRequest", &unknown) {
+			d.undeclared(m, "SetSessionModeRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SetSessionModeRequest", Detail: fmt.Sprintf("%q is not a member of SetSessionModeRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "SetSessionModeRequest", Detail: "SetSessionModeRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("modeId", Problem{Kind: ProbMissing, Def: "SetSessionModeRequest", Detail: "SetSessionModeRequest lacks required \"modeId\""})
-	}
+	d.reportMissing(genPlans[7].of(reflect.TypeFor[domain.SetSessionModeRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -944,15 +863,9 @@ func decodeGenSetSessionModeResponse(d *decoder, v *jsonv.Value, out *domain.Set
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SetSessionModeResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SetSessionModeResponse", &unknown) {
+			d.undeclared(m, "SetSessionModeResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SetSessionModeResponse", Detail: fmt.Sprintf("%q is not a member of SetSessionModeResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -977,7 +890,7 @@ func decodeGenSetSessionConfigOptionResponse(d *decoder, v *jsonv.Value, out *do
 				for i36 := range s35 {
 					ev37 := &mv.Elems[i36]
 					d.pushIndex(i36)
-					d.decodeAs(ev37, reflect.ValueOf(&s35[i36]).Elem(), genPlans[0].of(reflect.TypeFor[domain.SessionConfigOption]()), "SetSessionConfigOptionResponse")
+					d.decodeAs(ev37, reflect.ValueOf(&s35[i36]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "SetSessionConfigOptionResponse")
 					d.pop()
 				}
 				out.ConfigOptions = s35
@@ -995,19 +908,11 @@ func decodeGenSetSessionConfigOptionResponse(d *decoder, v *jsonv.Value, out *do
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SetSessionConfigOptionResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SetSessionConfigOptionResponse", &unknown) {
+			d.undeclared(m, "SetSessionConfigOptionResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SetSessionConfigOptionResponse", Detail: fmt.Sprintf("%q is not a member of SetSessionConfigOptionResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("configOptions", Problem{Kind: ProbMissing, Def: "SetSessionConfigOptionResponse", Detail: "SetSessionConfigOptionResponse lacks required \"configOptions\""})
-	}
+	d.reportMissing(genPlans[8].of(reflect.TypeFor[domain.SetSessionConfigOptionResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1060,22 +965,11 @@ func decodeGenPromptRequest(d *decoder, v *jsonv.Value, out *domain.PromptReques
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "PromptRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "PromptRequest", &unknown) {
+			d.undeclared(m, "PromptRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "PromptRequest", Detail: fmt.Sprintf("%q is not a member of PromptRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "PromptRequest", Detail: "PromptRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("prompt", Problem{Kind: ProbMissing, Def: "PromptRequest", Detail: "PromptRequest lacks required \"prompt\""})
-	}
+	d.reportMissing(genPlans[9].of(reflect.TypeFor[domain.PromptRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1110,19 +1004,11 @@ func decodeGenPromptResponse(d *decoder, v *jsonv.Value, out *domain.PromptRespo
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "PromptResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "PromptResponse", &unknown) {
+			d.undeclared(m, "PromptResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "PromptResponse", Detail: fmt.Sprintf("%q is not a member of PromptResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("stopReason", Problem{Kind: ProbMissing, Def: "PromptResponse", Detail: "PromptResponse lacks required \"stopReason\""})
-	}
+	d.reportMissing(genPlans[10].of(reflect.TypeFor[domain.PromptResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1157,19 +1043,11 @@ func decodeGenCancelNotification(d *decoder, v *jsonv.Value, out *domain.CancelN
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CancelNotification", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CancelNotification", &unknown) {
+			d.undeclared(m, "CancelNotification", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CancelNotification", Detail: fmt.Sprintf("%q is not a member of CancelNotification", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "CancelNotification", Detail: "CancelNotification lacks required \"sessionId\""})
-	}
+	d.reportMissing(genPlans[11].of(reflect.TypeFor[domain.CancelNotification]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1233,15 +1111,9 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ListSessionsRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ListSessionsRequest", &unknown) {
+			d.undeclared(m, "ListSessionsRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ListSessionsRequest", Detail: fmt.Sprintf("%q is not a member of ListSessionsRequest", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -1306,19 +1178,11 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ListSessionsResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ListSessionsResponse", &unknown) {
+			d.undeclared(m, "ListSessionsResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ListSessionsResponse", Detail: fmt.Sprintf("%q is not a member of ListSessionsResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessions", Problem{Kind: ProbMissing, Def: "ListSessionsResponse", Detail: "ListSessionsResponse lacks required \"sessions\""})
-	}
+	d.reportMissing(genPlans[12].of(reflect.TypeFor[domain.ListSessionsResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1353,19 +1217,11 @@ func decodeGenDeleteSessionRequest(d *decoder, v *jsonv.Value, out *domain.Delet
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "DeleteSessionRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "DeleteSessionRequest", &unknown) {
+			d.undeclared(m, "DeleteSessionRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "DeleteSessionRequest", Detail: fmt.Sprintf("%q is not a member of DeleteSessionRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "DeleteSessionRequest", Detail: "DeleteSessionRequest lacks required \"sessionId\""})
-	}
+	d.reportMissing(genPlans[13].of(reflect.TypeFor[domain.DeleteSessionRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1389,15 +1245,9 @@ func decodeGenDeleteSessionResponse(d *decoder, v *jsonv.Value, out *domain.Dele
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "DeleteSessionResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "DeleteSessionResponse", &unknown) {
+			d.undeclared(m, "DeleteSessionResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "DeleteSessionResponse", Detail: fmt.Sprintf("%q is not a member of DeleteSessionResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -1512,22 +1362,11 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ResumeSessionRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ResumeSessionRequest", &unknown) {
+			d.undeclared(m, "ResumeSessionRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ResumeSessionRequest", Detail: fmt.Sprintf("%q is not a member of ResumeSessionRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "ResumeSessionRequest", Detail: "ResumeSessionRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("cwd", Problem{Kind: ProbMissing, Def: "ResumeSessionRequest", Detail: "ResumeSessionRequest lacks required \"cwd\""})
-	}
+	d.reportMissing(genPlans[14].of(reflect.TypeFor[domain.ResumeSessionRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1576,7 +1415,7 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 					for i58 := range s57 {
 						ev59 := &mv.Elems[i58]
 						d.pushIndex(i58)
-						d.decodeAs(ev59, reflect.ValueOf(&s57[i58]).Elem(), genPlans[0].of(reflect.TypeFor[domain.SessionConfigOption]()), "ResumeSessionResponse")
+						d.decodeAs(ev59, reflect.ValueOf(&s57[i58]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "ResumeSessionResponse")
 						d.pop()
 					}
 					out.ConfigOptions.Val = s57
@@ -1598,15 +1437,9 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ResumeSessionResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ResumeSessionResponse", &unknown) {
+			d.undeclared(m, "ResumeSessionResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ResumeSessionResponse", Detail: fmt.Sprintf("%q is not a member of ResumeSessionResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -1642,19 +1475,11 @@ func decodeGenCloseSessionRequest(d *decoder, v *jsonv.Value, out *domain.CloseS
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CloseSessionRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CloseSessionRequest", &unknown) {
+			d.undeclared(m, "CloseSessionRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CloseSessionRequest", Detail: fmt.Sprintf("%q is not a member of CloseSessionRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "CloseSessionRequest", Detail: "CloseSessionRequest lacks required \"sessionId\""})
-	}
+	d.reportMissing(genPlans[15].of(reflect.TypeFor[domain.CloseSessionRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1678,15 +1503,9 @@ func decodeGenCloseSessionResponse(d *decoder, v *jsonv.Value, out *domain.Close
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CloseSessionResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CloseSessionResponse", &unknown) {
+			d.undeclared(m, "CloseSessionResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CloseSessionResponse", Detail: fmt.Sprintf("%q is not a member of CloseSessionResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -1711,15 +1530,9 @@ func decodeGenLogoutRequest(d *decoder, v *jsonv.Value, out *domain.LogoutReques
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "LogoutRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "LogoutRequest", &unknown) {
+			d.undeclared(m, "LogoutRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "LogoutRequest", Detail: fmt.Sprintf("%q is not a member of LogoutRequest", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -1744,15 +1557,9 @@ func decodeGenLogoutResponse(d *decoder, v *jsonv.Value, out *domain.LogoutRespo
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "LogoutResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "LogoutResponse", &unknown) {
+			d.undeclared(m, "LogoutResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "LogoutResponse", Detail: fmt.Sprintf("%q is not a member of LogoutResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -1819,25 +1626,11 @@ func decodeGenRequestPermissionRequest(d *decoder, v *jsonv.Value, out *domain.R
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "RequestPermissionRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "RequestPermissionRequest", &unknown) {
+			d.undeclared(m, "RequestPermissionRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "RequestPermissionRequest", Detail: fmt.Sprintf("%q is not a member of RequestPermissionRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "RequestPermissionRequest", Detail: "RequestPermissionRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("toolCall", Problem{Kind: ProbMissing, Def: "RequestPermissionRequest", Detail: "RequestPermissionRequest lacks required \"toolCall\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("options", Problem{Kind: ProbMissing, Def: "RequestPermissionRequest", Detail: "RequestPermissionRequest lacks required \"options\""})
-	}
+	d.reportMissing(genPlans[16].of(reflect.TypeFor[domain.RequestPermissionRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1870,19 +1663,11 @@ func decodeGenRequestPermissionResponse(d *decoder, v *jsonv.Value, out *domain.
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "RequestPermissionResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "RequestPermissionResponse", &unknown) {
+			d.undeclared(m, "RequestPermissionResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "RequestPermissionResponse", Detail: fmt.Sprintf("%q is not a member of RequestPermissionResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("outcome", Problem{Kind: ProbMissing, Def: "RequestPermissionResponse", Detail: "RequestPermissionResponse lacks required \"outcome\""})
-	}
+	d.reportMissing(genPlans[17].of(reflect.TypeFor[domain.RequestPermissionResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1926,22 +1711,11 @@ func decodeGenSessionNotification(d *decoder, v *jsonv.Value, out *domain.Sessio
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionNotification", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionNotification", &unknown) {
+			d.undeclared(m, "SessionNotification", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionNotification", Detail: fmt.Sprintf("%q is not a member of SessionNotification", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "SessionNotification", Detail: "SessionNotification lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("update", Problem{Kind: ProbMissing, Def: "SessionNotification", Detail: "SessionNotification lacks required \"update\""})
-	}
+	d.reportMissing(genPlans[18].of(reflect.TypeFor[domain.SessionNotification]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -1998,25 +1772,11 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "WriteTextFileRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "WriteTextFileRequest", &unknown) {
+			d.undeclared(m, "WriteTextFileRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "WriteTextFileRequest", Detail: fmt.Sprintf("%q is not a member of WriteTextFileRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "WriteTextFileRequest", Detail: "WriteTextFileRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("path", Problem{Kind: ProbMissing, Def: "WriteTextFileRequest", Detail: "WriteTextFileRequest lacks required \"path\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("content", Problem{Kind: ProbMissing, Def: "WriteTextFileRequest", Detail: "WriteTextFileRequest lacks required \"content\""})
-	}
+	d.reportMissing(genPlans[19].of(reflect.TypeFor[domain.WriteTextFileRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2040,15 +1800,9 @@ func decodeGenWriteTextFileResponse(d *decoder, v *jsonv.Value, out *domain.Writ
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "WriteTextFileResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "WriteTextFileResponse", &unknown) {
+			d.undeclared(m, "WriteTextFileResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "WriteTextFileResponse", Detail: fmt.Sprintf("%q is not a member of WriteTextFileResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -2135,22 +1889,11 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ReadTextFileRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ReadTextFileRequest", &unknown) {
+			d.undeclared(m, "ReadTextFileRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ReadTextFileRequest", Detail: fmt.Sprintf("%q is not a member of ReadTextFileRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "ReadTextFileRequest", Detail: "ReadTextFileRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("path", Problem{Kind: ProbMissing, Def: "ReadTextFileRequest", Detail: "ReadTextFileRequest lacks required \"path\""})
-	}
+	d.reportMissing(genPlans[20].of(reflect.TypeFor[domain.ReadTextFileRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2185,19 +1928,11 @@ func decodeGenReadTextFileResponse(d *decoder, v *jsonv.Value, out *domain.ReadT
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ReadTextFileResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ReadTextFileResponse", &unknown) {
+			d.undeclared(m, "ReadTextFileResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ReadTextFileResponse", Detail: fmt.Sprintf("%q is not a member of ReadTextFileResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("content", Problem{Kind: ProbMissing, Def: "ReadTextFileResponse", Detail: "ReadTextFileResponse lacks required \"content\""})
-	}
+	d.reportMissing(genPlans[21].of(reflect.TypeFor[domain.ReadTextFileResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2353,22 +2088,11 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CreateTerminalRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CreateTerminalRequest", &unknown) {
+			d.undeclared(m, "CreateTerminalRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CreateTerminalRequest", Detail: fmt.Sprintf("%q is not a member of CreateTerminalRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "CreateTerminalRequest", Detail: "CreateTerminalRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("command", Problem{Kind: ProbMissing, Def: "CreateTerminalRequest", Detail: "CreateTerminalRequest lacks required \"command\""})
-	}
+	d.reportMissing(genPlans[22].of(reflect.TypeFor[domain.CreateTerminalRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2403,19 +2127,11 @@ func decodeGenCreateTerminalResponse(d *decoder, v *jsonv.Value, out *domain.Cre
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CreateTerminalResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CreateTerminalResponse", &unknown) {
+			d.undeclared(m, "CreateTerminalResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CreateTerminalResponse", Detail: fmt.Sprintf("%q is not a member of CreateTerminalResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("terminalId", Problem{Kind: ProbMissing, Def: "CreateTerminalResponse", Detail: "CreateTerminalResponse lacks required \"terminalId\""})
-	}
+	d.reportMissing(genPlans[23].of(reflect.TypeFor[domain.CreateTerminalResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2461,22 +2177,11 @@ func decodeGenTerminalOutputRequest(d *decoder, v *jsonv.Value, out *domain.Term
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "TerminalOutputRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "TerminalOutputRequest", &unknown) {
+			d.undeclared(m, "TerminalOutputRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "TerminalOutputRequest", Detail: fmt.Sprintf("%q is not a member of TerminalOutputRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "TerminalOutputRequest", Detail: "TerminalOutputRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("terminalId", Problem{Kind: ProbMissing, Def: "TerminalOutputRequest", Detail: "TerminalOutputRequest lacks required \"terminalId\""})
-	}
+	d.reportMissing(genPlans[24].of(reflect.TypeFor[domain.TerminalOutputRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2542,22 +2247,11 @@ func decodeGenTerminalOutputResponse(d *decoder, v *jsonv.Value, out *domain.Ter
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "TerminalOutputResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "TerminalOutputResponse", &unknown) {
+			d.undeclared(m, "TerminalOutputResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "TerminalOutputResponse", Detail: fmt.Sprintf("%q is not a member of TerminalOutputResponse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("output", Problem{Kind: ProbMissing, Def: "TerminalOutputResponse", Detail: "TerminalOutputResponse lacks required \"output\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("truncated", Problem{Kind: ProbMissing, Def: "TerminalOutputResponse", Detail: "TerminalOutputResponse lacks required \"truncated\""})
-	}
+	d.reportMissing(genPlans[25].of(reflect.TypeFor[domain.TerminalOutputResponse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2603,22 +2297,11 @@ func decodeGenReleaseTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Rel
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ReleaseTerminalRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ReleaseTerminalRequest", &unknown) {
+			d.undeclared(m, "ReleaseTerminalRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ReleaseTerminalRequest", Detail: fmt.Sprintf("%q is not a member of ReleaseTerminalRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "ReleaseTerminalRequest", Detail: "ReleaseTerminalRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("terminalId", Problem{Kind: ProbMissing, Def: "ReleaseTerminalRequest", Detail: "ReleaseTerminalRequest lacks required \"terminalId\""})
-	}
+	d.reportMissing(genPlans[26].of(reflect.TypeFor[domain.ReleaseTerminalRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2642,15 +2325,9 @@ func decodeGenReleaseTerminalResponse(d *decoder, v *jsonv.Value, out *domain.Re
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ReleaseTerminalResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ReleaseTerminalResponse", &unknown) {
+			d.undeclared(m, "ReleaseTerminalResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ReleaseTerminalResponse", Detail: fmt.Sprintf("%q is not a member of ReleaseTerminalResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -2697,22 +2374,11 @@ func decodeGenWaitForTerminalExitRequest(d *decoder, v *jsonv.Value, out *domain
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "WaitForTerminalExitRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "WaitForTerminalExitRequest", &unknown) {
+			d.undeclared(m, "WaitForTerminalExitRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "WaitForTerminalExitRequest", Detail: fmt.Sprintf("%q is not a member of WaitForTerminalExitRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "WaitForTerminalExitRequest", Detail: "WaitForTerminalExitRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("terminalId", Problem{Kind: ProbMissing, Def: "WaitForTerminalExitRequest", Detail: "WaitForTerminalExitRequest lacks required \"terminalId\""})
-	}
+	d.reportMissing(genPlans[27].of(reflect.TypeFor[domain.WaitForTerminalExitRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2776,15 +2442,9 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "WaitForTerminalExitResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "WaitForTerminalExitResponse", &unknown) {
+			d.undeclared(m, "WaitForTerminalExitResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "WaitForTerminalExitResponse", Detail: fmt.Sprintf("%q is not a member of WaitForTerminalExitResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -2831,22 +2491,11 @@ func decodeGenKillTerminalRequest(d *decoder, v *jsonv.Value, out *domain.KillTe
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "KillTerminalRequest", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "KillTerminalRequest", &unknown) {
+			d.undeclared(m, "KillTerminalRequest", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "KillTerminalRequest", Detail: fmt.Sprintf("%q is not a member of KillTerminalRequest", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "KillTerminalRequest", Detail: "KillTerminalRequest lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("terminalId", Problem{Kind: ProbMissing, Def: "KillTerminalRequest", Detail: "KillTerminalRequest lacks required \"terminalId\""})
-	}
+	d.reportMissing(genPlans[28].of(reflect.TypeFor[domain.KillTerminalRequest]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2870,15 +2519,9 @@ func decodeGenKillTerminalResponse(d *decoder, v *jsonv.Value, out *domain.KillT
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "KillTerminalResponse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "KillTerminalResponse", &unknown) {
+			d.undeclared(m, "KillTerminalResponse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "KillTerminalResponse", Detail: fmt.Sprintf("%q is not a member of KillTerminalResponse", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -2914,19 +2557,11 @@ func decodeGenCompleteElicitationNotification(d *decoder, v *jsonv.Value, out *d
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CompleteElicitationNotification", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CompleteElicitationNotification", &unknown) {
+			d.undeclared(m, "CompleteElicitationNotification", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CompleteElicitationNotification", Detail: fmt.Sprintf("%q is not a member of CompleteElicitationNotification", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("elicitationId", Problem{Kind: ProbMissing, Def: "CompleteElicitationNotification", Detail: "CompleteElicitationNotification lacks required \"elicitationId\""})
-	}
+	d.reportMissing(genPlans[29].of(reflect.TypeFor[domain.CompleteElicitationNotification]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -2946,7 +2581,7 @@ func decodeGenCancelRequestNotification(d *decoder, v *jsonv.Value, out *domain.
 			d.pushKey(m.Key)
 			mv := &m.Value
 			out.RequestID.Raw = d.raw(mv)
-			genPlans[1].of(reflect.TypeFor[domain.RequestID]()).verbatim(d, mv, "CancelRequestNotification")
+			genPlans[30].of(reflect.TypeFor[domain.RequestID]()).verbatim(d, mv, "CancelRequestNotification")
 			d.pop()
 			continue
 		case "_meta":
@@ -2960,19 +2595,11 @@ func decodeGenCancelRequestNotification(d *decoder, v *jsonv.Value, out *domain.
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CancelRequestNotification", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CancelRequestNotification", &unknown) {
+			d.undeclared(m, "CancelRequestNotification", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CancelRequestNotification", Detail: fmt.Sprintf("%q is not a member of CancelRequestNotification", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("requestId", Problem{Kind: ProbMissing, Def: "CancelRequestNotification", Detail: "CancelRequestNotification lacks required \"requestId\""})
-	}
+	d.reportMissing(genPlans[31].of(reflect.TypeFor[domain.CancelRequestNotification]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -3017,22 +2644,11 @@ func decodeGenError(d *decoder, v *jsonv.Value, out *domain.Error, skip string) 
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Error", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Error", &unknown) {
+			d.undeclared(m, "Error", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Error", Detail: fmt.Sprintf("%q is not a member of Error", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("code", Problem{Kind: ProbMissing, Def: "Error", Detail: "Error lacks required \"code\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("message", Problem{Kind: ProbMissing, Def: "Error", Detail: "Error lacks required \"message\""})
-	}
+	d.reportMissing(genPlans[32].of(reflect.TypeFor[domain.Error]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -3174,15 +2790,9 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ClientCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ClientCapabilities", &unknown) {
+			d.undeclared(m, "ClientCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ClientCapabilities", Detail: fmt.Sprintf("%q is not a member of ClientCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -3249,22 +2859,11 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Implementation", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Implementation", &unknown) {
+			d.undeclared(m, "Implementation", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Implementation", Detail: fmt.Sprintf("%q is not a member of Implementation", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "Implementation", Detail: "Implementation lacks required \"name\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("version", Problem{Kind: ProbMissing, Def: "Implementation", Detail: "Implementation lacks required \"version\""})
-	}
+	d.reportMissing(genPlans[33].of(reflect.TypeFor[domain.Implementation]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -3418,15 +3017,9 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AgentCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AgentCapabilities", &unknown) {
+			d.undeclared(m, "AgentCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AgentCapabilities", Detail: fmt.Sprintf("%q is not a member of AgentCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -3548,22 +3141,11 @@ func decodeGenSessionModeState(d *decoder, v *jsonv.Value, out *domain.SessionMo
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionModeState", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionModeState", &unknown) {
+			d.undeclared(m, "SessionModeState", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionModeState", Detail: fmt.Sprintf("%q is not a member of SessionModeState", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("currentModeId", Problem{Kind: ProbMissing, Def: "SessionModeState", Detail: "SessionModeState lacks required \"currentModeId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("availableModes", Problem{Kind: ProbMissing, Def: "SessionModeState", Detail: "SessionModeState lacks required \"availableModes\""})
-	}
+	d.reportMissing(genPlans[34].of(reflect.TypeFor[domain.SessionModeState]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -3727,22 +3309,11 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionInfo", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionInfo", &unknown) {
+			d.undeclared(m, "SessionInfo", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionInfo", Detail: fmt.Sprintf("%q is not a member of SessionInfo", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("sessionId", Problem{Kind: ProbMissing, Def: "SessionInfo", Detail: "SessionInfo lacks required \"sessionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("cwd", Problem{Kind: ProbMissing, Def: "SessionInfo", Detail: "SessionInfo lacks required \"cwd\""})
-	}
+	d.reportMissing(genPlans[35].of(reflect.TypeFor[domain.SessionInfo]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -3931,19 +3502,11 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ToolCallUpdate", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ToolCallUpdate", &unknown) {
+			d.undeclared(m, "ToolCallUpdate", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ToolCallUpdate", Detail: fmt.Sprintf("%q is not a member of ToolCallUpdate", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("toolCallId", Problem{Kind: ProbMissing, Def: "ToolCallUpdate", Detail: "ToolCallUpdate lacks required \"toolCallId\""})
-	}
+	d.reportMissing(genPlans[36].of(reflect.TypeFor[domain.ToolCallUpdate]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -4000,25 +3563,11 @@ func decodeGenPermissionOption(d *decoder, v *jsonv.Value, out *domain.Permissio
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "PermissionOption", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "PermissionOption", &unknown) {
+			d.undeclared(m, "PermissionOption", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "PermissionOption", Detail: fmt.Sprintf("%q is not a member of PermissionOption", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("optionId", Problem{Kind: ProbMissing, Def: "PermissionOption", Detail: "PermissionOption lacks required \"optionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "PermissionOption", Detail: "PermissionOption lacks required \"name\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("kind", Problem{Kind: ProbMissing, Def: "PermissionOption", Detail: "PermissionOption lacks required \"kind\""})
-	}
+	d.reportMissing(genPlans[37].of(reflect.TypeFor[domain.PermissionOption]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -4174,22 +3723,11 @@ func decodeGenEnvVariable(d *decoder, v *jsonv.Value, out *domain.EnvVariable, s
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "EnvVariable", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "EnvVariable", &unknown) {
+			d.undeclared(m, "EnvVariable", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "EnvVariable", Detail: fmt.Sprintf("%q is not a member of EnvVariable", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "EnvVariable", Detail: "EnvVariable lacks required \"name\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("value", Problem{Kind: ProbMissing, Def: "EnvVariable", Detail: "EnvVariable lacks required \"value\""})
-	}
+	d.reportMissing(genPlans[38].of(reflect.TypeFor[domain.EnvVariable]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -4253,15 +3791,9 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "TerminalExitStatus", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "TerminalExitStatus", &unknown) {
+			d.undeclared(m, "TerminalExitStatus", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "TerminalExitStatus", Detail: fmt.Sprintf("%q is not a member of TerminalExitStatus", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -4338,15 +3870,9 @@ func decodeGenFileSystemCapabilities(d *decoder, v *jsonv.Value, out *domain.Fil
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "FileSystemCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "FileSystemCapabilities", &unknown) {
+			d.undeclared(m, "FileSystemCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "FileSystemCapabilities", Detail: fmt.Sprintf("%q is not a member of FileSystemCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -4431,15 +3957,9 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ClientSessionCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ClientSessionCapabilities", &unknown) {
+			d.undeclared(m, "ClientSessionCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ClientSessionCapabilities", Detail: fmt.Sprintf("%q is not a member of ClientSessionCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -4490,15 +4010,9 @@ func decodeGenAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.AuthCapab
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AuthCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AuthCapabilities", &unknown) {
+			d.undeclared(m, "AuthCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AuthCapabilities", Detail: fmt.Sprintf("%q is not a member of AuthCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -4563,15 +4077,9 @@ func decodeGenElicitationCapabilities(d *decoder, v *jsonv.Value, out *domain.El
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ElicitationCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ElicitationCapabilities", &unknown) {
+			d.undeclared(m, "ElicitationCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ElicitationCapabilities", Detail: fmt.Sprintf("%q is not a member of ElicitationCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -4674,15 +4182,9 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "PromptCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "PromptCapabilities", &unknown) {
+			d.undeclared(m, "PromptCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "PromptCapabilities", Detail: fmt.Sprintf("%q is not a member of PromptCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -4759,15 +4261,9 @@ func decodeGenMcpCapabilities(d *decoder, v *jsonv.Value, out *domain.McpCapabil
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "McpCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "McpCapabilities", &unknown) {
+			d.undeclared(m, "McpCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "McpCapabilities", Detail: fmt.Sprintf("%q is not a member of McpCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -4892,15 +4388,9 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionCapabilities", &unknown) {
+			d.undeclared(m, "SessionCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionCapabilities", Detail: fmt.Sprintf("%q is not a member of SessionCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -4945,15 +4435,9 @@ func decodeGenAgentAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.Agen
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AgentAuthCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AgentAuthCapabilities", &unknown) {
+			d.undeclared(m, "AgentAuthCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AgentAuthCapabilities", Detail: fmt.Sprintf("%q is not a member of AgentAuthCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -5061,7 +4545,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 			} else {
 				out.Env.State = domain.Present
 				n142 := len(d.problems)
-				d.decodeAs(mv, reflect.ValueOf(&out.Env.Val).Elem(), genPlans[2].of(reflect.TypeFor[map[string]string]()), "AuthMethodTerminal")
+				d.decodeAs(mv, reflect.ValueOf(&out.Env.Val).Elem(), genPlans[39].of(reflect.TypeFor[map[string]string]()), "AuthMethodTerminal")
 				if d.rejectedHere(n142) {
 					setZero(&out.Env)
 				}
@@ -5079,22 +4563,11 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AuthMethodTerminal", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AuthMethodTerminal", &unknown) {
+			d.undeclared(m, "AuthMethodTerminal", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AuthMethodTerminal", Detail: fmt.Sprintf("%q is not a member of AuthMethodTerminal", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("id", Problem{Kind: ProbMissing, Def: "AuthMethodTerminal", Detail: "AuthMethodTerminal lacks required \"id\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "AuthMethodTerminal", Detail: "AuthMethodTerminal lacks required \"name\""})
-	}
+	d.reportMissing(genPlans[40].of(reflect.TypeFor[domain.AuthMethodTerminal]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5160,22 +4633,11 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AuthMethodAgent", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AuthMethodAgent", &unknown) {
+			d.undeclared(m, "AuthMethodAgent", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AuthMethodAgent", Detail: fmt.Sprintf("%q is not a member of AuthMethodAgent", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("id", Problem{Kind: ProbMissing, Def: "AuthMethodAgent", Detail: "AuthMethodAgent lacks required \"id\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "AuthMethodAgent", Detail: "AuthMethodAgent lacks required \"name\""})
-	}
+	d.reportMissing(genPlans[41].of(reflect.TypeFor[domain.AuthMethodAgent]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5241,25 +4703,11 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "McpServerHttp", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "McpServerHttp", &unknown) {
+			d.undeclared(m, "McpServerHttp", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "McpServerHttp", Detail: fmt.Sprintf("%q is not a member of McpServerHttp", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "McpServerHttp", Detail: "McpServerHttp lacks required \"name\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("url", Problem{Kind: ProbMissing, Def: "McpServerHttp", Detail: "McpServerHttp lacks required \"url\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("headers", Problem{Kind: ProbMissing, Def: "McpServerHttp", Detail: "McpServerHttp lacks required \"headers\""})
-	}
+	d.reportMissing(genPlans[42].of(reflect.TypeFor[domain.McpServerHttp]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5325,25 +4773,11 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "McpServerSse", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "McpServerSse", &unknown) {
+			d.undeclared(m, "McpServerSse", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "McpServerSse", Detail: fmt.Sprintf("%q is not a member of McpServerSse", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "McpServerSse", Detail: "McpServerSse lacks required \"name\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("url", Problem{Kind: ProbMissing, Def: "McpServerSse", Detail: "McpServerSse lacks required \"url\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("headers", Problem{Kind: ProbMissing, Def: "McpServerSse", Detail: "McpServerSse lacks required \"headers\""})
-	}
+	d.reportMissing(genPlans[43].of(reflect.TypeFor[domain.McpServerSse]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5429,28 +4863,11 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "McpServerStdio", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "McpServerStdio", &unknown) {
+			d.undeclared(m, "McpServerStdio", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "McpServerStdio", Detail: fmt.Sprintf("%q is not a member of McpServerStdio", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "McpServerStdio", Detail: "McpServerStdio lacks required \"name\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("command", Problem{Kind: ProbMissing, Def: "McpServerStdio", Detail: "McpServerStdio lacks required \"command\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("args", Problem{Kind: ProbMissing, Def: "McpServerStdio", Detail: "McpServerStdio lacks required \"args\""})
-	}
-	if seen&(1<<3) == 0 {
-		d.reportMember("env", Problem{Kind: ProbMissing, Def: "McpServerStdio", Detail: "McpServerStdio lacks required \"env\""})
-	}
+	d.reportMissing(genPlans[44].of(reflect.TypeFor[domain.McpServerStdio]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5516,22 +4933,11 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionMode", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionMode", &unknown) {
+			d.undeclared(m, "SessionMode", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionMode", Detail: fmt.Sprintf("%q is not a member of SessionMode", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("id", Problem{Kind: ProbMissing, Def: "SessionMode", Detail: "SessionMode lacks required \"id\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "SessionMode", Detail: "SessionMode lacks required \"name\""})
-	}
+	d.reportMissing(genPlans[45].of(reflect.TypeFor[domain.SessionMode]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5586,19 +4992,11 @@ func decodeGenTextContent(d *decoder, v *jsonv.Value, out *domain.TextContent, s
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "TextContent", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "TextContent", &unknown) {
+			d.undeclared(m, "TextContent", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "TextContent", Detail: fmt.Sprintf("%q is not a member of TextContent", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("text", Problem{Kind: ProbMissing, Def: "TextContent", Detail: "TextContent lacks required \"text\""})
-	}
+	d.reportMissing(genPlans[46].of(reflect.TypeFor[domain.TextContent]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5684,22 +5082,11 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ImageContent", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ImageContent", &unknown) {
+			d.undeclared(m, "ImageContent", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ImageContent", Detail: fmt.Sprintf("%q is not a member of ImageContent", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("data", Problem{Kind: ProbMissing, Def: "ImageContent", Detail: "ImageContent lacks required \"data\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("mimeType", Problem{Kind: ProbMissing, Def: "ImageContent", Detail: "ImageContent lacks required \"mimeType\""})
-	}
+	d.reportMissing(genPlans[47].of(reflect.TypeFor[domain.ImageContent]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5765,22 +5152,11 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AudioContent", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AudioContent", &unknown) {
+			d.undeclared(m, "AudioContent", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AudioContent", Detail: fmt.Sprintf("%q is not a member of AudioContent", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("data", Problem{Kind: ProbMissing, Def: "AudioContent", Detail: "AudioContent lacks required \"data\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("mimeType", Problem{Kind: ProbMissing, Def: "AudioContent", Detail: "AudioContent lacks required \"mimeType\""})
-	}
+	d.reportMissing(genPlans[48].of(reflect.TypeFor[domain.AudioContent]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5926,22 +5302,11 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ResourceLink", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ResourceLink", &unknown) {
+			d.undeclared(m, "ResourceLink", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ResourceLink", Detail: fmt.Sprintf("%q is not a member of ResourceLink", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("uri", Problem{Kind: ProbMissing, Def: "ResourceLink", Detail: "ResourceLink lacks required \"uri\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "ResourceLink", Detail: "ResourceLink lacks required \"name\""})
-	}
+	d.reportMissing(genPlans[49].of(reflect.TypeFor[domain.ResourceLink]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -5994,19 +5359,11 @@ func decodeGenEmbeddedResource(d *decoder, v *jsonv.Value, out *domain.EmbeddedR
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "EmbeddedResource", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "EmbeddedResource", &unknown) {
+			d.undeclared(m, "EmbeddedResource", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "EmbeddedResource", Detail: fmt.Sprintf("%q is not a member of EmbeddedResource", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("resource", Problem{Kind: ProbMissing, Def: "EmbeddedResource", Detail: "EmbeddedResource lacks required \"resource\""})
-	}
+	d.reportMissing(genPlans[50].of(reflect.TypeFor[domain.EmbeddedResource]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6096,19 +5453,11 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ToolCallLocation", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ToolCallLocation", &unknown) {
+			d.undeclared(m, "ToolCallLocation", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ToolCallLocation", Detail: fmt.Sprintf("%q is not a member of ToolCallLocation", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("path", Problem{Kind: ProbMissing, Def: "ToolCallLocation", Detail: "ToolCallLocation lacks required \"path\""})
-	}
+	d.reportMissing(genPlans[51].of(reflect.TypeFor[domain.ToolCallLocation]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6121,15 +5470,9 @@ func decodeGenCancelledPermissionOutcome(d *decoder, v *jsonv.Value, out *domain
 		m := &v.Members[i]
 		switch m.Key {
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CancelledPermissionOutcome", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CancelledPermissionOutcome", &unknown) {
+			d.undeclared(m, "CancelledPermissionOutcome", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CancelledPermissionOutcome", Detail: fmt.Sprintf("%q is not a member of CancelledPermissionOutcome", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -6165,19 +5508,11 @@ func decodeGenSelectedPermissionOutcome(d *decoder, v *jsonv.Value, out *domain.
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SelectedPermissionOutcome", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SelectedPermissionOutcome", &unknown) {
+			d.undeclared(m, "SelectedPermissionOutcome", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SelectedPermissionOutcome", Detail: fmt.Sprintf("%q is not a member of SelectedPermissionOutcome", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("optionId", Problem{Kind: ProbMissing, Def: "SelectedPermissionOutcome", Detail: "SelectedPermissionOutcome lacks required \"optionId\""})
-	}
+	d.reportMissing(genPlans[52].of(reflect.TypeFor[domain.SelectedPermissionOutcome]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6230,19 +5565,11 @@ func decodeGenUserMessageChunk(d *decoder, v *jsonv.Value, out *domain.UserMessa
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "UserMessageChunk", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "UserMessageChunk", &unknown) {
+			d.undeclared(m, "UserMessageChunk", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "UserMessageChunk", Detail: fmt.Sprintf("%q is not a member of UserMessageChunk", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("content", Problem{Kind: ProbMissing, Def: "UserMessageChunk", Detail: "UserMessageChunk lacks required \"content\""})
-	}
+	d.reportMissing(genPlans[53].of(reflect.TypeFor[domain.UserMessageChunk]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6295,19 +5622,11 @@ func decodeGenAgentMessageChunk(d *decoder, v *jsonv.Value, out *domain.AgentMes
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AgentMessageChunk", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AgentMessageChunk", &unknown) {
+			d.undeclared(m, "AgentMessageChunk", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AgentMessageChunk", Detail: fmt.Sprintf("%q is not a member of AgentMessageChunk", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("content", Problem{Kind: ProbMissing, Def: "AgentMessageChunk", Detail: "AgentMessageChunk lacks required \"content\""})
-	}
+	d.reportMissing(genPlans[54].of(reflect.TypeFor[domain.AgentMessageChunk]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6360,19 +5679,11 @@ func decodeGenAgentThoughtChunk(d *decoder, v *jsonv.Value, out *domain.AgentTho
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AgentThoughtChunk", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AgentThoughtChunk", &unknown) {
+			d.undeclared(m, "AgentThoughtChunk", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AgentThoughtChunk", Detail: fmt.Sprintf("%q is not a member of AgentThoughtChunk", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("content", Problem{Kind: ProbMissing, Def: "AgentThoughtChunk", Detail: "AgentThoughtChunk lacks required \"content\""})
-	}
+	d.reportMissing(genPlans[55].of(reflect.TypeFor[domain.AgentThoughtChunk]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6576,22 +5887,11 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ToolCall", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ToolCall", &unknown) {
+			d.undeclared(m, "ToolCall", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ToolCall", Detail: fmt.Sprintf("%q is not a member of ToolCall", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("toolCallId", Problem{Kind: ProbMissing, Def: "ToolCall", Detail: "ToolCall lacks required \"toolCallId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("title", Problem{Kind: ProbMissing, Def: "ToolCall", Detail: "ToolCall lacks required \"title\""})
-	}
+	d.reportMissing(genPlans[56].of(reflect.TypeFor[domain.ToolCall]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6635,19 +5935,11 @@ func decodeGenPlan(d *decoder, v *jsonv.Value, out *domain.Plan, skip string) {
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Plan", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Plan", &unknown) {
+			d.undeclared(m, "Plan", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Plan", Detail: fmt.Sprintf("%q is not a member of Plan", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("entries", Problem{Kind: ProbMissing, Def: "Plan", Detail: "Plan lacks required \"entries\""})
-	}
+	d.reportMissing(genPlans[57].of(reflect.TypeFor[domain.Plan]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6691,19 +5983,11 @@ func decodeGenAvailableCommandsUpdate(d *decoder, v *jsonv.Value, out *domain.Av
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AvailableCommandsUpdate", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AvailableCommandsUpdate", &unknown) {
+			d.undeclared(m, "AvailableCommandsUpdate", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AvailableCommandsUpdate", Detail: fmt.Sprintf("%q is not a member of AvailableCommandsUpdate", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("availableCommands", Problem{Kind: ProbMissing, Def: "AvailableCommandsUpdate", Detail: "AvailableCommandsUpdate lacks required \"availableCommands\""})
-	}
+	d.reportMissing(genPlans[58].of(reflect.TypeFor[domain.AvailableCommandsUpdate]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6738,19 +6022,11 @@ func decodeGenCurrentModeUpdate(d *decoder, v *jsonv.Value, out *domain.CurrentM
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CurrentModeUpdate", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CurrentModeUpdate", &unknown) {
+			d.undeclared(m, "CurrentModeUpdate", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CurrentModeUpdate", Detail: fmt.Sprintf("%q is not a member of CurrentModeUpdate", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("currentModeId", Problem{Kind: ProbMissing, Def: "CurrentModeUpdate", Detail: "CurrentModeUpdate lacks required \"currentModeId\""})
-	}
+	d.reportMissing(genPlans[59].of(reflect.TypeFor[domain.CurrentModeUpdate]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6774,7 +6050,7 @@ func decodeGenConfigOptionUpdate(d *decoder, v *jsonv.Value, out *domain.ConfigO
 				for i191 := range s190 {
 					ev192 := &mv.Elems[i191]
 					d.pushIndex(i191)
-					d.decodeAs(ev192, reflect.ValueOf(&s190[i191]).Elem(), genPlans[0].of(reflect.TypeFor[domain.SessionConfigOption]()), "ConfigOptionUpdate")
+					d.decodeAs(ev192, reflect.ValueOf(&s190[i191]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "ConfigOptionUpdate")
 					d.pop()
 				}
 				out.ConfigOptions = s190
@@ -6792,19 +6068,11 @@ func decodeGenConfigOptionUpdate(d *decoder, v *jsonv.Value, out *domain.ConfigO
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ConfigOptionUpdate", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ConfigOptionUpdate", &unknown) {
+			d.undeclared(m, "ConfigOptionUpdate", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ConfigOptionUpdate", Detail: fmt.Sprintf("%q is not a member of ConfigOptionUpdate", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("configOptions", Problem{Kind: ProbMissing, Def: "ConfigOptionUpdate", Detail: "ConfigOptionUpdate lacks required \"configOptions\""})
-	}
+	d.reportMissing(genPlans[60].of(reflect.TypeFor[domain.ConfigOptionUpdate]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -6868,15 +6136,9 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionInfoUpdate", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionInfoUpdate", &unknown) {
+			d.undeclared(m, "SessionInfoUpdate", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionInfoUpdate", Detail: fmt.Sprintf("%q is not a member of SessionInfoUpdate", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -6943,22 +6205,11 @@ func decodeGenUsageUpdate(d *decoder, v *jsonv.Value, out *domain.UsageUpdate, s
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "UsageUpdate", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "UsageUpdate", &unknown) {
+			d.undeclared(m, "UsageUpdate", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "UsageUpdate", Detail: fmt.Sprintf("%q is not a member of UsageUpdate", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("used", Problem{Kind: ProbMissing, Def: "UsageUpdate", Detail: "UsageUpdate lacks required \"used\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("size", Problem{Kind: ProbMissing, Def: "UsageUpdate", Detail: "UsageUpdate lacks required \"size\""})
-	}
+	d.reportMissing(genPlans[61].of(reflect.TypeFor[domain.UsageUpdate]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -7024,22 +6275,11 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Notice", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Notice", &unknown) {
+			d.undeclared(m, "Notice", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Notice", Detail: fmt.Sprintf("%q is not a member of Notice", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("severity", Problem{Kind: ProbMissing, Def: "Notice", Detail: "Notice lacks required \"severity\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("title", Problem{Kind: ProbMissing, Def: "Notice", Detail: "Notice lacks required \"title\""})
-	}
+	d.reportMissing(genPlans[62].of(reflect.TypeFor[domain.Notice]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -7132,22 +6372,11 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CompactionUpdate", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CompactionUpdate", &unknown) {
+			d.undeclared(m, "CompactionUpdate", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CompactionUpdate", Detail: fmt.Sprintf("%q is not a member of CompactionUpdate", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("compactionId", Problem{Kind: ProbMissing, Def: "CompactionUpdate", Detail: "CompactionUpdate lacks required \"compactionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("status", Problem{Kind: ProbMissing, Def: "CompactionUpdate", Detail: "CompactionUpdate lacks required \"status\""})
-	}
+	d.reportMissing(genPlans[63].of(reflect.TypeFor[domain.CompactionUpdate]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -7191,22 +6420,11 @@ func decodeGenCompactionSummaryChunk(d *decoder, v *jsonv.Value, out *domain.Com
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CompactionSummaryChunk", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CompactionSummaryChunk", &unknown) {
+			d.undeclared(m, "CompactionSummaryChunk", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CompactionSummaryChunk", Detail: fmt.Sprintf("%q is not a member of CompactionSummaryChunk", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("compactionId", Problem{Kind: ProbMissing, Def: "CompactionSummaryChunk", Detail: "CompactionSummaryChunk lacks required \"compactionId\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("content", Problem{Kind: ProbMissing, Def: "CompactionSummaryChunk", Detail: "CompactionSummaryChunk lacks required \"content\""})
-	}
+	d.reportMissing(genPlans[64].of(reflect.TypeFor[domain.CompactionSummaryChunk]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -7219,15 +6437,9 @@ func decodeGenCompactionCapabilities(d *decoder, v *jsonv.Value, out *domain.Com
 		m := &v.Members[i]
 		switch m.Key {
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "CompactionCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "CompactionCapabilities", &unknown) {
+			d.undeclared(m, "CompactionCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "CompactionCapabilities", Detail: fmt.Sprintf("%q is not a member of CompactionCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7272,15 +6484,9 @@ func decodeGenSessionConfigOptionsCapabilities(d *decoder, v *jsonv.Value, out *
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionConfigOptionsCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionConfigOptionsCapabilities", &unknown) {
+			d.undeclared(m, "SessionConfigOptionsCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionConfigOptionsCapabilities", Detail: fmt.Sprintf("%q is not a member of SessionConfigOptionsCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7294,15 +6500,9 @@ func decodeGenNoticeCapabilities(d *decoder, v *jsonv.Value, out *domain.NoticeC
 		m := &v.Members[i]
 		switch m.Key {
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "NoticeCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "NoticeCapabilities", &unknown) {
+			d.undeclared(m, "NoticeCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "NoticeCapabilities", Detail: fmt.Sprintf("%q is not a member of NoticeCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7327,15 +6527,9 @@ func decodeGenElicitationFormCapabilities(d *decoder, v *jsonv.Value, out *domai
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ElicitationFormCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ElicitationFormCapabilities", &unknown) {
+			d.undeclared(m, "ElicitationFormCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ElicitationFormCapabilities", Detail: fmt.Sprintf("%q is not a member of ElicitationFormCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7360,15 +6554,9 @@ func decodeGenElicitationUrlCapabilities(d *decoder, v *jsonv.Value, out *domain
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "ElicitationUrlCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "ElicitationUrlCapabilities", &unknown) {
+			d.undeclared(m, "ElicitationUrlCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "ElicitationUrlCapabilities", Detail: fmt.Sprintf("%q is not a member of ElicitationUrlCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7393,15 +6581,9 @@ func decodeGenSessionListCapabilities(d *decoder, v *jsonv.Value, out *domain.Se
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionListCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionListCapabilities", &unknown) {
+			d.undeclared(m, "SessionListCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionListCapabilities", Detail: fmt.Sprintf("%q is not a member of SessionListCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7426,15 +6608,9 @@ func decodeGenSessionDeleteCapabilities(d *decoder, v *jsonv.Value, out *domain.
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionDeleteCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionDeleteCapabilities", &unknown) {
+			d.undeclared(m, "SessionDeleteCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionDeleteCapabilities", Detail: fmt.Sprintf("%q is not a member of SessionDeleteCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7459,15 +6635,9 @@ func decodeGenSessionAdditionalDirectoriesCapabilities(d *decoder, v *jsonv.Valu
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionAdditionalDirectoriesCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionAdditionalDirectoriesCapabilities", &unknown) {
+			d.undeclared(m, "SessionAdditionalDirectoriesCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionAdditionalDirectoriesCapabilities", Detail: fmt.Sprintf("%q is not a member of SessionAdditionalDirectoriesCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7492,15 +6662,9 @@ func decodeGenSessionResumeCapabilities(d *decoder, v *jsonv.Value, out *domain.
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionResumeCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionResumeCapabilities", &unknown) {
+			d.undeclared(m, "SessionResumeCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionResumeCapabilities", Detail: fmt.Sprintf("%q is not a member of SessionResumeCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7525,15 +6689,9 @@ func decodeGenSessionCloseCapabilities(d *decoder, v *jsonv.Value, out *domain.S
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "SessionCloseCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "SessionCloseCapabilities", &unknown) {
+			d.undeclared(m, "SessionCloseCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "SessionCloseCapabilities", Detail: fmt.Sprintf("%q is not a member of SessionCloseCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7558,15 +6716,9 @@ func decodeGenLogoutCapabilities(d *decoder, v *jsonv.Value, out *domain.LogoutC
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "LogoutCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "LogoutCapabilities", &unknown) {
+			d.undeclared(m, "LogoutCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "LogoutCapabilities", Detail: fmt.Sprintf("%q is not a member of LogoutCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7613,22 +6765,11 @@ func decodeGenHttpHeader(d *decoder, v *jsonv.Value, out *domain.HttpHeader, ski
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "HttpHeader", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "HttpHeader", &unknown) {
+			d.undeclared(m, "HttpHeader", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "HttpHeader", Detail: fmt.Sprintf("%q is not a member of HttpHeader", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "HttpHeader", Detail: "HttpHeader lacks required \"name\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("value", Problem{Kind: ProbMissing, Def: "HttpHeader", Detail: "HttpHeader lacks required \"value\""})
-	}
+	d.reportMissing(genPlans[65].of(reflect.TypeFor[domain.HttpHeader]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -7721,15 +6862,9 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Annotations", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Annotations", &unknown) {
+			d.undeclared(m, "Annotations", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Annotations", Detail: fmt.Sprintf("%q is not a member of Annotations", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -7793,19 +6928,11 @@ func decodeGenContent(d *decoder, v *jsonv.Value, out *domain.Content, skip stri
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Content", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Content", &unknown) {
+			d.undeclared(m, "Content", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Content", Detail: fmt.Sprintf("%q is not a member of Content", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("content", Problem{Kind: ProbMissing, Def: "Content", Detail: "Content lacks required \"content\""})
-	}
+	d.reportMissing(genPlans[66].of(reflect.TypeFor[domain.Content]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -7871,22 +6998,11 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Diff", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Diff", &unknown) {
+			d.undeclared(m, "Diff", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Diff", Detail: fmt.Sprintf("%q is not a member of Diff", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("path", Problem{Kind: ProbMissing, Def: "Diff", Detail: "Diff lacks required \"path\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("newText", Problem{Kind: ProbMissing, Def: "Diff", Detail: "Diff lacks required \"newText\""})
-	}
+	d.reportMissing(genPlans[67].of(reflect.TypeFor[domain.Diff]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -7921,19 +7037,11 @@ func decodeGenTerminal(d *decoder, v *jsonv.Value, out *domain.Terminal, skip st
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Terminal", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Terminal", &unknown) {
+			d.undeclared(m, "Terminal", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Terminal", Detail: fmt.Sprintf("%q is not a member of Terminal", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("terminalId", Problem{Kind: ProbMissing, Def: "Terminal", Detail: "Terminal lacks required \"terminalId\""})
-	}
+	d.reportMissing(genPlans[68].of(reflect.TypeFor[domain.Terminal]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -7990,25 +7098,11 @@ func decodeGenPlanEntry(d *decoder, v *jsonv.Value, out *domain.PlanEntry, skip 
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "PlanEntry", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "PlanEntry", &unknown) {
+			d.undeclared(m, "PlanEntry", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "PlanEntry", Detail: fmt.Sprintf("%q is not a member of PlanEntry", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("content", Problem{Kind: ProbMissing, Def: "PlanEntry", Detail: "PlanEntry lacks required \"content\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("priority", Problem{Kind: ProbMissing, Def: "PlanEntry", Detail: "PlanEntry lacks required \"priority\""})
-	}
-	if seen&(1<<2) == 0 {
-		d.reportMember("status", Problem{Kind: ProbMissing, Def: "PlanEntry", Detail: "PlanEntry lacks required \"status\""})
-	}
+	d.reportMissing(genPlans[69].of(reflect.TypeFor[domain.PlanEntry]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -8072,22 +7166,11 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "AvailableCommand", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "AvailableCommand", &unknown) {
+			d.undeclared(m, "AvailableCommand", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "AvailableCommand", Detail: fmt.Sprintf("%q is not a member of AvailableCommand", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("name", Problem{Kind: ProbMissing, Def: "AvailableCommand", Detail: "AvailableCommand lacks required \"name\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("description", Problem{Kind: ProbMissing, Def: "AvailableCommand", Detail: "AvailableCommand lacks required \"description\""})
-	}
+	d.reportMissing(genPlans[70].of(reflect.TypeFor[domain.AvailableCommand]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -8133,22 +7216,11 @@ func decodeGenCost(d *decoder, v *jsonv.Value, out *domain.Cost, skip string) {
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "Cost", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "Cost", &unknown) {
+			d.undeclared(m, "Cost", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "Cost", Detail: fmt.Sprintf("%q is not a member of Cost", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("amount", Problem{Kind: ProbMissing, Def: "Cost", Detail: "Cost lacks required \"amount\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("currency", Problem{Kind: ProbMissing, Def: "Cost", Detail: "Cost lacks required \"currency\""})
-	}
+	d.reportMissing(genPlans[71].of(reflect.TypeFor[domain.Cost]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -8172,15 +7244,9 @@ func decodeGenBooleanConfigOptionCapabilities(d *decoder, v *jsonv.Value, out *d
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "BooleanConfigOptionCapabilities", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "BooleanConfigOptionCapabilities", &unknown) {
+			d.undeclared(m, "BooleanConfigOptionCapabilities", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "BooleanConfigOptionCapabilities", Detail: fmt.Sprintf("%q is not a member of BooleanConfigOptionCapabilities", m.Key)})
 	}
 	if unknown != nil {
 		out.Unknown = unknown
@@ -8247,22 +7313,11 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "TextResourceContents", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "TextResourceContents", &unknown) {
+			d.undeclared(m, "TextResourceContents", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "TextResourceContents", Detail: fmt.Sprintf("%q is not a member of TextResourceContents", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("uri", Problem{Kind: ProbMissing, Def: "TextResourceContents", Detail: "TextResourceContents lacks required \"uri\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("text", Problem{Kind: ProbMissing, Def: "TextResourceContents", Detail: "TextResourceContents lacks required \"text\""})
-	}
+	d.reportMissing(genPlans[72].of(reflect.TypeFor[domain.TextResourceContents]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -8328,22 +7383,11 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "BlobResourceContents", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "BlobResourceContents", &unknown) {
+			d.undeclared(m, "BlobResourceContents", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "BlobResourceContents", Detail: fmt.Sprintf("%q is not a member of BlobResourceContents", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("uri", Problem{Kind: ProbMissing, Def: "BlobResourceContents", Detail: "BlobResourceContents lacks required \"uri\""})
-	}
-	if seen&(1<<1) == 0 {
-		d.reportMember("blob", Problem{Kind: ProbMissing, Def: "BlobResourceContents", Detail: "BlobResourceContents lacks required \"blob\""})
-	}
+	d.reportMissing(genPlans[73].of(reflect.TypeFor[domain.BlobResourceContents]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}
@@ -8404,19 +7448,11 @@ func decodeGenUnstructuredCommandInput(d *decoder, v *jsonv.Value, out *domain.U
 			d.pop()
 			continue
 		}
-		if skip != "" && m.Key == skip {
-			if skipped {
-				d.duplicate(m, "UnstructuredCommandInput", &unknown)
-			}
-			skipped = true
-			continue
+		if !d.discriminator(m, skip, &skipped, "UnstructuredCommandInput", &unknown) {
+			d.undeclared(m, "UnstructuredCommandInput", &unknown, false)
 		}
-		unknown = append(unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
-		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: "UnstructuredCommandInput", Detail: fmt.Sprintf("%q is not a member of UnstructuredCommandInput", m.Key)})
 	}
-	if seen&(1<<0) == 0 {
-		d.reportMember("hint", Problem{Kind: ProbMissing, Def: "UnstructuredCommandInput", Detail: "UnstructuredCommandInput lacks required \"hint\""})
-	}
+	d.reportMissing(genPlans[74].of(reflect.TypeFor[domain.UnstructuredCommandInput]()).st, seen)
 	if unknown != nil {
 		out.Unknown = unknown
 	}

@@ -89,7 +89,7 @@ type typePlan struct {
 	verbatim verbatimCheck           // for classVerbatim: what JSON the type admits
 	want     string                  // the JSON type the Go type stands for, for messages
 	// scratch keeps zeroed values of the type (as pointers) to decode a
-	// union arm into (see scratchFor).
+	// union arm into (see scratchValue).
 	scratch  sync.Pool
 	elemPlan lazyPlan // of elem
 }
