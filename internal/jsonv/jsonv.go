@@ -446,12 +446,7 @@ func (p *parser) str() (string, error) {
 	start := p.pos
 	// Fast path: no escapes. Skip eight plain bytes at a time first.
 	esc := -1
-	i := start
-	for ; i+8 <= len(p.src); i += 8 {
-		if special(binary.LittleEndian.Uint64(p.src[i:])) {
-			break
-		}
-	}
+	i := p.skipPlain(start)
 	for ; i < len(p.src); i++ {
 		c := p.src[i]
 		if c == '"' {
@@ -471,10 +466,7 @@ func (p *parser) str() (string, error) {
 	// only shrink), so one allocation holds the result.
 	end := len(p.src)
 	for i := max(esc, start); i < len(p.src); i++ {
-		for i+8 <= len(p.src) && !special(binary.LittleEndian.Uint64(p.src[i:])) {
-			i += 8
-		}
-		if i >= len(p.src) {
+		if i = p.skipPlain(i); i >= len(p.src) {
 			break
 		}
 		if p.src[i] == '\\' {
@@ -503,10 +495,7 @@ func (p *parser) str() (string, error) {
 		case c != '\\':
 			// Copy the run of plain bytes up to the next quote, escape or
 			// control character.
-			j := i + 1
-			for j+8 <= len(p.src) && !special(binary.LittleEndian.Uint64(p.src[j:])) {
-				j += 8
-			}
+			j := p.skipPlain(i + 1)
 			for j < len(p.src) && p.src[j] != '"' && p.src[j] != '\\' && p.src[j] >= 0x20 {
 				j++
 			}
@@ -561,6 +550,16 @@ func (p *parser) str() (string, error) {
 			return "", p.errf("invalid escape '\\%c' in a string", e)
 		}
 	}
+}
+
+// skipPlain returns the first index from i where a word of eight bytes
+// may hold a quote, a backslash or a control character (see special), or
+// where fewer than eight bytes are left.
+func (p *parser) skipPlain(i int) int {
+	for i+8 <= len(p.src) && !special(binary.LittleEndian.Uint64(p.src[i:])) {
+		i += 8
+	}
+	return i
 }
 
 // special reports whether any of the eight bytes of w (may) end a run of
