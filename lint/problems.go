@@ -13,6 +13,7 @@ import (
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/internal/reference"
 )
 
@@ -695,12 +696,12 @@ func lenientScope(m *domain.Message, pointer string) (at string, skipped, ok boo
 		switch v.Kind() {
 		case reflect.Struct:
 			path += "/" + seg
-			mark := lenientMembers[v.Type().Name()][unescape(seg)]
+			mark := lenientMembers[v.Type().Name()][jsonv.UnescapeToken(seg)]
 			if mark.defaultOnError {
 				at, skipped, ok = path, false, true
 			}
 			itemsSkip = mark.skipInvalidItems
-			v = fieldByJSON(v, unescape(seg))
+			v = fieldByJSON(v, jsonv.UnescapeToken(seg))
 		case reflect.Slice:
 			path += "/" + seg
 			if itemsSkip {
@@ -722,10 +723,6 @@ func lenientScope(m *domain.Message, pointer string) (at string, skipped, ok boo
 func isIndex(s string) bool {
 	_, err := strconv.Atoi(s)
 	return err == nil
-}
-
-func unescape(seg string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
 }
 
 // deref follows pointers, interfaces and set Opt values.

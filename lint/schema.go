@@ -20,6 +20,7 @@ import (
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/schemadiff"
 )
 
@@ -520,14 +521,11 @@ func (s *Schema) node(u string) any {
 	var toks []string
 	for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
 		if tok != "" {
-			toks = append(toks, pointerUnescaper.Replace(tok))
+			toks = append(toks, jsonv.UnescapeToken(tok))
 		}
 	}
 	return descend(s.model.Doc, toks)
 }
-
-// pointerUnescaper undoes the JSON Pointer escapes of one token.
-var pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 
 // at returns the instance value at loc.
 func (r *validation) at(loc []string) any { return descend(r.root, loc) }
@@ -740,7 +738,7 @@ func pointer(loc []string) string {
 	var b strings.Builder
 	for _, tok := range loc {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(tok))
+		b.WriteString(jsonv.EscapeToken(tok))
 	}
 	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 func init() {
@@ -52,7 +53,7 @@ func checkElicitationRequest(p *Phase, c *ctx) {
 func checkSecretFields(c *ctx, schema domain.ElicitationSchema) {
 	props, _ := schema.Properties.Get()
 	for _, name := range sortedKeys(props) {
-		ptr := "/params/requestedSchema/properties/" + escapePointer(name)
+		ptr := "/params/requestedSchema/properties/" + jsonv.EscapeToken(name)
 		if what := secretName(name); what != "" {
 			c.add(findings.ELICCredentialField, ptr,
 				"form field %q looks like it asks for %s; form mode must not collect secrets or credentials, which go through URL mode so that the user deals with the service directly", name, what)
@@ -116,10 +117,6 @@ func nameWords(name string) []string {
 	}
 	flush()
 	return words
-}
-
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

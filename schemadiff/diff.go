@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 // Category says whether a change breaks existing traffic.
@@ -208,7 +209,7 @@ func (d *differ) messages() {
 					msg = fmt.Sprintf("%s is no longer defined as a %s: old %s that send it that way are refused by new %s", method, kind, plural(o.Writer()), plural(o.Reader()))
 				}
 				d.emit(c, DiffMethodRemoved, Breaking, findings.SeverityError, BreaksBoth, o.Unstable, "",
-					"/$defs/"+escapeToken(o.Def), "", msg)
+					"/$defs/"+jsonv.EscapeToken(o.Def), "", msg)
 			case o == nil:
 				if kind == KindResponse && d.new.Messages[Key{method, KindRequest}] != nil && d.old.Messages[Key{method, KindRequest}] == nil {
 					continue
@@ -219,7 +220,7 @@ func (d *differ) messages() {
 					msg = fmt.Sprintf("%s is now also defined as a %s", method, kind)
 				}
 				d.emit(c, DiffMethodAdded, NonBreaking, findings.SeverityInfo, BreaksNone, n.Unstable, "",
-					"", "/$defs/"+escapeToken(n.Def), msg)
+					"", "/$defs/"+jsonv.EscapeToken(n.Def), msg)
 			default:
 				d.message(k, o, n)
 			}
@@ -238,7 +239,7 @@ func hasMethod(s *Schema, method string) bool {
 
 func (d *differ) message(k Key, o, n *Message) {
 	c := &ctx{key: k, reader: o.Reader(), writer: o.Writer(), stack: map[[2]*Shape]bool{}}
-	oldPtr, newPtr := "/$defs/"+escapeToken(o.Def), "/$defs/"+escapeToken(n.Def)
+	oldPtr, newPtr := "/$defs/"+jsonv.EscapeToken(o.Def), "/$defs/"+jsonv.EscapeToken(n.Def)
 	if o.Handler != n.Handler {
 		d.emit(c, DiffDirectionChanged, Breaking, findings.SeverityError, BreaksBoth, o.Unstable, "", oldPtr+"/x-side", newPtr+"/x-side",
 			fmt.Sprintf("the %s of %s used to be handled by %s and now by %s: peers that send or answer it by the old table break", k.Kind, k.Method, handlerText(o.Handler), handlerText(n.Handler)))
@@ -518,7 +519,7 @@ func (d *differ) propsPtr(sch *Schema, s *Shape) string {
 	if s.Def != "" {
 		if def, ok := sch.Defs[s.Def].(map[string]any); ok {
 			if _, has := def["properties"]; has {
-				return "/$defs/" + escapeToken(s.Def) + "/properties"
+				return "/$defs/" + jsonv.EscapeToken(s.Def) + "/properties"
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 // lineIndex maps the JSON Pointer of every value in a document to the line
@@ -40,7 +42,7 @@ func indexLines(src []byte) *lineIndex {
 					return err
 				}
 				name, _ := key.(string)
-				child := ptr + "/" + escapeToken(name)
+				child := ptr + "/" + jsonv.EscapeToken(name)
 				idx.at[child] = lineAt(dec.InputOffset())
 				if err := walk(child); err != nil {
 					return err

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 // Types is a set of JSON types.
@@ -186,7 +188,7 @@ func (b *builder) def(name string) *Shape {
 	if sh, ok := b.done[name]; ok {
 		return sh
 	}
-	ptr := "/$defs/" + escapeToken(name)
+	ptr := "/$defs/" + jsonv.EscapeToken(name)
 	if b.busy[name] {
 		return &Shape{Ptr: ptr, Def: name, Types: TypeAny, Cycle: true}
 	}
@@ -219,7 +221,7 @@ func (b *builder) apply(s *Shape, node any, ptr string) {
 	}
 	if ref, ok := n["$ref"].(string); ok {
 		if name, local := strings.CutPrefix(ref, "#/$defs/"); local {
-			name = unescapeToken(name)
+			name = jsonv.UnescapeToken(name)
 			if _, exists := b.s.Defs[name]; exists {
 				mergeFacets(s, b.def(name))
 				s.Types &= b.def(name).Types
@@ -256,7 +258,7 @@ func (b *builder) apply(s *Shape, node any, ptr string) {
 	}
 	if props, ok := n["properties"].(map[string]any); ok {
 		for _, name := range sortedKeys(props) {
-			pptr := ptr + "/properties/" + escapeToken(name)
+			pptr := ptr + "/properties/" + jsonv.EscapeToken(name)
 			child := b.build(props[name], pptr)
 			p := &Prop{Name: name, Shape: child, Ptr: pptr, Lenient: lenientOf(props[name])}
 			s.addProp(p)
@@ -585,14 +587,6 @@ func sortedUnique(vs []string) []string {
 		}
 	}
 	return out[:j]
-}
-
-func escapeToken(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
-
-func unescapeToken(s string) string {
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

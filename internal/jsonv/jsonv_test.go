@@ -113,6 +113,16 @@ func TestPointerEscapes(t *testing.T) {
 	if got := Pointer("").Key("a/b~c").Index(3); got != "/a~1b~0c/3" {
 		t.Errorf("got %q", got)
 	}
+	// "~01" is a name with "~1" in it, not one with "/": unescaping
+	// undoes "~1" before "~0".
+	for _, name := range []string{"", "plain", "a/b~c", "~1", "~0/", "//~~"} {
+		if got := UnescapeToken(EscapeToken(name)); got != name {
+			t.Errorf("UnescapeToken(EscapeToken(%q)) = %q", name, got)
+		}
+	}
+	if got := UnescapeToken("~01"); got != "~1" {
+		t.Errorf(`UnescapeToken("~01") = %q, want "~1"`, got)
+	}
 }
 
 func FuzzParse(f *testing.F) {

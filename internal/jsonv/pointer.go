@@ -10,10 +10,29 @@ type Pointer string
 
 // Key appends an object member name, escaping '~' and '/'.
 func (p Pointer) Key(name string) Pointer {
-	if strings.ContainsAny(name, "~/") {
-		name = strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	return p + "/" + Pointer(EscapeToken(name))
+}
+
+var (
+	tokenEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	tokenUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// EscapeToken writes a member name as a JSON Pointer token: '~' as "~0"
+// and '/' as "~1" (RFC 6901).
+func EscapeToken(name string) string {
+	if !strings.ContainsAny(name, "~/") {
+		return name
 	}
-	return p + "/" + Pointer(name)
+	return tokenEscaper.Replace(name)
+}
+
+// UnescapeToken undoes EscapeToken.
+func UnescapeToken(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return tokenUnescaper.Replace(tok)
 }
 
 // Index appends an array index.
@@ -29,7 +48,7 @@ func (v *Value) Lookup(p string) (*Value, bool) {
 	}
 	cur := v
 	for _, tok := range strings.Split(p[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = UnescapeToken(tok)
 		switch cur.Kind {
 		case Object:
 			next, ok := cur.Get(tok)
