@@ -25,6 +25,9 @@ type decoder struct {
 	pathBuf  [8]segment // the first segments of path, to save allocations
 	// strs, when set, shares copies of short strings between lines.
 	strs *stringCache
+	// metaSeen records that a typed value held a "_meta" member, which
+	// spares the protocol machine a search for one (Decoded.MetaSeen).
+	metaSeen bool
 }
 
 func newDecoder(src []byte, base jsonv.Pointer) *decoder {
@@ -493,6 +496,7 @@ func (d *decoder) member(m *jsonv.Member, fv reflect.Value, f *field, def string
 
 // checkMeta reports a "_meta" member v that is neither an object nor null.
 func (d *decoder) checkMeta(v *jsonv.Value, def string) {
+	d.metaSeen = true
 	if v.Kind != jsonv.Object && v.Kind != jsonv.Null {
 		d.reportHere(Problem{Kind: ProbMeta, Def: def,
 			Detail: fmt.Sprintf(`"_meta" is %s; want an object or null`, article(v.Kind.String()))})

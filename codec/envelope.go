@@ -24,6 +24,7 @@ type Decoded struct {
 	src      []byte          // the bytes that were parsed (BOM stripped)
 	results  []*jsonv.Value  // the parsed "result" member of each message, for DecodeResult
 	prefixes []jsonv.Pointer // where each message sits on the line ("" or "/i" in a batch)
+	metas    []bool          // MetaSeen of each message
 
 	// Backing arrays for a line of one message (all but batches), so that
 	// the slices above cost no allocation of their own.
@@ -33,6 +34,7 @@ type Decoded struct {
 	msg       domain.Message
 	resultBuf [1]*jsonv.Value
 	prefixBuf [1]jsonv.Pointer
+	metaBuf   [1]bool
 	// dec is the decoder of the message or result being decoded, kept
 	// here to save allocating one per message.
 	dec decoder
@@ -91,7 +93,7 @@ func (bd *BatchDecoder) Reset() {
 // already holds) when that is not nil.
 func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 	*d = Decoded{Line: l, strs: d.strs}
-	d.Msgs, d.results, d.prefixes = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0]
+	d.Msgs, d.results, d.prefixes, d.metas = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0], d.metaBuf[:0]
 	src := l.Bytes
 	if l.CRLF {
 		d.Problems = append(d.Problems, Problem{Kind: ProbCRLF, Detail: `line ends in "\r\n"`})
@@ -292,8 +294,14 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	d.Msgs = append(d.Msgs, m)
 	d.results = append(d.results, resultTree)
 	d.prefixes = append(d.prefixes, ptr)
+	d.metas = append(d.metas, dec.metaSeen)
 	d.Problems = append(d.Problems, dec.problems...)
 }
+
+// MetaSeen reports whether typing message i's params, or its result once
+// DecodeResult has typed it, met a "_meta" member at any depth. Without
+// one there is no trace context to check (ACP-EXTN-005).
+func (d *Decoded) MetaSeen(i int) bool { return i < len(d.metas) && d.metas[i] }
 
 // checkEnvelopeID reports request ids that JSON-RPC discourages or forbids.
 func checkEnvelopeID(dec *decoder, id *jsonv.Value) {
@@ -383,6 +391,7 @@ func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
 		dec.decodeObject(v, target)
 		m.Result = target
 	}
+	d.metas[i] = d.metas[i] || dec.metaSeen
 	return dec.problems
 }
 

@@ -23,11 +23,15 @@ type decoding struct {
 	Problems []codec.Problem
 	Results  []any
 	Typed    [][]codec.Problem
+	MetaSeen []bool // of each message, then of each typed result
 }
 
 func decodeAll(line []byte, methods []*domain.MethodInfo) decoding {
 	d := codec.DecodeLine(codec.Line{Num: 1, Bytes: line})
 	out := decoding{Msgs: d.Msgs, Problems: d.Problems}
+	for i := range d.Msgs {
+		out.MetaSeen = append(out.MetaSeen, d.MetaSeen(i))
+	}
 	for i, m := range d.Msgs {
 		if m.Kind != domain.KindResult {
 			continue
@@ -36,6 +40,7 @@ func decodeAll(line []byte, methods []*domain.MethodInfo) decoding {
 			again := codec.DecodeLine(codec.Line{Num: 1, Bytes: line})
 			out.Typed = append(out.Typed, again.DecodeResult(i, mi))
 			out.Results = append(out.Results, again.Msgs[i].Result)
+			out.MetaSeen = append(out.MetaSeen, again.MetaSeen(i))
 		}
 	}
 	return out

@@ -475,3 +475,58 @@ func TestOmittedParams(t *testing.T) {
 		}
 	}
 }
+
+// TestMetaSeen holds Decoded.MetaSeen to what the protocol machine relies
+// on when it skips the trace-context check: it is true exactly when a
+// struct reachable from the typed params or result holds a "_meta".
+func TestMetaSeen(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		mi, result, src, _ := drawMessage(rt)
+		d := codec.DecodeLine(codec.Line{Num: 1, Bytes: src})
+		typed := d.Msgs[0].Params
+		if result {
+			d.DecodeResult(0, mi)
+			typed = d.Msgs[0].Result
+		}
+		if want := holdsMeta(reflect.ValueOf(typed)); d.MetaSeen(0) != want {
+			rt.Fatalf("MetaSeen = %v, want %v (whether a struct in the typed value holds a _meta)\n%s", d.MetaSeen(0), want, src)
+		}
+	})
+}
+
+// holdsMeta reports whether a struct within v has a non-empty Meta field.
+func holdsMeta(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && holdsMeta(v.Elem())
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return false
+		}
+		for i := range v.Len() {
+			if holdsMeta(v.Index(i)) {
+				return true
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if holdsMeta(it.Value()) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			if f.Name == "Meta" && v.Field(i).Len() > 0 {
+				return true
+			}
+			if holdsMeta(v.Field(i)) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -166,7 +166,7 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr Frame) {
 		// another version (ACP-VER-004, ACP-VER-005).
 		msgProbs, probs = nil, nil
 	}
-	ev := protocol.Event{Msg: m, Loc: loc}
+	ev := protocol.Event{Msg: m, Loc: loc, MetaAbsent: !d.MetaSeen(i)}
 	for _, p := range msgProbs {
 		ev.ParamsInvalid = ev.ParamsInvalid || breaksParams(p, i, len(d.Msgs) > 1)
 		if redundant(p, msgProbs) {

@@ -26,12 +26,12 @@ type extnState struct {
 func init() {
 	onEveryRequest(checkExtensionMethod)
 	onEveryRequest(func(p *Phase, c *ctx) {
-		if mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
+		if !c.ev.MetaAbsent && mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
 		}
 	})
 	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
-		if c.succeeded() && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
+		if c.succeeded() && !c.ev.MetaAbsent && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
 			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
 		}
 	})

@@ -45,6 +45,10 @@ type Event struct {
 	// ParamsInvalid says the request's params broke the method's schema
 	// (the codec reported it); the receiver should answer -32602.
 	ParamsInvalid bool
+	// MetaAbsent says the decoder typed the params or result and met no
+	// "_meta" member in them, which spares the trace-context check
+	// (ACP-EXTN-005) its search of the raw bytes. False means unknown.
+	MetaAbsent bool
 }
 
 // Pending is a request that has not been answered yet.
