@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -25,6 +26,9 @@ type decoder struct {
 	pathBuf  [8]segment // the first segments of path, to save allocations
 	// strs, when set, shares copies of short strings between lines.
 	strs *stringCache
+	// own says the values decoded must not share the batch's memory at
+	// all: a request's params, which the machine keeps until the answer.
+	own bool
 	// metaSeen records that a typed value held a "_meta" member, which
 	// spares the protocol machine a search for one (Decoded.MetaSeen).
 	metaSeen bool
@@ -82,9 +86,34 @@ func (d *decoder) reportMember(name string, p Problem) {
 }
 
 // raw returns the bytes of v. The capacity is cut so that appending to the
-// result can never write into the line.
+// result can never write into the line; when d owns what it decodes, they
+// are a copy.
 func (d *decoder) raw(v *jsonv.Value) json.RawMessage {
-	return json.RawMessage(d.src[v.Start:v.End:v.End])
+	b := d.src[v.Start:v.End:v.End]
+	if d.own {
+		return bytes.Clone(b)
+	}
+	return json.RawMessage(b)
+}
+
+// str returns s, a string of the parse tree, fit to store in a typed
+// value: short strings are copies (see ownedString), long ones share the
+// line's memory unless d owns what it decodes.
+func (d *decoder) str(s string) string {
+	if d.own && len(s) > ownedStringMax {
+		return strings.Clone(s)
+	}
+	return d.strs.owned(s)
+}
+
+// name is str for a member name or a value of a named string type: ids
+// and enum values, which the machine keeps as map keys for as long as the
+// transcript runs, so they are copies whatever their length.
+func (d *decoder) name(s string) string {
+	if len(s) > ownedStringMax {
+		return strings.Clone(s)
+	}
+	return d.strs.owned(s)
 }
 
 // short renders a value for a message, cut to a readable length.
@@ -175,7 +204,7 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		m := reflect.MakeMapWithSize(rv.Type(), len(v.Members))
 		for i := range v.Members {
 			mem := &v.Members[i]
-			key := reflect.ValueOf(d.strs.owned(mem.Key)).Convert(rv.Type().Key())
+			key := reflect.ValueOf(d.name(mem.Key)).Convert(rv.Type().Key())
 			if m.MapIndex(key).IsValid() {
 				// A map cannot keep both copies; the last one wins, as in
 				// most JSON readers.
@@ -197,7 +226,11 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 			rv.SetString(d.enumValue(v, p.enum, p.open, rv.Type().Name()))
 			break
 		}
-		rv.SetString(d.strs.owned(v.Str))
+		if rv.Type() == reflect.TypeFor[string]() {
+			rv.SetString(d.str(v.Str))
+		} else {
+			rv.SetString(d.name(v.Str))
+		}
 	case classBool:
 		if !d.is(v, jsonv.Bool, def, p.want) {
 			return
@@ -459,7 +492,7 @@ func (d *decoder) discriminator(m *jsonv.Member, skip string, skipped *bool, def
 // undeclared keeps member m, which def does not declare, in unknown so
 // that re-encoding loses nothing, and reports it unless quiet.
 func (d *decoder) undeclared(m *jsonv.Member, def string, unknown *domain.Members, quiet bool) {
-	*unknown = append(*unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
+	*unknown = append(*unknown, domain.Member{Name: d.str(m.Key), Value: d.raw(&m.Value)})
 	if !quiet {
 		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: def,
 			Detail: fmt.Sprintf("%q is not a member of %s", m.Key, def)})
@@ -540,7 +573,7 @@ func (d *decoder) enumValue(v *jsonv.Value, values []string, open bool, name str
 	if i := slices.Index(values, v.Str); i >= 0 {
 		return values[i]
 	}
-	s := d.strs.owned(v.Str)
+	s := d.name(v.Str)
 	kind := ProbEnum
 	if open {
 		kind = ProbOpenEnum
@@ -555,7 +588,7 @@ func (d *decoder) enumValue(v *jsonv.Value, values []string, open bool, name str
 func (d *decoder) duplicate(m *jsonv.Member, def string, unknown *domain.Members) {
 	d.reportMember(m.Key, Problem{Kind: ProbDuplicate, Def: def,
 		Detail: fmt.Sprintf("member %q appears more than once; receivers disagree on which copy wins", m.Key)})
-	*unknown = append(*unknown, domain.Member{Name: m.Key, Value: d.raw(&m.Value)})
+	*unknown = append(*unknown, domain.Member{Name: d.str(m.Key), Value: d.raw(&m.Value)})
 }
 
 // armMember routes member m to the inline arm that declares it, reporting

@@ -388,7 +388,7 @@ func decodeGenAuthenticateRequest(d *decoder, v *jsonv.Value, out *domain.Authen
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthenticateRequest", "string") {
-				out.MethodID = domain.AuthMethodID(d.strs.owned(mv.Str))
+				out.MethodID = domain.AuthMethodID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -454,7 +454,7 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "NewSessionRequest", "string") {
-				out.Cwd = d.strs.owned(mv.Str)
+				out.Cwd = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -481,7 +481,7 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 						ev14 := &mv.Elems[i13]
 						d.pushIndex(i13)
 						if d.is(ev14, jsonv.String, "NewSessionRequest", "string") {
-							s12[i13] = d.strs.owned(ev14.Str)
+							s12[i13] = d.str(ev14.Str)
 						}
 						d.pop()
 					}
@@ -546,7 +546,7 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "NewSessionResponse", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -650,7 +650,7 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "LoadSessionRequest", "string") {
-				out.Cwd = d.strs.owned(mv.Str)
+				out.Cwd = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -677,7 +677,7 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 						ev29 := &mv.Elems[i28]
 						d.pushIndex(i28)
 						if d.is(ev29, jsonv.String, "LoadSessionRequest", "string") {
-							s27[i28] = d.strs.owned(ev29.Str)
+							s27[i28] = d.str(ev29.Str)
 						}
 						d.pop()
 					}
@@ -696,7 +696,7 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "LoadSessionRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -809,7 +809,7 @@ func decodeGenSetSessionModeRequest(d *decoder, v *jsonv.Value, out *domain.SetS
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SetSessionModeRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -820,7 +820,7 @@ func decodeGenSetSessionModeRequest(d *decoder, v *jsonv.Value, out *domain.SetS
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SetSessionModeRequest", "string") {
-				out.ModeID = domain.SessionModeID(d.strs.owned(mv.Str))
+				out.ModeID = domain.SessionModeID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -932,7 +932,7 @@ func decodeGenPromptRequest(d *decoder, v *jsonv.Value, out *domain.PromptReques
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "PromptRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1028,7 +1028,7 @@ func decodeGenCancelNotification(d *decoder, v *jsonv.Value, out *domain.CancelN
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CancelNotification", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1072,7 +1072,7 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 				out.Cwd.State = domain.Present
 				n41 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsRequest", "string") {
-					out.Cwd.Val = d.strs.owned(mv.Str)
+					out.Cwd.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n41) {
 					setZero(&out.Cwd)
@@ -1092,7 +1092,7 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 				out.Cursor.State = domain.Present
 				n42 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsRequest", "string") {
-					out.Cursor.Val = d.strs.owned(mv.Str)
+					out.Cursor.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n42) {
 					setZero(&out.Cursor)
@@ -1159,7 +1159,7 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 				out.NextCursor.State = domain.Present
 				n46 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsResponse", "string") {
-					out.NextCursor.Val = d.strs.owned(mv.Str)
+					out.NextCursor.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n46) {
 					setZero(&out.NextCursor)
@@ -1202,7 +1202,7 @@ func decodeGenDeleteSessionRequest(d *decoder, v *jsonv.Value, out *domain.Delet
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "DeleteSessionRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1268,7 +1268,7 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ResumeSessionRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1279,7 +1279,7 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ResumeSessionRequest", "string") {
-				out.Cwd = d.strs.owned(mv.Str)
+				out.Cwd = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -1306,7 +1306,7 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 						ev50 := &mv.Elems[i49]
 						d.pushIndex(i49)
 						if d.is(ev50, jsonv.String, "ResumeSessionRequest", "string") {
-							s48[i49] = d.strs.owned(ev50.Str)
+							s48[i49] = d.str(ev50.Str)
 						}
 						d.pop()
 					}
@@ -1460,7 +1460,7 @@ func decodeGenCloseSessionRequest(d *decoder, v *jsonv.Value, out *domain.CloseS
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CloseSessionRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1580,7 +1580,7 @@ func decodeGenRequestPermissionRequest(d *decoder, v *jsonv.Value, out *domain.R
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "RequestPermissionRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1687,7 +1687,7 @@ func decodeGenSessionNotification(d *decoder, v *jsonv.Value, out *domain.Sessio
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionNotification", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1735,7 +1735,7 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WriteTextFileRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1746,7 +1746,7 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WriteTextFileRequest", "string") {
-				out.Path = d.strs.owned(mv.Str)
+				out.Path = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -1757,7 +1757,7 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WriteTextFileRequest", "string") {
-				out.Content = d.strs.owned(mv.Str)
+				out.Content = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -1823,7 +1823,7 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReadTextFileRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1834,7 +1834,7 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReadTextFileRequest", "string") {
-				out.Path = d.strs.owned(mv.Str)
+				out.Path = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -1913,7 +1913,7 @@ func decodeGenReadTextFileResponse(d *decoder, v *jsonv.Value, out *domain.ReadT
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReadTextFileResponse", "string") {
-				out.Content = d.strs.owned(mv.Str)
+				out.Content = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -1952,7 +1952,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CreateTerminalRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -1963,7 +1963,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CreateTerminalRequest", "string") {
-				out.Command = d.strs.owned(mv.Str)
+				out.Command = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -1990,7 +1990,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 						ev70 := &mv.Elems[i69]
 						d.pushIndex(i69)
 						if d.is(ev70, jsonv.String, "CreateTerminalRequest", "string") {
-							s68[i69] = d.strs.owned(ev70.Str)
+							s68[i69] = d.str(ev70.Str)
 						}
 						d.pop()
 					}
@@ -2049,7 +2049,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Cwd.State = domain.Present
 				n75 := len(d.problems)
 				if d.is(mv, jsonv.String, "CreateTerminalRequest", "string") {
-					out.Cwd.Val = d.strs.owned(mv.Str)
+					out.Cwd.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n75) {
 					setZero(&out.Cwd)
@@ -2112,7 +2112,7 @@ func decodeGenCreateTerminalResponse(d *decoder, v *jsonv.Value, out *domain.Cre
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CreateTerminalResponse", "string") {
-				out.TerminalID = domain.TerminalID(d.strs.owned(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2151,7 +2151,7 @@ func decodeGenTerminalOutputRequest(d *decoder, v *jsonv.Value, out *domain.Term
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TerminalOutputRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2162,7 +2162,7 @@ func decodeGenTerminalOutputRequest(d *decoder, v *jsonv.Value, out *domain.Term
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TerminalOutputRequest", "string") {
-				out.TerminalID = domain.TerminalID(d.strs.owned(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2201,7 +2201,7 @@ func decodeGenTerminalOutputResponse(d *decoder, v *jsonv.Value, out *domain.Ter
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TerminalOutputResponse", "string") {
-				out.Output = d.strs.owned(mv.Str)
+				out.Output = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -2271,7 +2271,7 @@ func decodeGenReleaseTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Rel
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReleaseTerminalRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2282,7 +2282,7 @@ func decodeGenReleaseTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Rel
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReleaseTerminalRequest", "string") {
-				out.TerminalID = domain.TerminalID(d.strs.owned(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2348,7 +2348,7 @@ func decodeGenWaitForTerminalExitRequest(d *decoder, v *jsonv.Value, out *domain
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WaitForTerminalExitRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2359,7 +2359,7 @@ func decodeGenWaitForTerminalExitRequest(d *decoder, v *jsonv.Value, out *domain
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WaitForTerminalExitRequest", "string") {
-				out.TerminalID = domain.TerminalID(d.strs.owned(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2423,7 +2423,7 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 				out.Signal.State = domain.Present
 				n81 := len(d.problems)
 				if d.is(mv, jsonv.String, "WaitForTerminalExitResponse", "string") {
-					out.Signal.Val = d.strs.owned(mv.Str)
+					out.Signal.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n81) {
 					setZero(&out.Signal)
@@ -2465,7 +2465,7 @@ func decodeGenKillTerminalRequest(d *decoder, v *jsonv.Value, out *domain.KillTe
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "KillTerminalRequest", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2476,7 +2476,7 @@ func decodeGenKillTerminalRequest(d *decoder, v *jsonv.Value, out *domain.KillTe
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "KillTerminalRequest", "string") {
-				out.TerminalID = domain.TerminalID(d.strs.owned(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2542,7 +2542,7 @@ func decodeGenCompleteElicitationNotification(d *decoder, v *jsonv.Value, out *d
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CompleteElicitationNotification", "string") {
-				out.ElicitationID = domain.ElicitationID(d.strs.owned(mv.Str))
+				out.ElicitationID = domain.ElicitationID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -2630,7 +2630,7 @@ func decodeGenError(d *decoder, v *jsonv.Value, out *domain.Error, skip string) 
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Error", "string") {
-				out.Message = d.strs.owned(mv.Str)
+				out.Message = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -2813,7 +2813,7 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Implementation", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -2829,7 +2829,7 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 				out.Title.State = domain.Present
 				n88 := len(d.problems)
 				if d.is(mv, jsonv.String, "Implementation", "string") {
-					out.Title.Val = d.strs.owned(mv.Str)
+					out.Title.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n88) {
 					setZero(&out.Title)
@@ -2844,7 +2844,7 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Implementation", "string") {
-				out.Version = d.strs.owned(mv.Str)
+				out.Version = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -3106,7 +3106,7 @@ func decodeGenSessionModeState(d *decoder, v *jsonv.Value, out *domain.SessionMo
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionModeState", "string") {
-				out.CurrentModeID = domain.SessionModeID(d.strs.owned(mv.Str))
+				out.CurrentModeID = domain.SessionModeID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -3208,7 +3208,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionInfo", "string") {
-				out.SessionID = domain.SessionID(d.strs.owned(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -3219,7 +3219,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionInfo", "string") {
-				out.Cwd = d.strs.owned(mv.Str)
+				out.Cwd = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -3246,7 +3246,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 						ev100 := &mv.Elems[i99]
 						d.pushIndex(i99)
 						if d.is(ev100, jsonv.String, "SessionInfo", "string") {
-							s98[i99] = d.strs.owned(ev100.Str)
+							s98[i99] = d.str(ev100.Str)
 						}
 						d.pop()
 					}
@@ -3270,7 +3270,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.Title.State = domain.Present
 				n101 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfo", "string") {
-					out.Title.Val = d.strs.owned(mv.Str)
+					out.Title.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n101) {
 					setZero(&out.Title)
@@ -3290,7 +3290,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.UpdatedAt.State = domain.Present
 				n102 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfo", "string") {
-					out.UpdatedAt.Val = d.strs.owned(mv.Str)
+					out.UpdatedAt.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n102) {
 					setZero(&out.UpdatedAt)
@@ -3333,7 +3333,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
-				out.ToolCallID = domain.ToolCallID(d.strs.owned(mv.Str))
+				out.ToolCallID = domain.ToolCallID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -3389,7 +3389,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Title.State = domain.Present
 				n105 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
-					out.Title.Val = d.strs.owned(mv.Str)
+					out.Title.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n105) {
 					setZero(&out.Title)
@@ -3409,7 +3409,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Name.State = domain.Present
 				n106 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
-					out.Name.Val = d.strs.owned(mv.Str)
+					out.Name.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n106) {
 					setZero(&out.Name)
@@ -3526,7 +3526,7 @@ func decodeGenPermissionOption(d *decoder, v *jsonv.Value, out *domain.Permissio
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "PermissionOption", "string") {
-				out.OptionID = domain.PermissionOptionID(d.strs.owned(mv.Str))
+				out.OptionID = domain.PermissionOptionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -3537,7 +3537,7 @@ func decodeGenPermissionOption(d *decoder, v *jsonv.Value, out *domain.Permissio
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "PermissionOption", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -3697,7 +3697,7 @@ func decodeGenEnvVariable(d *decoder, v *jsonv.Value, out *domain.EnvVariable, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "EnvVariable", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -3708,7 +3708,7 @@ func decodeGenEnvVariable(d *decoder, v *jsonv.Value, out *domain.EnvVariable, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "EnvVariable", "string") {
-				out.Value = d.strs.owned(mv.Str)
+				out.Value = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -3772,7 +3772,7 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 				out.Signal.State = domain.Present
 				n117 := len(d.problems)
 				if d.is(mv, jsonv.String, "TerminalExitStatus", "string") {
-					out.Signal.Val = d.strs.owned(mv.Str)
+					out.Signal.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n117) {
 					setZero(&out.Signal)
@@ -4458,7 +4458,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthMethodTerminal", "string") {
-				out.ID = domain.AuthMethodID(d.strs.owned(mv.Str))
+				out.ID = domain.AuthMethodID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -4469,7 +4469,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthMethodTerminal", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4485,7 +4485,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Description.State = domain.Present
 				n137 := len(d.problems)
 				if d.is(mv, jsonv.String, "AuthMethodTerminal", "string") {
-					out.Description.Val = d.strs.owned(mv.Str)
+					out.Description.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n137) {
 					setZero(&out.Description)
@@ -4516,7 +4516,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 						ev141 := &mv.Elems[i140]
 						d.pushIndex(i140)
 						if d.is(ev141, jsonv.String, "AuthMethodTerminal", "string") {
-							s139[i140] = d.strs.owned(ev141.Str)
+							s139[i140] = d.str(ev141.Str)
 						}
 						d.pop()
 					}
@@ -4587,7 +4587,7 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthMethodAgent", "string") {
-				out.ID = domain.AuthMethodID(d.strs.owned(mv.Str))
+				out.ID = domain.AuthMethodID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -4598,7 +4598,7 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthMethodAgent", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4614,7 +4614,7 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 				out.Description.State = domain.Present
 				n143 := len(d.problems)
 				if d.is(mv, jsonv.String, "AuthMethodAgent", "string") {
-					out.Description.Val = d.strs.owned(mv.Str)
+					out.Description.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n143) {
 					setZero(&out.Description)
@@ -4657,7 +4657,7 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerHttp", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4668,7 +4668,7 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerHttp", "string") {
-				out.URL = d.strs.owned(mv.Str)
+				out.URL = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4727,7 +4727,7 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerSse", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4738,7 +4738,7 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerSse", "string") {
-				out.URL = d.strs.owned(mv.Str)
+				out.URL = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4797,7 +4797,7 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerStdio", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4808,7 +4808,7 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerStdio", "string") {
-				out.Command = d.strs.owned(mv.Str)
+				out.Command = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4824,7 +4824,7 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 					ev152 := &mv.Elems[i151]
 					d.pushIndex(i151)
 					if d.is(ev152, jsonv.String, "McpServerStdio", "string") {
-						s150[i151] = d.strs.owned(ev152.Str)
+						s150[i151] = d.str(ev152.Str)
 					}
 					d.pop()
 				}
@@ -4887,7 +4887,7 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionMode", "string") {
-				out.ID = domain.SessionModeID(d.strs.owned(mv.Str))
+				out.ID = domain.SessionModeID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -4898,7 +4898,7 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionMode", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -4914,7 +4914,7 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 				out.Description.State = domain.Present
 				n156 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionMode", "string") {
-					out.Description.Val = d.strs.owned(mv.Str)
+					out.Description.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n156) {
 					setZero(&out.Description)
@@ -4957,7 +4957,7 @@ func decodeGenTextContent(d *decoder, v *jsonv.Value, out *domain.TextContent, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TextContent", "string") {
-				out.Text = d.strs.owned(mv.Str)
+				out.Text = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5016,7 +5016,7 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ImageContent", "string") {
-				out.Data = d.strs.owned(mv.Str)
+				out.Data = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5027,7 +5027,7 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ImageContent", "string") {
-				out.MimeType = d.strs.owned(mv.Str)
+				out.MimeType = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5043,7 +5043,7 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 				out.URI.State = domain.Present
 				n158 := len(d.problems)
 				if d.is(mv, jsonv.String, "ImageContent", "string") {
-					out.URI.Val = d.strs.owned(mv.Str)
+					out.URI.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n158) {
 					setZero(&out.URI)
@@ -5106,7 +5106,7 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AudioContent", "string") {
-				out.Data = d.strs.owned(mv.Str)
+				out.Data = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5117,7 +5117,7 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AudioContent", "string") {
-				out.MimeType = d.strs.owned(mv.Str)
+				out.MimeType = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5176,7 +5176,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ResourceLink", "string") {
-				out.URI = d.strs.owned(mv.Str)
+				out.URI = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5187,7 +5187,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ResourceLink", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5203,7 +5203,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.MimeType.State = domain.Present
 				n161 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
-					out.MimeType.Val = d.strs.owned(mv.Str)
+					out.MimeType.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n161) {
 					setZero(&out.MimeType)
@@ -5223,7 +5223,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Title.State = domain.Present
 				n162 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
-					out.Title.Val = d.strs.owned(mv.Str)
+					out.Title.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n162) {
 					setZero(&out.Title)
@@ -5243,7 +5243,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Description.State = domain.Present
 				n163 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
-					out.Description.Val = d.strs.owned(mv.Str)
+					out.Description.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n163) {
 					setZero(&out.Description)
@@ -5418,7 +5418,7 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ToolCallLocation", "string") {
-				out.Path = d.strs.owned(mv.Str)
+				out.Path = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5493,7 +5493,7 @@ func decodeGenSelectedPermissionOutcome(d *decoder, v *jsonv.Value, out *domain.
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SelectedPermissionOutcome", "string") {
-				out.OptionID = domain.PermissionOptionID(d.strs.owned(mv.Str))
+				out.OptionID = domain.PermissionOptionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -5546,7 +5546,7 @@ func decodeGenUserMessageChunk(d *decoder, v *jsonv.Value, out *domain.UserMessa
 				out.MessageID.State = domain.Present
 				n170 := len(d.problems)
 				if d.is(mv, jsonv.String, "UserMessageChunk", "string") {
-					out.MessageID.Val = domain.MessageID(d.strs.owned(mv.Str))
+					out.MessageID.Val = domain.MessageID(d.name(mv.Str))
 				}
 				if d.rejectedHere(n170) {
 					setZero(&out.MessageID)
@@ -5603,7 +5603,7 @@ func decodeGenAgentMessageChunk(d *decoder, v *jsonv.Value, out *domain.AgentMes
 				out.MessageID.State = domain.Present
 				n171 := len(d.problems)
 				if d.is(mv, jsonv.String, "AgentMessageChunk", "string") {
-					out.MessageID.Val = domain.MessageID(d.strs.owned(mv.Str))
+					out.MessageID.Val = domain.MessageID(d.name(mv.Str))
 				}
 				if d.rejectedHere(n171) {
 					setZero(&out.MessageID)
@@ -5660,7 +5660,7 @@ func decodeGenAgentThoughtChunk(d *decoder, v *jsonv.Value, out *domain.AgentTho
 				out.MessageID.State = domain.Present
 				n172 := len(d.problems)
 				if d.is(mv, jsonv.String, "AgentThoughtChunk", "string") {
-					out.MessageID.Val = domain.MessageID(d.strs.owned(mv.Str))
+					out.MessageID.Val = domain.MessageID(d.name(mv.Str))
 				}
 				if d.rejectedHere(n172) {
 					setZero(&out.MessageID)
@@ -5703,7 +5703,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ToolCall", "string") {
-				out.ToolCallID = domain.ToolCallID(d.strs.owned(mv.Str))
+				out.ToolCallID = domain.ToolCallID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -5714,7 +5714,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ToolCall", "string") {
-				out.Title = d.strs.owned(mv.Str)
+				out.Title = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -5730,7 +5730,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Name.State = domain.Present
 				n173 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCall", "string") {
-					out.Name.Val = d.strs.owned(mv.Str)
+					out.Name.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n173) {
 					setZero(&out.Name)
@@ -6007,7 +6007,7 @@ func decodeGenCurrentModeUpdate(d *decoder, v *jsonv.Value, out *domain.CurrentM
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CurrentModeUpdate", "string") {
-				out.CurrentModeID = domain.SessionModeID(d.strs.owned(mv.Str))
+				out.CurrentModeID = domain.SessionModeID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -6097,7 +6097,7 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 				out.Title.State = domain.Present
 				n193 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfoUpdate", "string") {
-					out.Title.Val = d.strs.owned(mv.Str)
+					out.Title.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n193) {
 					setZero(&out.Title)
@@ -6117,7 +6117,7 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 				out.UpdatedAt.State = domain.Present
 				n194 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfoUpdate", "string") {
-					out.UpdatedAt.Val = d.strs.owned(mv.Str)
+					out.UpdatedAt.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n194) {
 					setZero(&out.UpdatedAt)
@@ -6240,7 +6240,7 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Notice", "string") {
-				out.Title = d.strs.owned(mv.Str)
+				out.Title = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -6256,7 +6256,7 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 				out.Description.State = domain.Present
 				n198 := len(d.problems)
 				if d.is(mv, jsonv.String, "Notice", "string") {
-					out.Description.Val = d.strs.owned(mv.Str)
+					out.Description.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n198) {
 					setZero(&out.Description)
@@ -6299,7 +6299,7 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CompactionUpdate", "string") {
-				out.CompactionID = domain.CompactionID(d.strs.owned(mv.Str))
+				out.CompactionID = domain.CompactionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -6353,7 +6353,7 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 				out.Error.State = domain.Present
 				n203 := len(d.problems)
 				if d.is(mv, jsonv.String, "CompactionUpdate", "string") {
-					out.Error.Val = d.strs.owned(mv.Str)
+					out.Error.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n203) {
 					setZero(&out.Error)
@@ -6396,7 +6396,7 @@ func decodeGenCompactionSummaryChunk(d *decoder, v *jsonv.Value, out *domain.Com
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CompactionSummaryChunk", "string") {
-				out.CompactionID = domain.CompactionID(d.strs.owned(mv.Str))
+				out.CompactionID = domain.CompactionID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -6739,7 +6739,7 @@ func decodeGenHttpHeader(d *decoder, v *jsonv.Value, out *domain.HttpHeader, ski
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "HttpHeader", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -6750,7 +6750,7 @@ func decodeGenHttpHeader(d *decoder, v *jsonv.Value, out *domain.HttpHeader, ski
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "HttpHeader", "string") {
-				out.Value = d.strs.owned(mv.Str)
+				out.Value = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -6823,7 +6823,7 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.LastModified.State = domain.Present
 				n209 := len(d.problems)
 				if d.is(mv, jsonv.String, "Annotations", "string") {
-					out.LastModified.Val = d.strs.owned(mv.Str)
+					out.LastModified.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n209) {
 					setZero(&out.LastModified)
@@ -6952,7 +6952,7 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Diff", "string") {
-				out.Path = d.strs.owned(mv.Str)
+				out.Path = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -6968,7 +6968,7 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 				out.OldText.State = domain.Present
 				n212 := len(d.problems)
 				if d.is(mv, jsonv.String, "Diff", "string") {
-					out.OldText.Val = d.strs.owned(mv.Str)
+					out.OldText.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n212) {
 					setZero(&out.OldText)
@@ -6983,7 +6983,7 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Diff", "string") {
-				out.NewText = d.strs.owned(mv.Str)
+				out.NewText = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7022,7 +7022,7 @@ func decodeGenTerminal(d *decoder, v *jsonv.Value, out *domain.Terminal, skip st
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Terminal", "string") {
-				out.TerminalID = domain.TerminalID(d.strs.owned(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str))
 			}
 			d.pop()
 			continue
@@ -7061,7 +7061,7 @@ func decodeGenPlanEntry(d *decoder, v *jsonv.Value, out *domain.PlanEntry, skip 
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "PlanEntry", "string") {
-				out.Content = d.strs.owned(mv.Str)
+				out.Content = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7122,7 +7122,7 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AvailableCommand", "string") {
-				out.Name = d.strs.owned(mv.Str)
+				out.Name = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7133,7 +7133,7 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AvailableCommand", "string") {
-				out.Description = d.strs.owned(mv.Str)
+				out.Description = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7201,7 +7201,7 @@ func decodeGenCost(d *decoder, v *jsonv.Value, out *domain.Cost, skip string) {
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Cost", "string") {
-				out.Currency = d.strs.owned(mv.Str)
+				out.Currency = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7267,7 +7267,7 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TextResourceContents", "string") {
-				out.URI = d.strs.owned(mv.Str)
+				out.URI = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7278,7 +7278,7 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TextResourceContents", "string") {
-				out.Text = d.strs.owned(mv.Str)
+				out.Text = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7294,7 +7294,7 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 				out.MimeType.State = domain.Present
 				n215 := len(d.problems)
 				if d.is(mv, jsonv.String, "TextResourceContents", "string") {
-					out.MimeType.Val = d.strs.owned(mv.Str)
+					out.MimeType.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n215) {
 					setZero(&out.MimeType)
@@ -7337,7 +7337,7 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "BlobResourceContents", "string") {
-				out.URI = d.strs.owned(mv.Str)
+				out.URI = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7348,7 +7348,7 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "BlobResourceContents", "string") {
-				out.Blob = d.strs.owned(mv.Str)
+				out.Blob = d.str(mv.Str)
 			}
 			d.pop()
 			continue
@@ -7364,7 +7364,7 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 				out.MimeType.State = domain.Present
 				n216 := len(d.problems)
 				if d.is(mv, jsonv.String, "BlobResourceContents", "string") {
-					out.MimeType.Val = d.strs.owned(mv.Str)
+					out.MimeType.Val = d.str(mv.Str)
 				}
 				if d.rejectedHere(n216) {
 					setZero(&out.MimeType)
@@ -7433,7 +7433,7 @@ func decodeGenUnstructuredCommandInput(d *decoder, v *jsonv.Value, out *domain.U
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "UnstructuredCommandInput", "string") {
-				out.Hint = d.strs.owned(mv.Str)
+				out.Hint = d.str(mv.Str)
 			}
 			d.pop()
 			continue

@@ -177,6 +177,15 @@ func convert(t reflect.Type, expr string) string {
 	return goType(t) + "(" + expr + ")"
 }
 
+// stringCopy names the decoder method that copies a string of type t out
+// of the parse tree: name for ids and enums, str for text.
+func stringCopy(t reflect.Type) string {
+	if t == reflect.TypeFor[string]() {
+		return "d.str"
+	}
+	return "d.name"
+}
+
 func funcName(t reflect.Type) string { return "decodeGen" + t.Name() }
 
 // goType spells t in Go source, in package codec.
@@ -272,7 +281,7 @@ func (g *decoderGen) value(out string, t reflect.Type, v, def, in string) {
 		g.value(s+"["+i+"]", p.elem, ev, def, in+"\t\t")
 		g.printf("%s\t\td.pop()\n%s\t}\n%s\t%s = %s\n%s}\n", in, in, in, out, s, in)
 	case p.class == classString && p.enum == nil:
-		g.printf("%sif d.is(%s, jsonv.String, %s, %q) {\n%s\t%s = %s\n%s}\n", in, v, def, p.want, in, out, convert(t, "d.strs.owned("+v+".Str)"), in)
+		g.printf("%sif d.is(%s, jsonv.String, %s, %q) {\n%s\t%s = %s\n%s}\n", in, v, def, p.want, in, out, convert(t, stringCopy(t)+"("+v+".Str)"), in)
 	case p.class == classString:
 		g.printf("%sif d.is(%s, jsonv.String, %s, %q) {\n%s\t%s = %s\n%s}\n", in, v, def, p.want, in, out,
 			convert(t, fmt.Sprintf("d.enumValue(%s, %s, %v, %q)", v, g.enum(t), p.open, t.Name())), in)

@@ -60,10 +60,15 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 func DecodeLine(l Line) *Decoded { return decodeLine(l, nil, new(Decoded)) }
 
 // BatchDecoder decodes a batch of lines that all stay valid until Reset,
-// in memory that the next batch reuses, messages included: a caller must
-// not keep a *domain.Message past Reset (what it points to, such as Params,
-// it may keep). A reader that hands lines to another goroutine in batches
-// needs the whole batch alive at once.
+// in memory that the next batch reuses: the messages, and the long strings
+// and raw JSON of what they hold, which share the parse's memory and the
+// lines' (short strings, ids and enum values are copies). A caller must
+// not keep a message or anything it points to past Reset, or past the
+// reuse of the lines, without domain.Detach, with one exception: a
+// request's id and typed params have memory of their own, because the
+// protocol machine keeps them until the request is answered. A reader that
+// hands lines to another goroutine in batches needs the whole batch alive
+// at once.
 type BatchDecoder struct {
 	arena jsonv.Arena
 	lines []*Decoded // one per line since Reset; kept for reuse
@@ -234,14 +239,17 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 		dec.problems = append(dec.problems, Problem{Kind: ProbJSONRPC, Pointer: string(ptr),
 			Detail: `the message lacks "jsonrpc": "2.0"`})
 	}
-	if id != nil {
-		m.ID = domain.RequestID{Raw: dec.raw(id)}
-	}
 	if params != nil {
 		m.RawParams = dec.raw(params)
 	}
 	if result != nil {
 		m.RawResult = dec.raw(result)
+	}
+	// The machine keeps a request's id and typed params until the request
+	// is answered, which may be batches later: they get memory of their own.
+	dec.own = method != nil && id != nil
+	if id != nil {
+		m.ID = domain.RequestID{Raw: dec.raw(id)}
 	}
 	whole := func(p Problem) { p.Pointer = string(ptr); dec.problems = append(dec.problems, p) }
 	var resultTree *jsonv.Value
@@ -254,7 +262,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 			m.Unknown = append(m.Unknown, domain.Member{Name: "method", Value: dec.raw(method)})
 			break
 		}
-		m.Method = domain.Method(method.Str)
+		m.Method = domain.Method(dec.name(method.Str))
 		m.Kind = domain.KindNotification
 		if id != nil {
 			m.Kind = domain.KindRequest

@@ -172,6 +172,35 @@ func FuzzLineReader(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("%q (-split +reader):\n%s", data, diff)
 		}
+		// With SetAlloc, every line lands in memory alloc gave, which is
+		// then scribbled on, as lint's reuse would: earlier lines must not
+		// be in the memory of later ones.
+		r = bytes.NewReader(data)
+		if oneByte {
+			r = iotest.OneByteReader(r)
+		}
+		lr := codec.NewLineReaderSize(r, 16+int(size))
+		var given [][]byte
+		lr.SetAlloc(func(n int) []byte {
+			b := make([]byte, n, n+8)
+			for i := range b[:cap(b)] {
+				b[:cap(b)][i] = '#'
+			}
+			given = append(given, b)
+			return b
+		})
+		got = readAll(t, lr)
+		if len(given) != len(got) {
+			t.Fatalf("%q: %d lines from %d allocations", data, len(got), len(given))
+		}
+		for i, l := range got {
+			if len(l.Bytes) > 0 && &l.Bytes[0] != &given[i][0] {
+				t.Fatalf("%q: line %d is not in the memory alloc gave", data, i+1)
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q with SetAlloc (-split +reader):\n%s", data, diff)
+		}
 	})
 }
 

@@ -52,7 +52,17 @@ type LineReader struct {
 	r      *bufio.Reader
 	num    int
 	offset int64
+	// alloc, when set, provides the memory of each line (SetAlloc); long
+	// gathers a line longer than r's buffer before it moves there.
+	alloc func(n int) []byte
+	long  []byte
 }
+
+// SetAlloc makes Next put each line in memory from alloc instead of a new
+// allocation of its own, so that a reader that recycles line memory (lint
+// reuses the memory of a batch once the batch is judged) allocates
+// nothing per line. A line is then valid as long as that memory is.
+func (lr *LineReader) SetAlloc(alloc func(n int) []byte) { lr.alloc = alloc }
 
 // NewLineReader returns a reader over r.
 func NewLineReader(r io.Reader) *LineReader {
@@ -66,9 +76,9 @@ func newLineReaderSize(r io.Reader, size int) *LineReader {
 }
 
 // Next returns the next line, or io.EOF after the last one. Each returned
-// line owns its bytes.
+// line owns its bytes, unless SetAlloc said where to put them.
 func (lr *LineReader) Next() (Line, error) {
-	b, err := lr.r.ReadBytes('\n')
+	b, err := lr.read()
 	if len(b) == 0 {
 		if err == nil {
 			err = io.EOF
@@ -92,6 +102,33 @@ func (lr *LineReader) Next() (Line, error) {
 	}
 	l.Bytes = b
 	return l, nil
+}
+
+// read returns the bytes up to and including the next newline.
+func (lr *LineReader) read() ([]byte, error) {
+	if lr.alloc == nil {
+		return lr.r.ReadBytes('\n')
+	}
+	frag, err := lr.r.ReadSlice('\n')
+	if len(frag) == 0 {
+		return nil, err // the end, or a read error
+	}
+	if err != bufio.ErrBufferFull {
+		b := lr.alloc(len(frag))
+		copy(b, frag)
+		return b, err
+	}
+	lr.long = append(lr.long[:0], frag...)
+	for err == bufio.ErrBufferFull {
+		frag, err = lr.r.ReadSlice('\n')
+		lr.long = append(lr.long, frag...)
+	}
+	b := lr.alloc(len(lr.long))
+	copy(b, lr.long)
+	if cap(lr.long) > 1<<20 {
+		lr.long = nil // a huge line is rare: do not hold its size for ever
+	}
+	return b, err
 }
 
 // IsBlank reports whether the line holds only white space.

@@ -6,7 +6,19 @@ import (
 	"runtime"
 
 	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/internal/slab"
 )
+
+// lineMemory is a source whose lines can be put in memory of the caller's
+// choosing (codec.LineReader.SetAlloc).
+type lineMemory interface {
+	setLineAlloc(alloc func(n int) []byte)
+}
+
+// lookahead is a source that may hold frames it has read but not returned.
+type lookahead interface {
+	holdsFrames() bool
+}
 
 // Reading and decoding a line does not depend on anything the protocol
 // machine knows, so other goroutines do it while the machine judges the
@@ -19,17 +31,20 @@ import (
 //
 // Lines travel in batches to keep the hand-over cheap; a fixed number of
 // batches circulates, so memory does not depend on the transcript's
-// length, and each batch decodes into memory that its next use reuses.
+// length. Each batch reads its lines into, and decodes them into, memory
+// that its next use reuses: nothing derived from a batch may be kept once
+// it is recycled unless it is copied (the protocol machine copies what it
+// keeps; see protocol.Phase).
 
 // batchLines is how many frames a batch carries at most; batchesInFlight
 // how many batches exist. Reading stops while all of them are in use.
 // Each batch in flight holds about a MiB of lines and parse trees: six
 // were 5% faster than four but took the process over 32 MiB on 1 GB;
 // smaller batches cost more in hand-overs than they save.
-const (
-	batchLines      = 64
-	batchesInFlight = 4
-)
+const batchesInFlight = 4
+
+// batchLines is a variable only so that tests can change it.
+var batchLines = 64
 
 // decodedFrame is a frame and, unless the frame is a bad wrapper, its
 // decoded line. d is valid until the batch goes back to the reader.
@@ -44,6 +59,9 @@ type frameBatch struct {
 	// reader stops after sending it.
 	err error
 	dec codec.BatchDecoder
+	// lines holds the bytes of the batch's lines (the source's line reader
+	// takes them from here), until the batch is filled again.
+	lines slab.Slab[byte]
 	// decoded receives a value once a decoder is done with the batch.
 	decoded chan struct{}
 }
@@ -59,6 +77,9 @@ type readAhead struct {
 	work    chan *frameBatch // read batches, for the decoders
 	free    chan *frameBatch
 	done    chan struct{}
+	// filling is the batch the reader fills, whose memory takes the lines
+	// read; only the reader's goroutine uses it.
+	filling *frameBatch
 }
 
 func startReadAhead(src source, whole func() bool) *readAhead {
@@ -69,7 +90,10 @@ func startReadAhead(src source, whole func() bool) *readAhead {
 		done:    make(chan struct{}),
 	}
 	for range batchesInFlight {
-		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, batchLines), decoded: make(chan struct{}, 1)}
+		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, min(batchLines, 64)), decoded: make(chan struct{}, 1)}
+	}
+	if s, ok := src.(lineMemory); ok {
+		s.setLineAlloc(func(n int) []byte { return ra.filling.lines.Take(n) })
 	}
 	go ra.read(src, whole)
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -91,6 +115,8 @@ func (ra *readAhead) read(src source, whole func() bool) {
 			return
 		}
 		b.frames, b.err = b.frames[:0], nil
+		b.lines.Reset()
+		ra.filling = b
 		for len(b.frames) < batchLines {
 			fr, err := src.Next()
 			if err != nil {
@@ -101,6 +127,13 @@ func (ra *readAhead) read(src source, whole func() bool) {
 			if !whole() {
 				break
 			}
+		}
+		if s, ok := src.(lookahead); ok && s.holdsFrames() {
+			// Lines read ahead for a later batch sit in this batch's
+			// memory: give that memory up to the collector rather than
+			// reuse it under them. (Rare: only text and split messages
+			// make the source read ahead.)
+			b.lines = slab.Slab[byte]{}
 		}
 		// Neither send blocks: there are never more batches than room.
 		ra.ordered <- b

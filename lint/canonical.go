@@ -23,6 +23,8 @@ type canonicalSource struct {
 	header bool
 }
 
+func (s *canonicalSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
+
 func (s *canonicalSource) Next() (Frame, error) {
 	for {
 		l, err := s.lines.Next()

@@ -13,8 +13,9 @@ import (
 
 // FuzzTranscript feeds arbitrary bytes to the linter in every input
 // format. Whatever the input, lint must not panic, must not report an
-// internal error (ACP-LINT-003), and every finding must point at a line
-// that exists.
+// internal error (ACP-LINT-003), every finding must point at a line that
+// exists, and reusing memory batch after batch must change nothing
+// (sameWithReuse).
 func FuzzTranscript(f *testing.F) {
 	seeds, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
 	for i, p := range seeds {
@@ -54,5 +55,6 @@ func FuzzTranscript(f *testing.F) {
 				t.Fatalf("finding %s points at line %d of a %d-line input", fd.RuleID, fd.Location.Line, lines)
 			}
 		}
+		sameWithReuse(t, "fuzz", data, lint.Options{Format: format, File: "fuzz"})
 	})
 }

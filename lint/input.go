@@ -155,6 +155,8 @@ func sniffLine(line []byte) Format {
 
 type ndjsonSource struct{ lines *codec.LineReader }
 
+func (s *ndjsonSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
+
 func (s *ndjsonSource) Next() (Frame, error) {
 	l, err := s.lines.Next()
 	if err != nil {
@@ -198,6 +200,8 @@ func wrapperFields(v *jsonv.Value) (dir, msg *jsonv.Value, ok bool) {
 }
 
 type jsonlSource struct{ lines *codec.LineReader }
+
+func (s *jsonlSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
 
 func (s *jsonlSource) Next() (Frame, error) {
 	l, err := s.lines.Next()
@@ -433,6 +437,14 @@ type aheadFrame struct {
 	// not, 0 when not yet known.
 	json int8
 }
+
+func (s *blockSource) setLineAlloc(alloc func(n int) []byte) {
+	if under, ok := s.src.(lineMemory); ok {
+		under.setLineAlloc(alloc)
+	}
+}
+
+func (s *blockSource) holdsFrames() bool { return s.head < len(s.buf) }
 
 // peek returns the frame i places ahead, reading as needed.
 func (s *blockSource) peek(i int) (*aheadFrame, bool) {

@@ -137,11 +137,12 @@ func coreInitialized(p *Phase, c *ctx, req Pending) {
 	}
 	p.Version = wireVersion(c.m.RawResult)
 	if caps, ok := res.AgentCapabilities.Get(); ok {
-		p.AgentCaps = &caps
+		p.AgentCaps = domain.Detach(&caps)
 	} else {
 		p.AgentCaps = &domain.AgentCapabilities{}
 	}
-	p.AuthMethods, _ = res.AuthMethods.Get()
+	methods, _ := res.AuthMethods.Get()
+	p.AuthMethods = domain.Detach(methods)
 	// Version 0 (pre-release, ACP-VER-004 in ver.go) and 2 or later have
 	// other shapes; -1 is an unreadable version (ACP-VER-001), for which v1
 	// is the best guess.
@@ -176,13 +177,15 @@ func coreSessionCreated(p *Phase, c *ctx, req Pending) {
 	}
 }
 
+// sessionSetup returns the modes and config options of a session-opening
+// result, detached from the message for the session to keep.
 func sessionSetup(modes domain.Opt[domain.SessionModeState], opts domain.Opt[[]domain.SessionConfigOption]) (*domain.SessionModeState, []domain.SessionConfigOption) {
 	var m *domain.SessionModeState
 	if v, ok := modes.Get(); ok {
-		m = &v
+		m = domain.Detach(&v)
 	}
 	o, _ := opts.Get()
-	return m, o
+	return m, domain.Detach(o)
 }
 
 // openParams is what the params of session/new, session/load and

@@ -68,6 +68,12 @@ type Pending struct {
 // never modifies a Phase it is given, only its own copy. Maps are
 // persistent (pmap) and the structs they point to are replaced, never
 // changed, so copying a Phase copies no map and older phases stay valid.
+//
+// A Phase shares no memory with the messages it was stepped with, so that
+// a driver may reuse a message's memory once Step returns (lint does, see
+// codec.BatchDecoder): what it keeps from a result or a notification it
+// copies (domain.Detach, strings.Clone). Ids, enum values and a request's
+// params are already copies when the codec decodes them.
 type Phase struct {
 	Conn     ConnState
 	InitLine int // line of the initialize request

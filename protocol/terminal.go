@@ -151,7 +151,7 @@ func terminalExited(p *Phase, c *ctx, req Pending) {
 	nt := *t
 	nt.Exited = true
 	p.Terminals = p.Terminals.Set(id, &nt)
-	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: res.Signal})
+	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: domain.Detach(res.Signal)})
 }
 
 // checkTerminalOutput compares a terminal/output result with what

@@ -67,7 +67,7 @@ func toolCallCreated(p *Phase, c *ctx, s *Session, u domain.ToolCall) {
 	checkToolCallBody(p, c, s, "/params/update", content, locations)
 	status := u.Status.Or(domain.ToolCallPending)
 	name, hasName := u.Name.Get()
-	call := ToolCall{Line: c.line(), Turn: s.Turn, Status: status, Name: name, HasName: hasName}
+	call := ToolCall{Line: c.line(), Turn: s.Turn, Status: status, Name: strings.Clone(name), HasName: hasName}
 	p.withSession(s.ID, func(s *Session) {
 		s.ToolCalls = s.ToolCalls.Set(u.ToolCallID, call)
 		if s.PromptKey != "" && !finished(status) {
@@ -108,7 +108,7 @@ func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
 			f.Severity = findings.SeverityInfo
 			c.related(f, call.Line, "the tool_call without a name")
 		}
-		call.Name, call.HasName = name, true
+		call.Name, call.HasName = strings.Clone(name), true
 	}
 	p.withSession(s.ID, func(s *Session) {
 		s.ToolCalls = s.ToolCalls.Set(u.ToolCallID, call)

@@ -137,7 +137,7 @@ func configOptionsUpdated(p *Phase, c *ctx, s *Session, u domain.ConfigOptionUpd
 		c.related(f, s.Line, "the session's setup")
 	}
 	checkConfigOptionList(p, c, s.ID, "/params/update/configOptions", u.ConfigOptions)
-	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = u.ConfigOptions })
+	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = domain.Detach(u.ConfigOptions) })
 }
 
 // missingOptions returns the ids of known that next does not contain.
@@ -221,7 +221,7 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 // the changed part of a plan that must always be complete.
 func planUpdated(p *Phase, c *ctx, s *Session, u domain.Plan) {
 	prev, ok := p.upd.plans.Get(s.ID)
-	next := planSnapshot{Entries: u.Entries, Line: c.line(), Turn: s.Turn, Opened: s.Line}
+	next := planSnapshot{Entries: domain.Detach(u.Entries), Line: c.line(), Turn: s.Turn, Opened: s.Line}
 	p.upd.plans = p.upd.plans.Set(s.ID, next)
 	if !ok || prev.Turn != s.Turn || prev.Opened != s.Line || len(u.Entries) >= len(prev.Entries) {
 		return // a new turn may start a new plan

@@ -11,11 +11,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/acplint/acplint/internal/slab"
 )
 
 // Kind is the JSON type of a value.
@@ -152,7 +153,7 @@ func (p *parser) takeMembers(n int) []Member {
 	if p.arena == nil {
 		return make([]Member, n)
 	}
-	return p.arena.members.take(n)
+	return p.arena.members.Take(n)
 }
 
 // takeElems returns a slice for the n elements of an array that closes.
@@ -160,17 +161,19 @@ func (p *parser) takeElems(n int) []Value {
 	if p.arena == nil {
 		return make([]Value, n)
 	}
-	return p.arena.elems.take(n)
+	return p.arena.elems.Take(n)
 }
 
 // Arena keeps the memory of parsed trees for reuse. The trees parsed in
-// an arena stay valid until Reset, which lets later trees overwrite their
-// objects and arrays; their strings stay valid. Reading a transcript batch
-// after batch, one arena makes parsing allocate nothing once it has grown
-// to the largest batch's needs.
+// an arena, and the strings they decoded from escapes, stay valid until
+// Reset, which lets later trees overwrite them; strings without escapes
+// share the input's memory. Reading a transcript batch after batch, one
+// arena makes parsing allocate nothing once it has grown to the largest
+// batch's needs.
 type Arena struct {
-	members slabs[Member]
-	elems   slabs[Value]
+	members slab.Slab[Member]
+	elems   slab.Slab[Value]
+	text    slab.Slab[byte] // strings decoded from escapes
 }
 
 // ParseNext is the package's ParseOwned with the tree built in a, after
@@ -180,51 +183,11 @@ func (a *Arena) ParseNext(src []byte) (Value, error) {
 }
 
 // Reset makes all of a's memory free for new trees; the trees parsed so
-// far become invalid.
+// far, and their decoded strings, become invalid.
 func (a *Arena) Reset() {
-	a.members.reset()
-	a.elems.reset()
-}
-
-// slabs is a list of chunks that slices are carved from.
-type slabs[T any] struct {
-	chunks [][]T
-	cur    int // the chunk being filled
-}
-
-// slabMin is the size of a first chunk; later ones double.
-const slabMin = 256
-
-// take returns n items from the chunks, with the capacity cut so that an
-// append cannot reach a neighbour.
-func (s *slabs[T]) take(n int) []T {
-	for s.cur < len(s.chunks) {
-		c := s.chunks[s.cur]
-		if i := len(c); cap(c)-i >= n {
-			s.chunks[s.cur] = c[:i+n]
-			return c[i : i+n : i+n]
-		}
-		if s.cur+1 == len(s.chunks) {
-			break
-		}
-		s.cur++
-	}
-	size := slabMin
-	if k := len(s.chunks); k > 0 {
-		size = 2 * cap(s.chunks[k-1])
-	}
-	s.chunks = append(s.chunks, make([]T, n, max(n, size)))
-	s.cur = len(s.chunks) - 1
-	return s.chunks[s.cur][:n:n]
-}
-
-// reset makes every chunk free again, dropping what the old trees held.
-func (s *slabs[T]) reset() {
-	for i := 0; i < len(s.chunks) && i <= s.cur; i++ {
-		clear(s.chunks[i])
-		s.chunks[i] = s.chunks[i][:0]
-	}
-	s.cur = 0
+	a.members.Reset()
+	a.elems.Reset()
+	a.text.Reset()
 }
 
 func (p *parser) errf(format string, args ...any) error {
@@ -476,8 +439,7 @@ func (p *parser) str() (string, error) {
 			break
 		}
 	}
-	var buf strings.Builder
-	buf.Grow(end - start)
+	buf := p.stringBuffer(end - start)
 	i = start
 	for {
 		if i >= len(p.src) {
@@ -488,7 +450,7 @@ func (p *parser) str() (string, error) {
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			return buf.String(), nil
+			return p.keepString(buf), nil
 		case c < 0x20:
 			p.pos = i
 			return "", p.errf("control character 0x%02x in a string (must be escaped)", c)
@@ -499,7 +461,7 @@ func (p *parser) str() (string, error) {
 			for j < len(p.src) && p.src[j] != '"' && p.src[j] != '\\' && p.src[j] >= 0x20 {
 				j++
 			}
-			buf.Write(p.src[i:j])
+			buf = append(buf, p.src[i:j]...)
 			i = j
 			continue
 		}
@@ -512,17 +474,17 @@ func (p *parser) str() (string, error) {
 		i += 2
 		switch e {
 		case '"', '\\', '/':
-			buf.WriteByte(e)
+			buf = append(buf, e)
 		case 'b':
-			buf.WriteByte('\b')
+			buf = append(buf, '\b')
 		case 'f':
-			buf.WriteByte('\f')
+			buf = append(buf, '\f')
 		case 'n':
-			buf.WriteByte('\n')
+			buf = append(buf, '\n')
 		case 'r':
-			buf.WriteByte('\r')
+			buf = append(buf, '\r')
 		case 't':
-			buf.WriteByte('\t')
+			buf = append(buf, '\t')
 		case 'u':
 			r, ok := hex4(p.src, i)
 			if !ok {
@@ -537,19 +499,37 @@ func (p *parser) str() (string, error) {
 					if r2, ok := hex4(p.src, i+2); ok {
 						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
 							i += 6
-							buf.WriteRune(d)
+							buf = utf8.AppendRune(buf, d)
 							continue
 						}
 					}
 				}
 				r = utf8.RuneError
 			}
-			buf.WriteRune(r)
+			buf = utf8.AppendRune(buf, r)
 		default:
 			p.pos = i - 1
 			return "", p.errf("invalid escape '\\%c' in a string", e)
 		}
 	}
+}
+
+// stringBuffer returns an empty buffer with room for n bytes, the most a
+// string with escapes can decode to: in the arena when there is one.
+func (p *parser) stringBuffer(n int) []byte {
+	if p.arena == nil {
+		return make([]byte, 0, n)
+	}
+	return p.arena.text.Take(n)[:0]
+}
+
+// keepString returns the decoded string in buf, giving the arena back the
+// room it did not need.
+func (p *parser) keepString(buf []byte) string {
+	if p.arena != nil {
+		p.arena.text.Unused(cap(buf) - len(buf))
+	}
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
 // skipPlain returns the first index from i where a word of eight bytes

@@ -1,0 +1,117 @@
+package codec_test
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/domain"
+)
+
+// memoryOf collects the address of the first byte of every non-empty
+// string and slice, and of every pointer's target, within v.
+func memoryOf(v reflect.Value, into map[uintptr]bool) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.Len() > 0 {
+			into[uintptr(unsafe.Pointer(unsafe.StringData(v.String())))] = true
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			into[v.Pointer()] = true
+			memoryOf(v.Elem(), into)
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			memoryOf(v.Elem(), into)
+		}
+	case reflect.Slice:
+		if v.Len() > 0 {
+			into[v.Pointer()] = true
+		}
+		for i := range v.Len() {
+			memoryOf(v.Index(i), into)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			memoryOf(v.Index(i), into)
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			memoryOf(it.Key(), into)
+			memoryOf(it.Value(), into)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			memoryOf(v.Field(i), into)
+		}
+	}
+}
+
+// TestDetachSharesNothing: domain.Detach copies a typed value whole; the
+// copy equals it and shares no memory with it.
+func TestDetachSharesNothing(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		mi, result, src, _ := drawMessage(rt)
+		d := codec.DecodeLine(codec.Line{Num: 1, Bytes: src})
+		typed := d.Msgs[0].Params
+		if result {
+			d.DecodeResult(0, mi)
+			typed = d.Msgs[0].Result
+		}
+		c := domain.Detach(typed)
+		if diff := cmp.Diff(typed, c); diff != "" {
+			rt.Fatalf("the copy differs (-value +copy):\n%s", diff)
+		}
+		orig, copied := map[uintptr]bool{}, map[uintptr]bool{}
+		memoryOf(reflect.ValueOf(typed), orig)
+		memoryOf(reflect.ValueOf(c), copied)
+		for p := range copied {
+			if orig[p] {
+				rt.Fatalf("the copy shares memory at %#x with the value\n%s", p, src)
+			}
+		}
+	})
+}
+
+// TestRequestsOwnTheirMemory: the machine keeps a request's id and params
+// until the answer, batches later, so a BatchDecoder gives them memory of
+// their own, while other messages share the batch's. Each request is
+// decoded, its line scribbled on and the decoder's memory reused for
+// other lines; the params and id must not change.
+func TestRequestsOwnTheirMemory(t *testing.T) {
+	long := strings.Repeat(`long text with \"escapes\"\n`, 20)
+	requests := []string{
+		`{"jsonrpc":"2.0","id":"` + strings.Repeat("r", 300) + `","method":"fs/write_text_file","params":{"sessionId":"s1","path":"/tmp/` + long + `","content":"` + long + `","_meta":{"k":"` + long + `"},"extra":"` + long + `"}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"` + strings.Repeat("s", 300) + `","prompt":[{"type":"text","text":"` + long + `"},{"type":"resource_link","uri":"file:///` + long + `","name":"` + long + `"}]}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"` + long + `","title":"` + long + `","rawInput":{"cmd":"` + long + `"}},"options":[{"optionId":"` + long + `","name":"` + long + `","kind":"allow_once"}]}}`,
+	}
+	filler := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + long + long + `"}}}}`)
+	for _, req := range requests {
+		var bd codec.BatchDecoder
+		line := []byte(req)
+		d := bd.DecodeLine(codec.Line{Num: 1, Bytes: line})
+		if len(d.Msgs) != 1 || d.Msgs[0].Kind != domain.KindRequest || d.Msgs[0].Params == nil {
+			t.Fatalf("%.60s: decoded to %d messages, problems %v", req, len(d.Msgs), d.Problems)
+		}
+		params, id := d.Msgs[0].Params, d.Msgs[0].ID
+		want, wantID := domain.Detach(params), domain.Detach(id)
+		copy(line, bytes.Repeat([]byte{'#'}, len(line)))
+		bd.Reset()
+		for range 20 {
+			bd.DecodeLine(codec.Line{Num: 2, Bytes: bytes.Clone(filler)})
+		}
+		if diff := cmp.Diff(want, params); diff != "" {
+			t.Errorf("%.60s: the params changed with the memory they were decoded from (-before +after):\n%s", req, diff)
+		}
+		if diff := cmp.Diff(wantID, id); diff != "" {
+			t.Errorf("%.60s: the id changed with the line (-before +after):\n%s", req, diff)
+		}
+	}
+}

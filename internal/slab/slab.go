@@ -1,0 +1,83 @@
+// Package slab hands out slices carved from a few large chunks and takes
+// them all back at once, so that memory a program needs batch after batch
+// (parse trees, lines, decoded strings) is allocated once instead of once
+// per use. What a slab handed out is valid until its next Reset; whoever
+// keeps something longer must copy it.
+package slab
+
+import "unsafe"
+
+// Slab is a list of chunks that slices are carved from. The zero value is
+// empty and ready to use.
+type Slab[T any] struct {
+	chunks [][]T
+	cur    int // the chunk being filled
+}
+
+// firstChunk is the size of a first chunk, in items; later ones double.
+const firstChunk = 256
+
+// maxKeptBytes bounds the chunks Reset keeps: a chunk grown for one huge
+// item (a 50 MB line) is left to the collector rather than held for ever.
+const maxKeptBytes = 4 << 20
+
+// Poison makes Reset overwrite the bytes it takes back, so that a test can
+// catch memory kept past Reset: a string that still points into a byte
+// slab reads as 0xA5 bytes. Slabs of other types are zeroed either way.
+var Poison = false
+
+// Take returns n items, with the capacity cut so that an append cannot
+// reach a neighbour. Items with pointers are zero; bytes hold whatever
+// their last use left (see Reset).
+func (s *Slab[T]) Take(n int) []T {
+	for s.cur < len(s.chunks) {
+		c := s.chunks[s.cur]
+		if i := len(c); cap(c)-i >= n {
+			s.chunks[s.cur] = c[:i+n]
+			return c[i : i+n : i+n]
+		}
+		if s.cur+1 == len(s.chunks) {
+			break
+		}
+		s.cur++
+	}
+	size := firstChunk
+	if k := len(s.chunks); k > 0 {
+		size = 2 * cap(s.chunks[k-1])
+	}
+	s.chunks = append(s.chunks, make([]T, n, max(n, size)))
+	s.cur = len(s.chunks) - 1
+	return s.chunks[s.cur][:n:n]
+}
+
+// Unused gives back the last n items of the latest Take, which its caller
+// found it did not need. It must follow that Take directly.
+func (s *Slab[T]) Unused(n int) {
+	c := s.chunks[s.cur]
+	s.chunks[s.cur] = c[:len(c)-n]
+}
+
+// Reset takes back every slice handed out. Items with pointers are zeroed,
+// so that the slab holds on to nothing the old slices referred to; bytes
+// are left as they are (unless Poison is set), because zeroing them would
+// cost a pass over memory for nothing.
+func (s *Slab[T]) Reset() {
+	kept := s.chunks[:0]
+	for i, c := range s.chunks {
+		if i <= s.cur {
+			if b, isBytes := any(c).([]byte); !isBytes {
+				clear(c)
+			} else if Poison {
+				for j := range b {
+					b[j] = 0xA5
+				}
+			}
+		}
+		if uintptr(cap(c))*unsafe.Sizeof(*new(T)) <= maxKeptBytes {
+			kept = append(kept, c[:0])
+		}
+	}
+	clear(s.chunks[len(kept):])
+	s.chunks = kept
+	s.cur = 0
+}

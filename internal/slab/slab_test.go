@@ -1,0 +1,82 @@
+package slab
+
+import (
+	"bytes"
+	"testing"
+	"unsafe"
+)
+
+func TestTakeGivesSeparateSlices(t *testing.T) {
+	var s Slab[byte]
+	var taken [][]byte
+	for n := range 600 {
+		b := s.Take(n % 37)
+		if len(b) != n%37 || cap(b) != n%37 {
+			t.Fatalf("Take(%d) gave len %d cap %d", n%37, len(b), cap(b))
+		}
+		for i := range b {
+			b[i] = byte(n)
+		}
+		taken = append(taken, b)
+	}
+	for n, b := range taken {
+		if want := bytes.Repeat([]byte{byte(n)}, n%37); !bytes.Equal(b, want) {
+			t.Fatalf("slice %d was overwritten by a later Take: %v", n, b)
+		}
+	}
+}
+
+func TestUnusedGivesBackTheTail(t *testing.T) {
+	var s Slab[byte]
+	a := s.Take(10)
+	s.Unused(4)
+	b := s.Take(1)
+	if &b[0] != &a[6] {
+		t.Fatal("the next Take does not start where the used part of the last one ended")
+	}
+}
+
+func TestResetReusesMemory(t *testing.T) {
+	var s Slab[byte]
+	first := s.Take(100)
+	s.Reset()
+	if again := s.Take(100); &again[0] != &first[0] {
+		t.Fatal("Reset did not make the memory free for reuse")
+	}
+}
+
+func TestResetDropsHugeChunks(t *testing.T) {
+	var s Slab[byte]
+	huge := s.Take(maxKeptBytes + 1)
+	s.Reset()
+	for _, c := range s.chunks {
+		if unsafe.SliceData(c[:cap(c)]) == unsafe.SliceData(huge) {
+			t.Fatal("Reset kept a chunk larger than maxKeptBytes")
+		}
+	}
+}
+
+func TestResetZeroesPointers(t *testing.T) {
+	var s Slab[*int]
+	p := s.Take(3)
+	x := 1
+	p[0], p[1], p[2] = &x, &x, &x
+	s.Reset()
+	for i, q := range s.Take(3) {
+		if q != nil {
+			t.Fatalf("item %d still points at what the last use stored", i)
+		}
+	}
+}
+
+func TestPoison(t *testing.T) {
+	defer func() { Poison = false }()
+	var s Slab[byte]
+	b := s.Take(5)
+	copy(b, "hello")
+	Poison = true
+	s.Reset()
+	if !bytes.Equal(b, bytes.Repeat([]byte{0xA5}, 5)) {
+		t.Fatalf("Reset with Poison left %q", b)
+	}
+}
