@@ -96,25 +96,21 @@ func (d *decoder) raw(v *jsonv.Value) json.RawMessage {
 	return json.RawMessage(b)
 }
 
-// str returns s, a string of the parse tree, fit to store in a typed
-// value: short strings are copies (see ownedString), long ones share the
-// line's memory unless d owns what it decodes.
+// str returns s, a string of the parse tree, to store in a typed value.
+// Text shares the memory of the line and of the parse, which a
+// BatchDecoder reuses: whoever keeps it past the batch copies it (see
+// BatchDecoder). When d owns what it decodes, it is a copy.
 func (d *decoder) str(s string) string {
-	if d.own && len(s) > ownedStringMax {
-		return strings.Clone(s)
+	if d.own {
+		return d.strs.owned(s)
 	}
-	return d.strs.owned(s)
+	return s
 }
 
 // name is str for a member name or a value of a named string type: ids
 // and enum values, which the machine keeps as map keys for as long as the
-// transcript runs, so they are copies whatever their length.
-func (d *decoder) name(s string) string {
-	if len(s) > ownedStringMax {
-		return strings.Clone(s)
-	}
-	return d.strs.owned(s)
-}
+// transcript runs. It is always a copy, shared through the string cache.
+func (d *decoder) name(s string) string { return d.strs.owned(s) }
 
 // short renders a value for a message, cut to a readable length.
 func (d *decoder) short(v *jsonv.Value) string {
@@ -899,27 +895,9 @@ func article(noun string) string {
 	return "a " + noun
 }
 
-// ownedStringMax is the longest string copied out of the line it was
-// parsed from; longer ones (message text, diffs) keep pointing into it.
-const ownedStringMax = 256
-
-// ownedString copies short strings out of the parsed line. The parser's
-// strings share the line's memory, so an id or a name that the protocol
-// machine keeps for the rest of the transcript (a toolCallId, a messageId,
-// a session id) would otherwise keep its whole line alive: memory would
-// grow with the transcript instead of with the live state. Long strings
-// are message bodies, rarely kept, and copying them would cost the most.
-func ownedString(s string) string {
-	if len(s) > ownedStringMax {
-		return s
-	}
-	return strings.Clone(s)
-}
-
 // stringCache remembers the copies it made of short strings, so that a
 // string seen again (a session id on every line of a session, tool call
-// ids, paths, titles repeated by updates) is shared instead of copied once
-// more. It is direct-mapped: a string that collides with another simply
+// ids, message ids) is shared instead of copied once more. It is direct-mapped: a string that collides with another simply
 // replaces it, so lookups cost one comparison and memory is fixed.
 type stringCache struct {
 	slots [stringCacheSlots]string
@@ -930,11 +908,12 @@ const (
 	stringCacheMax   = 48   // longer strings are text, which rarely repeats
 )
 
-// owned is ownedString, sharing copies through c when c is not nil.
+// owned returns a copy of s, shared through c when c is not nil and s is
+// short.
 func (c *stringCache) owned(s string) string {
 	n := len(s)
 	if c == nil || n == 0 || n > stringCacheMax {
-		return ownedString(s)
+		return strings.Clone(s)
 	}
 	// Ids often differ only in a counter, at either end.
 	h := uint(n)*0x9E37 ^ uint(s[0])*0x85EB ^ uint(s[n-1])*0xC2B2 ^ uint(s[n/2])*0x27D4

@@ -60,9 +60,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 func DecodeLine(l Line) *Decoded { return decodeLine(l, nil, new(Decoded)) }
 
 // BatchDecoder decodes a batch of lines that all stay valid until Reset,
-// in memory that the next batch reuses: the messages, and the long strings
-// and raw JSON of what they hold, which share the parse's memory and the
-// lines' (short strings, ids and enum values are copies). A caller must
+// in memory that the next batch reuses: the messages, and the text and raw
+// JSON of what they hold, which share the parse's memory and the lines'
+// (ids, enum values and map keys are copies). A caller must
 // not keep a message or anything it points to past Reset, or past the
 // reuse of the lines, without domain.Detach, with one exception: a
 // request's id and typed params have memory of their own, because the

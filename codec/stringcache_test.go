@@ -3,6 +3,7 @@ package codec
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // The string cache returns equal strings, shares the copy of a string it
@@ -29,8 +30,11 @@ func TestStringCache(t *testing.T) {
 		t.Fatalf("a long string came back as %q", got)
 	}
 	var none *stringCache
-	if got := none.owned(a); got != a {
-		t.Fatalf("a nil cache returned %q", got)
+	if got := none.owned(a); got != a || unsafe.StringData(got) == unsafe.StringData(a) {
+		t.Fatalf("a nil cache returned %q, not a copy of %q", got, a)
+	}
+	if got := c.owned(long); unsafe.StringData(got) == unsafe.StringData(long) {
+		t.Fatal("a long string came back without a copy")
 	}
 }
 
