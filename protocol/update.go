@@ -21,12 +21,28 @@ type updState struct {
 	plans pmap.Map[domain.SessionID, planSnapshot]
 }
 
-// planSnapshot is a plan update as sent, with the turn it belongs to.
+// planSnapshot is what the next plan update of the turn is compared with:
+// the content and status of each entry (copies, not the message's memory),
+// with the turn the plan belongs to.
 type planSnapshot struct {
-	Entries []domain.PlanEntry
+	Entries []plannedEntry
 	Line    int
 	Turn    int
 	Opened  int // the line that created, loaded or resumed the session
+}
+
+type plannedEntry struct {
+	Content string
+	Status  domain.PlanEntryStatus
+}
+
+// snapshotEntries copies what planUpdated compares of each entry.
+func snapshotEntries(entries []domain.PlanEntry) []plannedEntry {
+	out := make([]plannedEntry, len(entries))
+	for i, e := range entries {
+		out[i] = plannedEntry{Content: strings.Clone(e.Content), Status: e.Status}
+	}
+	return out
 }
 
 // firstReport records that rule was reported for key in session s and
@@ -221,7 +237,7 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 // the changed part of a plan that must always be complete.
 func planUpdated(p *Phase, c *ctx, s *Session, u domain.Plan) {
 	prev, ok := p.upd.plans.Get(s.ID)
-	next := planSnapshot{Entries: domain.Detach(u.Entries), Line: c.line(), Turn: s.Turn, Opened: s.Line}
+	next := planSnapshot{Entries: snapshotEntries(u.Entries), Line: c.line(), Turn: s.Turn, Opened: s.Line}
 	p.upd.plans = p.upd.plans.Set(s.ID, next)
 	if !ok || prev.Turn != s.Turn || prev.Opened != s.Line || len(u.Entries) >= len(prev.Entries) {
 		return // a new turn may start a new plan
