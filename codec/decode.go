@@ -186,10 +186,10 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		if !d.is(v, jsonv.Array, def, p.want) {
 			return
 		}
-		s := reflect.MakeSlice(rv.Type(), len(v.Elems), len(v.Elems))
-		for i := range v.Elems {
+		s := reflect.MakeSlice(rv.Type(), len(v.Elems()), len(v.Elems()))
+		for i := range v.Elems() {
 			d.pushIndex(i)
-			d.decodeAs(&v.Elems[i], s.Index(i), p.elemTypePlan(), def)
+			d.decodeAs(&v.Elems()[i], s.Index(i), p.elemTypePlan(), def)
 			d.pop()
 		}
 		rv.Set(s)
@@ -197,9 +197,9 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		if !d.is(v, jsonv.Object, def, p.want) {
 			return
 		}
-		m := reflect.MakeMapWithSize(rv.Type(), len(v.Members))
-		for i := range v.Members {
-			mem := &v.Members[i]
+		m := reflect.MakeMapWithSize(rv.Type(), len(v.Members()))
+		for i := range v.Members() {
+			mem := &v.Members()[i]
 			key := reflect.ValueOf(d.name(mem.Key)).Convert(rv.Type().Key())
 			if m.MapIndex(key).IsValid() {
 				// A map cannot keep both copies; the last one wins, as in
@@ -223,9 +223,9 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 			break
 		}
 		if rv.Type() == reflect.TypeFor[string]() {
-			rv.SetString(d.str(v.Str))
+			rv.SetString(d.str(v.Str()))
 		} else {
-			rv.SetString(d.name(v.Str))
+			rv.SetString(d.name(v.Str()))
 		}
 	case classBool:
 		if !d.is(v, jsonv.Bool, def, p.want) {
@@ -271,8 +271,8 @@ func (d *decoder) intValue(v *jsonv.Value, bits int, def string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(lit, 10, bits)
 	if err != nil {
-		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str,
-			Detail: fmt.Sprintf("%s is out of range for a %d-bit integer", v.Str, bits)})
+		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str(),
+			Detail: fmt.Sprintf("%s is out of range for a %d-bit integer", v.Str(), bits)})
 		return 0, false
 	}
 	return n, true
@@ -285,14 +285,14 @@ func (d *decoder) uintValue(v *jsonv.Value, bits int, def string) (uint64, bool)
 	}
 	n, err := strconv.ParseUint(lit, 10, bits)
 	if err != nil {
-		what := fmt.Sprintf("%s is out of range for an unsigned %d-bit integer (0 to %d)", v.Str, bits, uint64(1)<<bits-1)
+		what := fmt.Sprintf("%s is out of range for an unsigned %d-bit integer (0 to %d)", v.Str(), bits, uint64(1)<<bits-1)
 		if bits == 64 {
-			what = fmt.Sprintf("%s is out of range for an unsigned 64-bit integer", v.Str)
+			what = fmt.Sprintf("%s is out of range for an unsigned 64-bit integer", v.Str())
 		}
 		if strings.HasPrefix(lit, "-") {
-			what = fmt.Sprintf("%s is negative; want an integer from 0", v.Str)
+			what = fmt.Sprintf("%s is negative; want an integer from 0", v.Str())
 		}
-		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str, Detail: what})
+		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str(), Detail: what})
 		return 0, false
 	}
 	return n, true
@@ -303,10 +303,10 @@ func (d *decoder) floatValue(v *jsonv.Value, bits int, def string) (float64, boo
 		d.typeProblem(v, def, "number")
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(v.Str, bits)
+	f, err := strconv.ParseFloat(v.Str(), bits)
 	if err != nil {
-		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str,
-			Detail: fmt.Sprintf("number %s is out of range for a %d-bit float", v.Str, bits)})
+		d.reportHere(Problem{Kind: ProbRange, Def: def, Value: v.Str(),
+			Detail: fmt.Sprintf("number %s is out of range for a %d-bit float", v.Str(), bits)})
 		return 0, false
 	}
 	return f, true
@@ -319,7 +319,7 @@ func (d *decoder) integerLiteral(v *jsonv.Value, def string) (string, bool) {
 		d.typeProblem(v, def, "integer")
 		return "", false
 	}
-	lit := v.Str
+	lit := v.Str()
 	if strings.ContainsAny(lit, ".eE") || lit == "-0" {
 		// 1.0 and 1e2 are integers in JSON Schema's sense; accept them when
 		// they denote a whole number, as the reference validators do.
@@ -435,8 +435,8 @@ func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan,
 		unknown domain.Members
 		next    int // the field after the last one matched
 	)
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		if fi, ok := sp.field(m.Key, next); ok {
 			next = fi + 1
 			if !d.claim(m, &seen, 1<<fi, sp.name, &unknown) {
@@ -566,16 +566,16 @@ func (d *decoder) claim(m *jsonv.Member, seen *uint64, bit uint64, def string, u
 // open enum's unknown value when open). A known value is the enum's own
 // copy, so it costs no allocation.
 func (d *decoder) enumValue(v *jsonv.Value, values []string, open bool, name string) string {
-	if i := slices.Index(values, v.Str); i >= 0 {
+	if i := slices.Index(values, v.Str()); i >= 0 {
 		return values[i]
 	}
-	s := d.name(v.Str)
+	s := d.name(v.Str())
 	kind := ProbEnum
 	if open {
 		kind = ProbOpenEnum
 	}
-	d.reportHere(Problem{Kind: kind, Def: name, Value: v.Str,
-		Detail: fmt.Sprintf("%q is not one of %s", v.Str, quoteList(values))})
+	d.reportHere(Problem{Kind: kind, Def: name, Value: v.Str(),
+		Detail: fmt.Sprintf("%q is not one of %s", v.Str(), quoteList(values))})
 	return s
 }
 
@@ -714,7 +714,7 @@ func (d *decoder) taggedArm(v *jsonv.Value, u *domain.Union) (t reflect.Type, tv
 		d.pop()
 		return nil, tv, false
 	}
-	t, known := u.VariantFor(tv.Str)
+	t, known := u.VariantFor(tv.Str())
 	if !known {
 		d.unknownTag(u, tv)
 		return nil, tv, false
@@ -727,8 +727,8 @@ func (d *decoder) unknownTag(u *domain.Union, tv *jsonv.Value) {
 	if u.Open {
 		kind = ProbOpenEnum
 	}
-	d.reportMember(u.Tag, Problem{Kind: kind, Def: u.Name, Value: tv.Str,
-		Detail: fmt.Sprintf("%q is not a known %s %q (known: %s)", tv.Str, u.Name, u.Tag, quoteList(tagsOf(u)))})
+	d.reportMember(u.Tag, Problem{Kind: kind, Def: u.Name, Value: tv.Str(),
+		Detail: fmt.Sprintf("%q is not a known %s %q (known: %s)", tv.Str(), u.Name, u.Tag, quoteList(tagsOf(u)))})
 }
 
 func (d *decoder) decodeUnion(v *jsonv.Value, rv reflect.Value, u *domain.Union, def string) {
@@ -781,8 +781,8 @@ func (d *decoder) decodeArrayUnion(v *jsonv.Value, rv reflect.Value, u *domain.U
 		return
 	}
 	has := func(string) bool { return false }
-	if len(v.Elems) > 0 && v.Elems[0].Kind == jsonv.Object {
-		first := &v.Elems[0]
+	if len(v.Elems()) > 0 && v.Elems()[0].Kind == jsonv.Object {
+		first := &v.Elems()[0]
 		has = func(name string) bool { _, ok := first.Get(name); return ok }
 	}
 	vt := u.Guess(has)
@@ -855,10 +855,10 @@ func checkContentValue(d *decoder, v *jsonv.Value, def string) {
 	switch v.Kind {
 	case jsonv.String, jsonv.Number, jsonv.Bool:
 	case jsonv.Array:
-		for i := range v.Elems {
-			if v.Elems[i].Kind != jsonv.String {
+		for i := range v.Elems() {
+			if v.Elems()[i].Kind != jsonv.String {
 				d.pushIndex(i)
-				d.typeProblem(&v.Elems[i], def, "string")
+				d.typeProblem(&v.Elems()[i], def, "string")
 				d.pop()
 			}
 		}

@@ -175,8 +175,8 @@ func decodeGenInitializeRequest(d *decoder, v *jsonv.Value, out *domain.Initiali
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "protocolVersion":
 			if !d.claim(m, &seen, 1<<0, "InitializeRequest", &unknown) {
@@ -260,8 +260,8 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "protocolVersion":
 			if !d.claim(m, &seen, 1<<0, "InitializeResponse", &unknown) {
@@ -318,9 +318,9 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 				out.AuthMethods.State = domain.Present
 				n6 := len(d.problems)
 				if d.is(mv, jsonv.Array, "InitializeResponse", "array") {
-					s7 := make([]domain.AuthMethod, len(mv.Elems))
+					s7 := make([]domain.AuthMethod, len(mv.Elems()))
 					for i8 := range s7 {
-						ev9 := &mv.Elems[i8]
+						ev9 := &mv.Elems()[i8]
 						d.pushIndex(i8)
 						decodeGenAuthMethod(d, ev9, &s7[i8], "InitializeResponse")
 						d.pop()
@@ -378,8 +378,8 @@ func decodeGenAuthenticateRequest(d *decoder, v *jsonv.Value, out *domain.Authen
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "methodId":
 			if !d.claim(m, &seen, 1<<0, "AuthenticateRequest", &unknown) {
@@ -388,7 +388,7 @@ func decodeGenAuthenticateRequest(d *decoder, v *jsonv.Value, out *domain.Authen
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthenticateRequest", "string") {
-				out.MethodID = domain.AuthMethodID(d.name(mv.Str))
+				out.MethodID = domain.AuthMethodID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -417,8 +417,8 @@ func decodeGenAuthenticateResponse(d *decoder, v *jsonv.Value, out *domain.Authe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "AuthenticateResponse", &unknown) {
@@ -444,8 +444,8 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "cwd":
 			if !d.claim(m, &seen, 1<<0, "NewSessionRequest", &unknown) {
@@ -454,7 +454,7 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "NewSessionRequest", "string") {
-				out.Cwd = d.str(mv.Str)
+				out.Cwd = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -476,12 +476,12 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 				out.AdditionalDirectories.State = domain.Present
 				n11 := len(d.problems)
 				if d.is(mv, jsonv.Array, "NewSessionRequest", "array") {
-					s12 := make([]string, len(mv.Elems))
+					s12 := make([]string, len(mv.Elems()))
 					for i13 := range s12 {
-						ev14 := &mv.Elems[i13]
+						ev14 := &mv.Elems()[i13]
 						d.pushIndex(i13)
 						if d.is(ev14, jsonv.String, "NewSessionRequest", "string") {
-							s12[i13] = d.str(ev14.Str)
+							s12[i13] = d.str(ev14.Str())
 						}
 						d.pop()
 					}
@@ -500,9 +500,9 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "NewSessionRequest", "array") {
-				s15 := make([]domain.McpServer, len(mv.Elems))
+				s15 := make([]domain.McpServer, len(mv.Elems()))
 				for i16 := range s15 {
-					ev17 := &mv.Elems[i16]
+					ev17 := &mv.Elems()[i16]
 					d.pushIndex(i16)
 					decodeGenMcpServer(d, ev17, &s15[i16], "NewSessionRequest")
 					d.pop()
@@ -536,8 +536,8 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "NewSessionResponse", &unknown) {
@@ -546,7 +546,7 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "NewSessionResponse", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -582,9 +582,9 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 				out.ConfigOptions.State = domain.Present
 				n19 := len(d.problems)
 				if d.is(mv, jsonv.Array, "NewSessionResponse", "array") {
-					s20 := make([]domain.SessionConfigOption, len(mv.Elems))
+					s20 := make([]domain.SessionConfigOption, len(mv.Elems()))
 					for i21 := range s20 {
-						ev22 := &mv.Elems[i21]
+						ev22 := &mv.Elems()[i21]
 						d.pushIndex(i21)
 						d.decodeAs(ev22, reflect.ValueOf(&s20[i21]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "NewSessionResponse")
 						d.pop()
@@ -622,8 +622,8 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "mcpServers":
 			if !d.claim(m, &seen, 1<<0, "LoadSessionRequest", &unknown) {
@@ -632,9 +632,9 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "LoadSessionRequest", "array") {
-				s23 := make([]domain.McpServer, len(mv.Elems))
+				s23 := make([]domain.McpServer, len(mv.Elems()))
 				for i24 := range s23 {
-					ev25 := &mv.Elems[i24]
+					ev25 := &mv.Elems()[i24]
 					d.pushIndex(i24)
 					decodeGenMcpServer(d, ev25, &s23[i24], "LoadSessionRequest")
 					d.pop()
@@ -650,7 +650,7 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "LoadSessionRequest", "string") {
-				out.Cwd = d.str(mv.Str)
+				out.Cwd = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -672,12 +672,12 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 				out.AdditionalDirectories.State = domain.Present
 				n26 := len(d.problems)
 				if d.is(mv, jsonv.Array, "LoadSessionRequest", "array") {
-					s27 := make([]string, len(mv.Elems))
+					s27 := make([]string, len(mv.Elems()))
 					for i28 := range s27 {
-						ev29 := &mv.Elems[i28]
+						ev29 := &mv.Elems()[i28]
 						d.pushIndex(i28)
 						if d.is(ev29, jsonv.String, "LoadSessionRequest", "string") {
-							s27[i28] = d.str(ev29.Str)
+							s27[i28] = d.str(ev29.Str())
 						}
 						d.pop()
 					}
@@ -696,7 +696,7 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "LoadSessionRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -725,8 +725,8 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "modes":
 			if !d.claim(m, &seen, 1<<0, "LoadSessionResponse", &unknown) {
@@ -760,9 +760,9 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 				out.ConfigOptions.State = domain.Present
 				n31 := len(d.problems)
 				if d.is(mv, jsonv.Array, "LoadSessionResponse", "array") {
-					s32 := make([]domain.SessionConfigOption, len(mv.Elems))
+					s32 := make([]domain.SessionConfigOption, len(mv.Elems()))
 					for i33 := range s32 {
-						ev34 := &mv.Elems[i33]
+						ev34 := &mv.Elems()[i33]
 						d.pushIndex(i33)
 						d.decodeAs(ev34, reflect.ValueOf(&s32[i33]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "LoadSessionResponse")
 						d.pop()
@@ -799,8 +799,8 @@ func decodeGenSetSessionModeRequest(d *decoder, v *jsonv.Value, out *domain.SetS
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "SetSessionModeRequest", &unknown) {
@@ -809,7 +809,7 @@ func decodeGenSetSessionModeRequest(d *decoder, v *jsonv.Value, out *domain.SetS
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SetSessionModeRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -820,7 +820,7 @@ func decodeGenSetSessionModeRequest(d *decoder, v *jsonv.Value, out *domain.SetS
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SetSessionModeRequest", "string") {
-				out.ModeID = domain.SessionModeID(d.name(mv.Str))
+				out.ModeID = domain.SessionModeID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -849,8 +849,8 @@ func decodeGenSetSessionModeResponse(d *decoder, v *jsonv.Value, out *domain.Set
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SetSessionModeResponse", &unknown) {
@@ -876,8 +876,8 @@ func decodeGenSetSessionConfigOptionResponse(d *decoder, v *jsonv.Value, out *do
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "configOptions":
 			if !d.claim(m, &seen, 1<<0, "SetSessionConfigOptionResponse", &unknown) {
@@ -886,9 +886,9 @@ func decodeGenSetSessionConfigOptionResponse(d *decoder, v *jsonv.Value, out *do
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "SetSessionConfigOptionResponse", "array") {
-				s35 := make([]domain.SessionConfigOption, len(mv.Elems))
+				s35 := make([]domain.SessionConfigOption, len(mv.Elems()))
 				for i36 := range s35 {
-					ev37 := &mv.Elems[i36]
+					ev37 := &mv.Elems()[i36]
 					d.pushIndex(i36)
 					d.decodeAs(ev37, reflect.ValueOf(&s35[i36]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "SetSessionConfigOptionResponse")
 					d.pop()
@@ -922,8 +922,8 @@ func decodeGenPromptRequest(d *decoder, v *jsonv.Value, out *domain.PromptReques
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "PromptRequest", &unknown) {
@@ -932,7 +932,7 @@ func decodeGenPromptRequest(d *decoder, v *jsonv.Value, out *domain.PromptReques
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "PromptRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -943,9 +943,9 @@ func decodeGenPromptRequest(d *decoder, v *jsonv.Value, out *domain.PromptReques
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "PromptRequest", "array") {
-				s38 := make([]domain.ContentBlock, len(mv.Elems))
+				s38 := make([]domain.ContentBlock, len(mv.Elems()))
 				for i39 := range s38 {
-					ev40 := &mv.Elems[i39]
+					ev40 := &mv.Elems()[i39]
 					d.pushIndex(i39)
 					decodeGenContentBlock(d, ev40, &s38[i39], "PromptRequest")
 					d.pop()
@@ -979,8 +979,8 @@ func decodeGenPromptResponse(d *decoder, v *jsonv.Value, out *domain.PromptRespo
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "stopReason":
 			if !d.claim(m, &seen, 1<<0, "PromptResponse", &unknown) {
@@ -1018,8 +1018,8 @@ func decodeGenCancelNotification(d *decoder, v *jsonv.Value, out *domain.CancelN
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "CancelNotification", &unknown) {
@@ -1028,7 +1028,7 @@ func decodeGenCancelNotification(d *decoder, v *jsonv.Value, out *domain.CancelN
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CancelNotification", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1057,8 +1057,8 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "cwd":
 			if !d.claim(m, &seen, 1<<0, "ListSessionsRequest", &unknown) {
@@ -1072,7 +1072,7 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 				out.Cwd.State = domain.Present
 				n41 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsRequest", "string") {
-					out.Cwd.Val = d.str(mv.Str)
+					out.Cwd.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n41) {
 					setZero(&out.Cwd)
@@ -1092,7 +1092,7 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 				out.Cursor.State = domain.Present
 				n42 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsRequest", "string") {
-					out.Cursor.Val = d.str(mv.Str)
+					out.Cursor.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n42) {
 					setZero(&out.Cursor)
@@ -1124,8 +1124,8 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessions":
 			if !d.claim(m, &seen, 1<<0, "ListSessionsResponse", &unknown) {
@@ -1134,9 +1134,9 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "ListSessionsResponse", "array") {
-				s43 := make([]domain.SessionInfo, len(mv.Elems))
+				s43 := make([]domain.SessionInfo, len(mv.Elems()))
 				for i44 := range s43 {
-					ev45 := &mv.Elems[i44]
+					ev45 := &mv.Elems()[i44]
 					d.pushIndex(i44)
 					if d.is(ev45, jsonv.Object, "ListSessionsResponse", "object") {
 						decodeGenSessionInfo(d, ev45, &s43[i44], "")
@@ -1159,7 +1159,7 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 				out.NextCursor.State = domain.Present
 				n46 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsResponse", "string") {
-					out.NextCursor.Val = d.str(mv.Str)
+					out.NextCursor.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n46) {
 					setZero(&out.NextCursor)
@@ -1192,8 +1192,8 @@ func decodeGenDeleteSessionRequest(d *decoder, v *jsonv.Value, out *domain.Delet
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "DeleteSessionRequest", &unknown) {
@@ -1202,7 +1202,7 @@ func decodeGenDeleteSessionRequest(d *decoder, v *jsonv.Value, out *domain.Delet
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "DeleteSessionRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1231,8 +1231,8 @@ func decodeGenDeleteSessionResponse(d *decoder, v *jsonv.Value, out *domain.Dele
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "DeleteSessionResponse", &unknown) {
@@ -1258,8 +1258,8 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "ResumeSessionRequest", &unknown) {
@@ -1268,7 +1268,7 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ResumeSessionRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1279,7 +1279,7 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ResumeSessionRequest", "string") {
-				out.Cwd = d.str(mv.Str)
+				out.Cwd = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -1301,12 +1301,12 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 				out.AdditionalDirectories.State = domain.Present
 				n47 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ResumeSessionRequest", "array") {
-					s48 := make([]string, len(mv.Elems))
+					s48 := make([]string, len(mv.Elems()))
 					for i49 := range s48 {
-						ev50 := &mv.Elems[i49]
+						ev50 := &mv.Elems()[i49]
 						d.pushIndex(i49)
 						if d.is(ev50, jsonv.String, "ResumeSessionRequest", "string") {
-							s48[i49] = d.str(ev50.Str)
+							s48[i49] = d.str(ev50.Str())
 						}
 						d.pop()
 					}
@@ -1336,9 +1336,9 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 				out.McpServers.State = domain.Present
 				n51 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ResumeSessionRequest", "array") {
-					s52 := make([]domain.McpServer, len(mv.Elems))
+					s52 := make([]domain.McpServer, len(mv.Elems()))
 					for i53 := range s52 {
-						ev54 := &mv.Elems[i53]
+						ev54 := &mv.Elems()[i53]
 						d.pushIndex(i53)
 						decodeGenMcpServer(d, ev54, &s52[i53], "ResumeSessionRequest")
 						d.pop()
@@ -1376,8 +1376,8 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "modes":
 			if !d.claim(m, &seen, 1<<0, "ResumeSessionResponse", &unknown) {
@@ -1411,9 +1411,9 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 				out.ConfigOptions.State = domain.Present
 				n56 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ResumeSessionResponse", "array") {
-					s57 := make([]domain.SessionConfigOption, len(mv.Elems))
+					s57 := make([]domain.SessionConfigOption, len(mv.Elems()))
 					for i58 := range s57 {
-						ev59 := &mv.Elems[i58]
+						ev59 := &mv.Elems()[i58]
 						d.pushIndex(i58)
 						d.decodeAs(ev59, reflect.ValueOf(&s57[i58]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "ResumeSessionResponse")
 						d.pop()
@@ -1450,8 +1450,8 @@ func decodeGenCloseSessionRequest(d *decoder, v *jsonv.Value, out *domain.CloseS
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "CloseSessionRequest", &unknown) {
@@ -1460,7 +1460,7 @@ func decodeGenCloseSessionRequest(d *decoder, v *jsonv.Value, out *domain.CloseS
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CloseSessionRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1489,8 +1489,8 @@ func decodeGenCloseSessionResponse(d *decoder, v *jsonv.Value, out *domain.Close
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "CloseSessionResponse", &unknown) {
@@ -1516,8 +1516,8 @@ func decodeGenLogoutRequest(d *decoder, v *jsonv.Value, out *domain.LogoutReques
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "LogoutRequest", &unknown) {
@@ -1543,8 +1543,8 @@ func decodeGenLogoutResponse(d *decoder, v *jsonv.Value, out *domain.LogoutRespo
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "LogoutResponse", &unknown) {
@@ -1570,8 +1570,8 @@ func decodeGenRequestPermissionRequest(d *decoder, v *jsonv.Value, out *domain.R
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "RequestPermissionRequest", &unknown) {
@@ -1580,7 +1580,7 @@ func decodeGenRequestPermissionRequest(d *decoder, v *jsonv.Value, out *domain.R
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "RequestPermissionRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1602,9 +1602,9 @@ func decodeGenRequestPermissionRequest(d *decoder, v *jsonv.Value, out *domain.R
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "RequestPermissionRequest", "array") {
-				s60 := make([]domain.PermissionOption, len(mv.Elems))
+				s60 := make([]domain.PermissionOption, len(mv.Elems()))
 				for i61 := range s60 {
-					ev62 := &mv.Elems[i61]
+					ev62 := &mv.Elems()[i61]
 					d.pushIndex(i61)
 					if d.is(ev62, jsonv.Object, "RequestPermissionRequest", "object") {
 						decodeGenPermissionOption(d, ev62, &s60[i61], "")
@@ -1640,8 +1640,8 @@ func decodeGenRequestPermissionResponse(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "outcome":
 			if !d.claim(m, &seen, 1<<0, "RequestPermissionResponse", &unknown) {
@@ -1677,8 +1677,8 @@ func decodeGenSessionNotification(d *decoder, v *jsonv.Value, out *domain.Sessio
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "SessionNotification", &unknown) {
@@ -1687,7 +1687,7 @@ func decodeGenSessionNotification(d *decoder, v *jsonv.Value, out *domain.Sessio
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionNotification", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1725,8 +1725,8 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "WriteTextFileRequest", &unknown) {
@@ -1735,7 +1735,7 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WriteTextFileRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1746,7 +1746,7 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WriteTextFileRequest", "string") {
-				out.Path = d.str(mv.Str)
+				out.Path = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -1757,7 +1757,7 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WriteTextFileRequest", "string") {
-				out.Content = d.str(mv.Str)
+				out.Content = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -1786,8 +1786,8 @@ func decodeGenWriteTextFileResponse(d *decoder, v *jsonv.Value, out *domain.Writ
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "WriteTextFileResponse", &unknown) {
@@ -1813,8 +1813,8 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "ReadTextFileRequest", &unknown) {
@@ -1823,7 +1823,7 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReadTextFileRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1834,7 +1834,7 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReadTextFileRequest", "string") {
-				out.Path = d.str(mv.Str)
+				out.Path = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -1903,8 +1903,8 @@ func decodeGenReadTextFileResponse(d *decoder, v *jsonv.Value, out *domain.ReadT
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "ReadTextFileResponse", &unknown) {
@@ -1913,7 +1913,7 @@ func decodeGenReadTextFileResponse(d *decoder, v *jsonv.Value, out *domain.ReadT
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReadTextFileResponse", "string") {
-				out.Content = d.str(mv.Str)
+				out.Content = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -1942,8 +1942,8 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "CreateTerminalRequest", &unknown) {
@@ -1952,7 +1952,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CreateTerminalRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -1963,7 +1963,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CreateTerminalRequest", "string") {
-				out.Command = d.str(mv.Str)
+				out.Command = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -1985,12 +1985,12 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Args.State = domain.Present
 				n67 := len(d.problems)
 				if d.is(mv, jsonv.Array, "CreateTerminalRequest", "array") {
-					s68 := make([]string, len(mv.Elems))
+					s68 := make([]string, len(mv.Elems()))
 					for i69 := range s68 {
-						ev70 := &mv.Elems[i69]
+						ev70 := &mv.Elems()[i69]
 						d.pushIndex(i69)
 						if d.is(ev70, jsonv.String, "CreateTerminalRequest", "string") {
-							s68[i69] = d.str(ev70.Str)
+							s68[i69] = d.str(ev70.Str())
 						}
 						d.pop()
 					}
@@ -2020,9 +2020,9 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Env.State = domain.Present
 				n71 := len(d.problems)
 				if d.is(mv, jsonv.Array, "CreateTerminalRequest", "array") {
-					s72 := make([]domain.EnvVariable, len(mv.Elems))
+					s72 := make([]domain.EnvVariable, len(mv.Elems()))
 					for i73 := range s72 {
-						ev74 := &mv.Elems[i73]
+						ev74 := &mv.Elems()[i73]
 						d.pushIndex(i73)
 						if d.is(ev74, jsonv.Object, "CreateTerminalRequest", "object") {
 							decodeGenEnvVariable(d, ev74, &s72[i73], "")
@@ -2049,7 +2049,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Cwd.State = domain.Present
 				n75 := len(d.problems)
 				if d.is(mv, jsonv.String, "CreateTerminalRequest", "string") {
-					out.Cwd.Val = d.str(mv.Str)
+					out.Cwd.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n75) {
 					setZero(&out.Cwd)
@@ -2102,8 +2102,8 @@ func decodeGenCreateTerminalResponse(d *decoder, v *jsonv.Value, out *domain.Cre
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "terminalId":
 			if !d.claim(m, &seen, 1<<0, "CreateTerminalResponse", &unknown) {
@@ -2112,7 +2112,7 @@ func decodeGenCreateTerminalResponse(d *decoder, v *jsonv.Value, out *domain.Cre
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CreateTerminalResponse", "string") {
-				out.TerminalID = domain.TerminalID(d.name(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2141,8 +2141,8 @@ func decodeGenTerminalOutputRequest(d *decoder, v *jsonv.Value, out *domain.Term
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "TerminalOutputRequest", &unknown) {
@@ -2151,7 +2151,7 @@ func decodeGenTerminalOutputRequest(d *decoder, v *jsonv.Value, out *domain.Term
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TerminalOutputRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2162,7 +2162,7 @@ func decodeGenTerminalOutputRequest(d *decoder, v *jsonv.Value, out *domain.Term
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TerminalOutputRequest", "string") {
-				out.TerminalID = domain.TerminalID(d.name(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2191,8 +2191,8 @@ func decodeGenTerminalOutputResponse(d *decoder, v *jsonv.Value, out *domain.Ter
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "output":
 			if !d.claim(m, &seen, 1<<0, "TerminalOutputResponse", &unknown) {
@@ -2201,7 +2201,7 @@ func decodeGenTerminalOutputResponse(d *decoder, v *jsonv.Value, out *domain.Ter
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TerminalOutputResponse", "string") {
-				out.Output = d.str(mv.Str)
+				out.Output = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -2261,8 +2261,8 @@ func decodeGenReleaseTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Rel
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "ReleaseTerminalRequest", &unknown) {
@@ -2271,7 +2271,7 @@ func decodeGenReleaseTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Rel
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReleaseTerminalRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2282,7 +2282,7 @@ func decodeGenReleaseTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Rel
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ReleaseTerminalRequest", "string") {
-				out.TerminalID = domain.TerminalID(d.name(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2311,8 +2311,8 @@ func decodeGenReleaseTerminalResponse(d *decoder, v *jsonv.Value, out *domain.Re
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "ReleaseTerminalResponse", &unknown) {
@@ -2338,8 +2338,8 @@ func decodeGenWaitForTerminalExitRequest(d *decoder, v *jsonv.Value, out *domain
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "WaitForTerminalExitRequest", &unknown) {
@@ -2348,7 +2348,7 @@ func decodeGenWaitForTerminalExitRequest(d *decoder, v *jsonv.Value, out *domain
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WaitForTerminalExitRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2359,7 +2359,7 @@ func decodeGenWaitForTerminalExitRequest(d *decoder, v *jsonv.Value, out *domain
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "WaitForTerminalExitRequest", "string") {
-				out.TerminalID = domain.TerminalID(d.name(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2388,8 +2388,8 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "exitCode":
 			if !d.claim(m, &seen, 1<<0, "WaitForTerminalExitResponse", &unknown) {
@@ -2423,7 +2423,7 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 				out.Signal.State = domain.Present
 				n81 := len(d.problems)
 				if d.is(mv, jsonv.String, "WaitForTerminalExitResponse", "string") {
-					out.Signal.Val = d.str(mv.Str)
+					out.Signal.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n81) {
 					setZero(&out.Signal)
@@ -2455,8 +2455,8 @@ func decodeGenKillTerminalRequest(d *decoder, v *jsonv.Value, out *domain.KillTe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "KillTerminalRequest", &unknown) {
@@ -2465,7 +2465,7 @@ func decodeGenKillTerminalRequest(d *decoder, v *jsonv.Value, out *domain.KillTe
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "KillTerminalRequest", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2476,7 +2476,7 @@ func decodeGenKillTerminalRequest(d *decoder, v *jsonv.Value, out *domain.KillTe
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "KillTerminalRequest", "string") {
-				out.TerminalID = domain.TerminalID(d.name(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2505,8 +2505,8 @@ func decodeGenKillTerminalResponse(d *decoder, v *jsonv.Value, out *domain.KillT
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "KillTerminalResponse", &unknown) {
@@ -2532,8 +2532,8 @@ func decodeGenCompleteElicitationNotification(d *decoder, v *jsonv.Value, out *d
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "elicitationId":
 			if !d.claim(m, &seen, 1<<0, "CompleteElicitationNotification", &unknown) {
@@ -2542,7 +2542,7 @@ func decodeGenCompleteElicitationNotification(d *decoder, v *jsonv.Value, out *d
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CompleteElicitationNotification", "string") {
-				out.ElicitationID = domain.ElicitationID(d.name(mv.Str))
+				out.ElicitationID = domain.ElicitationID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -2571,8 +2571,8 @@ func decodeGenCancelRequestNotification(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "requestId":
 			if !d.claim(m, &seen, 1<<0, "CancelRequestNotification", &unknown) {
@@ -2609,8 +2609,8 @@ func decodeGenError(d *decoder, v *jsonv.Value, out *domain.Error, skip string) 
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "code":
 			if !d.claim(m, &seen, 1<<0, "Error", &unknown) {
@@ -2630,7 +2630,7 @@ func decodeGenError(d *decoder, v *jsonv.Value, out *domain.Error, skip string) 
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Error", "string") {
-				out.Message = d.str(mv.Str)
+				out.Message = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -2658,8 +2658,8 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "fs":
 			if !d.claim(m, &seen, 1<<0, "ClientCapabilities", &unknown) {
@@ -2803,8 +2803,8 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "Implementation", &unknown) {
@@ -2813,7 +2813,7 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Implementation", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -2829,7 +2829,7 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 				out.Title.State = domain.Present
 				n88 := len(d.problems)
 				if d.is(mv, jsonv.String, "Implementation", "string") {
-					out.Title.Val = d.str(mv.Str)
+					out.Title.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n88) {
 					setZero(&out.Title)
@@ -2844,7 +2844,7 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Implementation", "string") {
-				out.Version = d.str(mv.Str)
+				out.Version = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -2873,8 +2873,8 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "loadSession":
 			if !d.claim(m, &seen, 1<<0, "AgentCapabilities", &unknown) {
@@ -3096,8 +3096,8 @@ func decodeGenSessionModeState(d *decoder, v *jsonv.Value, out *domain.SessionMo
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "currentModeId":
 			if !d.claim(m, &seen, 1<<0, "SessionModeState", &unknown) {
@@ -3106,7 +3106,7 @@ func decodeGenSessionModeState(d *decoder, v *jsonv.Value, out *domain.SessionMo
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionModeState", "string") {
-				out.CurrentModeID = domain.SessionModeID(d.name(mv.Str))
+				out.CurrentModeID = domain.SessionModeID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -3117,9 +3117,9 @@ func decodeGenSessionModeState(d *decoder, v *jsonv.Value, out *domain.SessionMo
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "SessionModeState", "array") {
-				s94 := make([]domain.SessionMode, len(mv.Elems))
+				s94 := make([]domain.SessionMode, len(mv.Elems()))
 				for i95 := range s94 {
-					ev96 := &mv.Elems[i95]
+					ev96 := &mv.Elems()[i95]
 					d.pushIndex(i95)
 					if d.is(ev96, jsonv.Object, "SessionModeState", "object") {
 						decodeGenSessionMode(d, ev96, &s94[i95], "")
@@ -3198,8 +3198,8 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "SessionInfo", &unknown) {
@@ -3208,7 +3208,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionInfo", "string") {
-				out.SessionID = domain.SessionID(d.name(mv.Str))
+				out.SessionID = domain.SessionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -3219,7 +3219,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionInfo", "string") {
-				out.Cwd = d.str(mv.Str)
+				out.Cwd = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -3241,12 +3241,12 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.AdditionalDirectories.State = domain.Present
 				n97 := len(d.problems)
 				if d.is(mv, jsonv.Array, "SessionInfo", "array") {
-					s98 := make([]string, len(mv.Elems))
+					s98 := make([]string, len(mv.Elems()))
 					for i99 := range s98 {
-						ev100 := &mv.Elems[i99]
+						ev100 := &mv.Elems()[i99]
 						d.pushIndex(i99)
 						if d.is(ev100, jsonv.String, "SessionInfo", "string") {
-							s98[i99] = d.str(ev100.Str)
+							s98[i99] = d.str(ev100.Str())
 						}
 						d.pop()
 					}
@@ -3270,7 +3270,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.Title.State = domain.Present
 				n101 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfo", "string") {
-					out.Title.Val = d.str(mv.Str)
+					out.Title.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n101) {
 					setZero(&out.Title)
@@ -3290,7 +3290,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.UpdatedAt.State = domain.Present
 				n102 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfo", "string") {
-					out.UpdatedAt.Val = d.str(mv.Str)
+					out.UpdatedAt.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n102) {
 					setZero(&out.UpdatedAt)
@@ -3323,8 +3323,8 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "toolCallId":
 			if !d.claim(m, &seen, 1<<0, "ToolCallUpdate", &unknown) {
@@ -3333,7 +3333,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
-				out.ToolCallID = domain.ToolCallID(d.name(mv.Str))
+				out.ToolCallID = domain.ToolCallID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -3389,7 +3389,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Title.State = domain.Present
 				n105 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
-					out.Title.Val = d.str(mv.Str)
+					out.Title.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n105) {
 					setZero(&out.Title)
@@ -3409,7 +3409,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Name.State = domain.Present
 				n106 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
-					out.Name.Val = d.str(mv.Str)
+					out.Name.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n106) {
 					setZero(&out.Name)
@@ -3429,9 +3429,9 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Content.State = domain.Present
 				n107 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ToolCallUpdate", "array") {
-					s108 := make([]domain.ToolCallContent, len(mv.Elems))
+					s108 := make([]domain.ToolCallContent, len(mv.Elems()))
 					for i109 := range s108 {
-						ev110 := &mv.Elems[i109]
+						ev110 := &mv.Elems()[i109]
 						d.pushIndex(i109)
 						decodeGenToolCallContent(d, ev110, &s108[i109], "ToolCallUpdate")
 						d.pop()
@@ -3456,9 +3456,9 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Locations.State = domain.Present
 				n111 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ToolCallUpdate", "array") {
-					s112 := make([]domain.ToolCallLocation, len(mv.Elems))
+					s112 := make([]domain.ToolCallLocation, len(mv.Elems()))
 					for i113 := range s112 {
-						ev114 := &mv.Elems[i113]
+						ev114 := &mv.Elems()[i113]
 						d.pushIndex(i113)
 						if d.is(ev114, jsonv.Object, "ToolCallUpdate", "object") {
 							decodeGenToolCallLocation(d, ev114, &s112[i113], "")
@@ -3516,8 +3516,8 @@ func decodeGenPermissionOption(d *decoder, v *jsonv.Value, out *domain.Permissio
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "optionId":
 			if !d.claim(m, &seen, 1<<0, "PermissionOption", &unknown) {
@@ -3526,7 +3526,7 @@ func decodeGenPermissionOption(d *decoder, v *jsonv.Value, out *domain.Permissio
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "PermissionOption", "string") {
-				out.OptionID = domain.PermissionOptionID(d.name(mv.Str))
+				out.OptionID = domain.PermissionOptionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -3537,7 +3537,7 @@ func decodeGenPermissionOption(d *decoder, v *jsonv.Value, out *domain.Permissio
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "PermissionOption", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -3687,8 +3687,8 @@ func decodeGenEnvVariable(d *decoder, v *jsonv.Value, out *domain.EnvVariable, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "EnvVariable", &unknown) {
@@ -3697,7 +3697,7 @@ func decodeGenEnvVariable(d *decoder, v *jsonv.Value, out *domain.EnvVariable, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "EnvVariable", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -3708,7 +3708,7 @@ func decodeGenEnvVariable(d *decoder, v *jsonv.Value, out *domain.EnvVariable, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "EnvVariable", "string") {
-				out.Value = d.str(mv.Str)
+				out.Value = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -3737,8 +3737,8 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "exitCode":
 			if !d.claim(m, &seen, 1<<0, "TerminalExitStatus", &unknown) {
@@ -3772,7 +3772,7 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 				out.Signal.State = domain.Present
 				n117 := len(d.problems)
 				if d.is(mv, jsonv.String, "TerminalExitStatus", "string") {
-					out.Signal.Val = d.str(mv.Str)
+					out.Signal.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n117) {
 					setZero(&out.Signal)
@@ -3804,8 +3804,8 @@ func decodeGenFileSystemCapabilities(d *decoder, v *jsonv.Value, out *domain.Fil
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "readTextFile":
 			if !d.claim(m, &seen, 1<<0, "FileSystemCapabilities", &unknown) {
@@ -3883,8 +3883,8 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "compaction":
 			if !d.claim(m, &seen, 1<<0, "ClientSessionCapabilities", &unknown) {
@@ -3970,8 +3970,8 @@ func decodeGenAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.AuthCapab
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "terminal":
 			if !d.claim(m, &seen, 1<<0, "AuthCapabilities", &unknown) {
@@ -4023,8 +4023,8 @@ func decodeGenElicitationCapabilities(d *decoder, v *jsonv.Value, out *domain.El
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "form":
 			if !d.claim(m, &seen, 1<<0, "ElicitationCapabilities", &unknown) {
@@ -4090,8 +4090,8 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "image":
 			if !d.claim(m, &seen, 1<<0, "PromptCapabilities", &unknown) {
@@ -4195,8 +4195,8 @@ func decodeGenMcpCapabilities(d *decoder, v *jsonv.Value, out *domain.McpCapabil
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "http":
 			if !d.claim(m, &seen, 1<<0, "McpCapabilities", &unknown) {
@@ -4274,8 +4274,8 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "list":
 			if !d.claim(m, &seen, 1<<0, "SessionCapabilities", &unknown) {
@@ -4401,8 +4401,8 @@ func decodeGenAgentAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.Agen
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "logout":
 			if !d.claim(m, &seen, 1<<0, "AgentAuthCapabilities", &unknown) {
@@ -4448,8 +4448,8 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "id":
 			if !d.claim(m, &seen, 1<<0, "AuthMethodTerminal", &unknown) {
@@ -4458,7 +4458,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthMethodTerminal", "string") {
-				out.ID = domain.AuthMethodID(d.name(mv.Str))
+				out.ID = domain.AuthMethodID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -4469,7 +4469,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthMethodTerminal", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4485,7 +4485,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Description.State = domain.Present
 				n137 := len(d.problems)
 				if d.is(mv, jsonv.String, "AuthMethodTerminal", "string") {
-					out.Description.Val = d.str(mv.Str)
+					out.Description.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n137) {
 					setZero(&out.Description)
@@ -4511,12 +4511,12 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Args.State = domain.Present
 				n138 := len(d.problems)
 				if d.is(mv, jsonv.Array, "AuthMethodTerminal", "array") {
-					s139 := make([]string, len(mv.Elems))
+					s139 := make([]string, len(mv.Elems()))
 					for i140 := range s139 {
-						ev141 := &mv.Elems[i140]
+						ev141 := &mv.Elems()[i140]
 						d.pushIndex(i140)
 						if d.is(ev141, jsonv.String, "AuthMethodTerminal", "string") {
-							s139[i140] = d.str(ev141.Str)
+							s139[i140] = d.str(ev141.Str())
 						}
 						d.pop()
 					}
@@ -4577,8 +4577,8 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "id":
 			if !d.claim(m, &seen, 1<<0, "AuthMethodAgent", &unknown) {
@@ -4587,7 +4587,7 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthMethodAgent", "string") {
-				out.ID = domain.AuthMethodID(d.name(mv.Str))
+				out.ID = domain.AuthMethodID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -4598,7 +4598,7 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AuthMethodAgent", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4614,7 +4614,7 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 				out.Description.State = domain.Present
 				n143 := len(d.problems)
 				if d.is(mv, jsonv.String, "AuthMethodAgent", "string") {
-					out.Description.Val = d.str(mv.Str)
+					out.Description.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n143) {
 					setZero(&out.Description)
@@ -4647,8 +4647,8 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "McpServerHttp", &unknown) {
@@ -4657,7 +4657,7 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerHttp", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4668,7 +4668,7 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerHttp", "string") {
-				out.URL = d.str(mv.Str)
+				out.URL = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4679,9 +4679,9 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerHttp", "array") {
-				s144 := make([]domain.HttpHeader, len(mv.Elems))
+				s144 := make([]domain.HttpHeader, len(mv.Elems()))
 				for i145 := range s144 {
-					ev146 := &mv.Elems[i145]
+					ev146 := &mv.Elems()[i145]
 					d.pushIndex(i145)
 					if d.is(ev146, jsonv.Object, "McpServerHttp", "object") {
 						decodeGenHttpHeader(d, ev146, &s144[i145], "")
@@ -4717,8 +4717,8 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "McpServerSse", &unknown) {
@@ -4727,7 +4727,7 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerSse", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4738,7 +4738,7 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerSse", "string") {
-				out.URL = d.str(mv.Str)
+				out.URL = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4749,9 +4749,9 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerSse", "array") {
-				s147 := make([]domain.HttpHeader, len(mv.Elems))
+				s147 := make([]domain.HttpHeader, len(mv.Elems()))
 				for i148 := range s147 {
-					ev149 := &mv.Elems[i148]
+					ev149 := &mv.Elems()[i148]
 					d.pushIndex(i148)
 					if d.is(ev149, jsonv.Object, "McpServerSse", "object") {
 						decodeGenHttpHeader(d, ev149, &s147[i148], "")
@@ -4787,8 +4787,8 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "McpServerStdio", &unknown) {
@@ -4797,7 +4797,7 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerStdio", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4808,7 +4808,7 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "McpServerStdio", "string") {
-				out.Command = d.str(mv.Str)
+				out.Command = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4819,12 +4819,12 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerStdio", "array") {
-				s150 := make([]string, len(mv.Elems))
+				s150 := make([]string, len(mv.Elems()))
 				for i151 := range s150 {
-					ev152 := &mv.Elems[i151]
+					ev152 := &mv.Elems()[i151]
 					d.pushIndex(i151)
 					if d.is(ev152, jsonv.String, "McpServerStdio", "string") {
-						s150[i151] = d.str(ev152.Str)
+						s150[i151] = d.str(ev152.Str())
 					}
 					d.pop()
 				}
@@ -4839,9 +4839,9 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerStdio", "array") {
-				s153 := make([]domain.EnvVariable, len(mv.Elems))
+				s153 := make([]domain.EnvVariable, len(mv.Elems()))
 				for i154 := range s153 {
-					ev155 := &mv.Elems[i154]
+					ev155 := &mv.Elems()[i154]
 					d.pushIndex(i154)
 					if d.is(ev155, jsonv.Object, "McpServerStdio", "object") {
 						decodeGenEnvVariable(d, ev155, &s153[i154], "")
@@ -4877,8 +4877,8 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "id":
 			if !d.claim(m, &seen, 1<<0, "SessionMode", &unknown) {
@@ -4887,7 +4887,7 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionMode", "string") {
-				out.ID = domain.SessionModeID(d.name(mv.Str))
+				out.ID = domain.SessionModeID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -4898,7 +4898,7 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SessionMode", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -4914,7 +4914,7 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 				out.Description.State = domain.Present
 				n156 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionMode", "string") {
-					out.Description.Val = d.str(mv.Str)
+					out.Description.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n156) {
 					setZero(&out.Description)
@@ -4947,8 +4947,8 @@ func decodeGenTextContent(d *decoder, v *jsonv.Value, out *domain.TextContent, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "text":
 			if !d.claim(m, &seen, 1<<0, "TextContent", &unknown) {
@@ -4957,7 +4957,7 @@ func decodeGenTextContent(d *decoder, v *jsonv.Value, out *domain.TextContent, s
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TextContent", "string") {
-				out.Text = d.str(mv.Str)
+				out.Text = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5006,8 +5006,8 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "data":
 			if !d.claim(m, &seen, 1<<0, "ImageContent", &unknown) {
@@ -5016,7 +5016,7 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ImageContent", "string") {
-				out.Data = d.str(mv.Str)
+				out.Data = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5027,7 +5027,7 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ImageContent", "string") {
-				out.MimeType = d.str(mv.Str)
+				out.MimeType = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5043,7 +5043,7 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 				out.URI.State = domain.Present
 				n158 := len(d.problems)
 				if d.is(mv, jsonv.String, "ImageContent", "string") {
-					out.URI.Val = d.str(mv.Str)
+					out.URI.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n158) {
 					setZero(&out.URI)
@@ -5096,8 +5096,8 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "data":
 			if !d.claim(m, &seen, 1<<0, "AudioContent", &unknown) {
@@ -5106,7 +5106,7 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AudioContent", "string") {
-				out.Data = d.str(mv.Str)
+				out.Data = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5117,7 +5117,7 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AudioContent", "string") {
-				out.MimeType = d.str(mv.Str)
+				out.MimeType = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5166,8 +5166,8 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "uri":
 			if !d.claim(m, &seen, 1<<0, "ResourceLink", &unknown) {
@@ -5176,7 +5176,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ResourceLink", "string") {
-				out.URI = d.str(mv.Str)
+				out.URI = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5187,7 +5187,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ResourceLink", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5203,7 +5203,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.MimeType.State = domain.Present
 				n161 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
-					out.MimeType.Val = d.str(mv.Str)
+					out.MimeType.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n161) {
 					setZero(&out.MimeType)
@@ -5223,7 +5223,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Title.State = domain.Present
 				n162 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
-					out.Title.Val = d.str(mv.Str)
+					out.Title.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n162) {
 					setZero(&out.Title)
@@ -5243,7 +5243,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Description.State = domain.Present
 				n163 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
-					out.Description.Val = d.str(mv.Str)
+					out.Description.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n163) {
 					setZero(&out.Description)
@@ -5316,8 +5316,8 @@ func decodeGenEmbeddedResource(d *decoder, v *jsonv.Value, out *domain.EmbeddedR
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "resource":
 			if !d.claim(m, &seen, 1<<0, "EmbeddedResource", &unknown) {
@@ -5408,8 +5408,8 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "path":
 			if !d.claim(m, &seen, 1<<0, "ToolCallLocation", &unknown) {
@@ -5418,7 +5418,7 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ToolCallLocation", "string") {
-				out.Path = d.str(mv.Str)
+				out.Path = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5466,8 +5466,8 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 func decodeGenCancelledPermissionOutcome(d *decoder, v *jsonv.Value, out *domain.CancelledPermissionOutcome, skip string) {
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		}
 		if !d.discriminator(m, skip, &skipped, "CancelledPermissionOutcome", &unknown) {
@@ -5483,8 +5483,8 @@ func decodeGenSelectedPermissionOutcome(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "optionId":
 			if !d.claim(m, &seen, 1<<0, "SelectedPermissionOutcome", &unknown) {
@@ -5493,7 +5493,7 @@ func decodeGenSelectedPermissionOutcome(d *decoder, v *jsonv.Value, out *domain.
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "SelectedPermissionOutcome", "string") {
-				out.OptionID = domain.PermissionOptionID(d.name(mv.Str))
+				out.OptionID = domain.PermissionOptionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -5522,8 +5522,8 @@ func decodeGenUserMessageChunk(d *decoder, v *jsonv.Value, out *domain.UserMessa
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "UserMessageChunk", &unknown) {
@@ -5546,7 +5546,7 @@ func decodeGenUserMessageChunk(d *decoder, v *jsonv.Value, out *domain.UserMessa
 				out.MessageID.State = domain.Present
 				n170 := len(d.problems)
 				if d.is(mv, jsonv.String, "UserMessageChunk", "string") {
-					out.MessageID.Val = domain.MessageID(d.name(mv.Str))
+					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
 				if d.rejectedHere(n170) {
 					setZero(&out.MessageID)
@@ -5579,8 +5579,8 @@ func decodeGenAgentMessageChunk(d *decoder, v *jsonv.Value, out *domain.AgentMes
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "AgentMessageChunk", &unknown) {
@@ -5603,7 +5603,7 @@ func decodeGenAgentMessageChunk(d *decoder, v *jsonv.Value, out *domain.AgentMes
 				out.MessageID.State = domain.Present
 				n171 := len(d.problems)
 				if d.is(mv, jsonv.String, "AgentMessageChunk", "string") {
-					out.MessageID.Val = domain.MessageID(d.name(mv.Str))
+					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
 				if d.rejectedHere(n171) {
 					setZero(&out.MessageID)
@@ -5636,8 +5636,8 @@ func decodeGenAgentThoughtChunk(d *decoder, v *jsonv.Value, out *domain.AgentTho
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "AgentThoughtChunk", &unknown) {
@@ -5660,7 +5660,7 @@ func decodeGenAgentThoughtChunk(d *decoder, v *jsonv.Value, out *domain.AgentTho
 				out.MessageID.State = domain.Present
 				n172 := len(d.problems)
 				if d.is(mv, jsonv.String, "AgentThoughtChunk", "string") {
-					out.MessageID.Val = domain.MessageID(d.name(mv.Str))
+					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
 				if d.rejectedHere(n172) {
 					setZero(&out.MessageID)
@@ -5693,8 +5693,8 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "toolCallId":
 			if !d.claim(m, &seen, 1<<0, "ToolCall", &unknown) {
@@ -5703,7 +5703,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ToolCall", "string") {
-				out.ToolCallID = domain.ToolCallID(d.name(mv.Str))
+				out.ToolCallID = domain.ToolCallID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -5714,7 +5714,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "ToolCall", "string") {
-				out.Title = d.str(mv.Str)
+				out.Title = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -5730,7 +5730,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Name.State = domain.Present
 				n173 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCall", "string") {
-					out.Name.Val = d.str(mv.Str)
+					out.Name.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n173) {
 					setZero(&out.Name)
@@ -5808,9 +5808,9 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Content.State = domain.Present
 				n176 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ToolCall", "array") {
-					s177 := make([]domain.ToolCallContent, len(mv.Elems))
+					s177 := make([]domain.ToolCallContent, len(mv.Elems()))
 					for i178 := range s177 {
-						ev179 := &mv.Elems[i178]
+						ev179 := &mv.Elems()[i178]
 						d.pushIndex(i178)
 						decodeGenToolCallContent(d, ev179, &s177[i178], "ToolCall")
 						d.pop()
@@ -5841,9 +5841,9 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Locations.State = domain.Present
 				n180 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ToolCall", "array") {
-					s181 := make([]domain.ToolCallLocation, len(mv.Elems))
+					s181 := make([]domain.ToolCallLocation, len(mv.Elems()))
 					for i182 := range s181 {
-						ev183 := &mv.Elems[i182]
+						ev183 := &mv.Elems()[i182]
 						d.pushIndex(i182)
 						if d.is(ev183, jsonv.Object, "ToolCall", "object") {
 							decodeGenToolCallLocation(d, ev183, &s181[i182], "")
@@ -5901,8 +5901,8 @@ func decodeGenPlan(d *decoder, v *jsonv.Value, out *domain.Plan, skip string) {
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "entries":
 			if !d.claim(m, &seen, 1<<0, "Plan", &unknown) {
@@ -5911,9 +5911,9 @@ func decodeGenPlan(d *decoder, v *jsonv.Value, out *domain.Plan, skip string) {
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "Plan", "array") {
-				s184 := make([]domain.PlanEntry, len(mv.Elems))
+				s184 := make([]domain.PlanEntry, len(mv.Elems()))
 				for i185 := range s184 {
-					ev186 := &mv.Elems[i185]
+					ev186 := &mv.Elems()[i185]
 					d.pushIndex(i185)
 					if d.is(ev186, jsonv.Object, "Plan", "object") {
 						decodeGenPlanEntry(d, ev186, &s184[i185], "")
@@ -5949,8 +5949,8 @@ func decodeGenAvailableCommandsUpdate(d *decoder, v *jsonv.Value, out *domain.Av
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "availableCommands":
 			if !d.claim(m, &seen, 1<<0, "AvailableCommandsUpdate", &unknown) {
@@ -5959,9 +5959,9 @@ func decodeGenAvailableCommandsUpdate(d *decoder, v *jsonv.Value, out *domain.Av
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "AvailableCommandsUpdate", "array") {
-				s187 := make([]domain.AvailableCommand, len(mv.Elems))
+				s187 := make([]domain.AvailableCommand, len(mv.Elems()))
 				for i188 := range s187 {
-					ev189 := &mv.Elems[i188]
+					ev189 := &mv.Elems()[i188]
 					d.pushIndex(i188)
 					if d.is(ev189, jsonv.Object, "AvailableCommandsUpdate", "object") {
 						decodeGenAvailableCommand(d, ev189, &s187[i188], "")
@@ -5997,8 +5997,8 @@ func decodeGenCurrentModeUpdate(d *decoder, v *jsonv.Value, out *domain.CurrentM
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "currentModeId":
 			if !d.claim(m, &seen, 1<<0, "CurrentModeUpdate", &unknown) {
@@ -6007,7 +6007,7 @@ func decodeGenCurrentModeUpdate(d *decoder, v *jsonv.Value, out *domain.CurrentM
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CurrentModeUpdate", "string") {
-				out.CurrentModeID = domain.SessionModeID(d.name(mv.Str))
+				out.CurrentModeID = domain.SessionModeID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -6036,8 +6036,8 @@ func decodeGenConfigOptionUpdate(d *decoder, v *jsonv.Value, out *domain.ConfigO
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "configOptions":
 			if !d.claim(m, &seen, 1<<0, "ConfigOptionUpdate", &unknown) {
@@ -6046,9 +6046,9 @@ func decodeGenConfigOptionUpdate(d *decoder, v *jsonv.Value, out *domain.ConfigO
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "ConfigOptionUpdate", "array") {
-				s190 := make([]domain.SessionConfigOption, len(mv.Elems))
+				s190 := make([]domain.SessionConfigOption, len(mv.Elems()))
 				for i191 := range s190 {
-					ev192 := &mv.Elems[i191]
+					ev192 := &mv.Elems()[i191]
 					d.pushIndex(i191)
 					d.decodeAs(ev192, reflect.ValueOf(&s190[i191]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "ConfigOptionUpdate")
 					d.pop()
@@ -6082,8 +6082,8 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "title":
 			if !d.claim(m, &seen, 1<<0, "SessionInfoUpdate", &unknown) {
@@ -6097,7 +6097,7 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 				out.Title.State = domain.Present
 				n193 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfoUpdate", "string") {
-					out.Title.Val = d.str(mv.Str)
+					out.Title.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n193) {
 					setZero(&out.Title)
@@ -6117,7 +6117,7 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 				out.UpdatedAt.State = domain.Present
 				n194 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfoUpdate", "string") {
-					out.UpdatedAt.Val = d.str(mv.Str)
+					out.UpdatedAt.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n194) {
 					setZero(&out.UpdatedAt)
@@ -6149,8 +6149,8 @@ func decodeGenUsageUpdate(d *decoder, v *jsonv.Value, out *domain.UsageUpdate, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "used":
 			if !d.claim(m, &seen, 1<<0, "UsageUpdate", &unknown) {
@@ -6219,8 +6219,8 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "severity":
 			if !d.claim(m, &seen, 1<<0, "Notice", &unknown) {
@@ -6240,7 +6240,7 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Notice", "string") {
-				out.Title = d.str(mv.Str)
+				out.Title = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -6256,7 +6256,7 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 				out.Description.State = domain.Present
 				n198 := len(d.problems)
 				if d.is(mv, jsonv.String, "Notice", "string") {
-					out.Description.Val = d.str(mv.Str)
+					out.Description.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n198) {
 					setZero(&out.Description)
@@ -6289,8 +6289,8 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "compactionId":
 			if !d.claim(m, &seen, 1<<0, "CompactionUpdate", &unknown) {
@@ -6299,7 +6299,7 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CompactionUpdate", "string") {
-				out.CompactionID = domain.CompactionID(d.name(mv.Str))
+				out.CompactionID = domain.CompactionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -6326,9 +6326,9 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 				out.Summary.State = domain.Present
 				n199 := len(d.problems)
 				if d.is(mv, jsonv.Array, "CompactionUpdate", "array") {
-					s200 := make([]domain.ContentBlock, len(mv.Elems))
+					s200 := make([]domain.ContentBlock, len(mv.Elems()))
 					for i201 := range s200 {
-						ev202 := &mv.Elems[i201]
+						ev202 := &mv.Elems()[i201]
 						d.pushIndex(i201)
 						decodeGenContentBlock(d, ev202, &s200[i201], "CompactionUpdate")
 						d.pop()
@@ -6353,7 +6353,7 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 				out.Error.State = domain.Present
 				n203 := len(d.problems)
 				if d.is(mv, jsonv.String, "CompactionUpdate", "string") {
-					out.Error.Val = d.str(mv.Str)
+					out.Error.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n203) {
 					setZero(&out.Error)
@@ -6386,8 +6386,8 @@ func decodeGenCompactionSummaryChunk(d *decoder, v *jsonv.Value, out *domain.Com
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "compactionId":
 			if !d.claim(m, &seen, 1<<0, "CompactionSummaryChunk", &unknown) {
@@ -6396,7 +6396,7 @@ func decodeGenCompactionSummaryChunk(d *decoder, v *jsonv.Value, out *domain.Com
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "CompactionSummaryChunk", "string") {
-				out.CompactionID = domain.CompactionID(d.name(mv.Str))
+				out.CompactionID = domain.CompactionID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -6433,8 +6433,8 @@ func decodeGenCompactionSummaryChunk(d *decoder, v *jsonv.Value, out *domain.Com
 func decodeGenCompactionCapabilities(d *decoder, v *jsonv.Value, out *domain.CompactionCapabilities, skip string) {
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		}
 		if !d.discriminator(m, skip, &skipped, "CompactionCapabilities", &unknown) {
@@ -6450,8 +6450,8 @@ func decodeGenSessionConfigOptionsCapabilities(d *decoder, v *jsonv.Value, out *
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "boolean":
 			if !d.claim(m, &seen, 1<<0, "SessionConfigOptionsCapabilities", &unknown) {
@@ -6496,8 +6496,8 @@ func decodeGenSessionConfigOptionsCapabilities(d *decoder, v *jsonv.Value, out *
 func decodeGenNoticeCapabilities(d *decoder, v *jsonv.Value, out *domain.NoticeCapabilities, skip string) {
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		}
 		if !d.discriminator(m, skip, &skipped, "NoticeCapabilities", &unknown) {
@@ -6513,8 +6513,8 @@ func decodeGenElicitationFormCapabilities(d *decoder, v *jsonv.Value, out *domai
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "ElicitationFormCapabilities", &unknown) {
@@ -6540,8 +6540,8 @@ func decodeGenElicitationUrlCapabilities(d *decoder, v *jsonv.Value, out *domain
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "ElicitationUrlCapabilities", &unknown) {
@@ -6567,8 +6567,8 @@ func decodeGenSessionListCapabilities(d *decoder, v *jsonv.Value, out *domain.Se
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionListCapabilities", &unknown) {
@@ -6594,8 +6594,8 @@ func decodeGenSessionDeleteCapabilities(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionDeleteCapabilities", &unknown) {
@@ -6621,8 +6621,8 @@ func decodeGenSessionAdditionalDirectoriesCapabilities(d *decoder, v *jsonv.Valu
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionAdditionalDirectoriesCapabilities", &unknown) {
@@ -6648,8 +6648,8 @@ func decodeGenSessionResumeCapabilities(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionResumeCapabilities", &unknown) {
@@ -6675,8 +6675,8 @@ func decodeGenSessionCloseCapabilities(d *decoder, v *jsonv.Value, out *domain.S
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionCloseCapabilities", &unknown) {
@@ -6702,8 +6702,8 @@ func decodeGenLogoutCapabilities(d *decoder, v *jsonv.Value, out *domain.LogoutC
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "LogoutCapabilities", &unknown) {
@@ -6729,8 +6729,8 @@ func decodeGenHttpHeader(d *decoder, v *jsonv.Value, out *domain.HttpHeader, ski
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "HttpHeader", &unknown) {
@@ -6739,7 +6739,7 @@ func decodeGenHttpHeader(d *decoder, v *jsonv.Value, out *domain.HttpHeader, ski
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "HttpHeader", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -6750,7 +6750,7 @@ func decodeGenHttpHeader(d *decoder, v *jsonv.Value, out *domain.HttpHeader, ski
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "HttpHeader", "string") {
-				out.Value = d.str(mv.Str)
+				out.Value = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -6779,8 +6779,8 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "audience":
 			if !d.claim(m, &seen, 1<<0, "Annotations", &unknown) {
@@ -6794,9 +6794,9 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.Audience.State = domain.Present
 				n205 := len(d.problems)
 				if d.is(mv, jsonv.Array, "Annotations", "array") {
-					s206 := make([]domain.Role, len(mv.Elems))
+					s206 := make([]domain.Role, len(mv.Elems()))
 					for i207 := range s206 {
-						ev208 := &mv.Elems[i207]
+						ev208 := &mv.Elems()[i207]
 						d.pushIndex(i207)
 						if d.is(ev208, jsonv.String, "Annotations", "string") {
 							s206[i207] = domain.Role(d.enumValue(ev208, genEnums[6], false, "Role"))
@@ -6823,7 +6823,7 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.LastModified.State = domain.Present
 				n209 := len(d.problems)
 				if d.is(mv, jsonv.String, "Annotations", "string") {
-					out.LastModified.Val = d.str(mv.Str)
+					out.LastModified.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n209) {
 					setZero(&out.LastModified)
@@ -6905,8 +6905,8 @@ func decodeGenContent(d *decoder, v *jsonv.Value, out *domain.Content, skip stri
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "Content", &unknown) {
@@ -6942,8 +6942,8 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "path":
 			if !d.claim(m, &seen, 1<<0, "Diff", &unknown) {
@@ -6952,7 +6952,7 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Diff", "string") {
-				out.Path = d.str(mv.Str)
+				out.Path = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -6968,7 +6968,7 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 				out.OldText.State = domain.Present
 				n212 := len(d.problems)
 				if d.is(mv, jsonv.String, "Diff", "string") {
-					out.OldText.Val = d.str(mv.Str)
+					out.OldText.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n212) {
 					setZero(&out.OldText)
@@ -6983,7 +6983,7 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Diff", "string") {
-				out.NewText = d.str(mv.Str)
+				out.NewText = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7012,8 +7012,8 @@ func decodeGenTerminal(d *decoder, v *jsonv.Value, out *domain.Terminal, skip st
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "terminalId":
 			if !d.claim(m, &seen, 1<<0, "Terminal", &unknown) {
@@ -7022,7 +7022,7 @@ func decodeGenTerminal(d *decoder, v *jsonv.Value, out *domain.Terminal, skip st
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Terminal", "string") {
-				out.TerminalID = domain.TerminalID(d.name(mv.Str))
+				out.TerminalID = domain.TerminalID(d.name(mv.Str()))
 			}
 			d.pop()
 			continue
@@ -7051,8 +7051,8 @@ func decodeGenPlanEntry(d *decoder, v *jsonv.Value, out *domain.PlanEntry, skip 
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "PlanEntry", &unknown) {
@@ -7061,7 +7061,7 @@ func decodeGenPlanEntry(d *decoder, v *jsonv.Value, out *domain.PlanEntry, skip 
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "PlanEntry", "string") {
-				out.Content = d.str(mv.Str)
+				out.Content = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7112,8 +7112,8 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "AvailableCommand", &unknown) {
@@ -7122,7 +7122,7 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AvailableCommand", "string") {
-				out.Name = d.str(mv.Str)
+				out.Name = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7133,7 +7133,7 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "AvailableCommand", "string") {
-				out.Description = d.str(mv.Str)
+				out.Description = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7180,8 +7180,8 @@ func decodeGenCost(d *decoder, v *jsonv.Value, out *domain.Cost, skip string) {
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "amount":
 			if !d.claim(m, &seen, 1<<0, "Cost", &unknown) {
@@ -7201,7 +7201,7 @@ func decodeGenCost(d *decoder, v *jsonv.Value, out *domain.Cost, skip string) {
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "Cost", "string") {
-				out.Currency = d.str(mv.Str)
+				out.Currency = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7230,8 +7230,8 @@ func decodeGenBooleanConfigOptionCapabilities(d *decoder, v *jsonv.Value, out *d
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "BooleanConfigOptionCapabilities", &unknown) {
@@ -7257,8 +7257,8 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "uri":
 			if !d.claim(m, &seen, 1<<0, "TextResourceContents", &unknown) {
@@ -7267,7 +7267,7 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TextResourceContents", "string") {
-				out.URI = d.str(mv.Str)
+				out.URI = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7278,7 +7278,7 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "TextResourceContents", "string") {
-				out.Text = d.str(mv.Str)
+				out.Text = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7294,7 +7294,7 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 				out.MimeType.State = domain.Present
 				n215 := len(d.problems)
 				if d.is(mv, jsonv.String, "TextResourceContents", "string") {
-					out.MimeType.Val = d.str(mv.Str)
+					out.MimeType.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n215) {
 					setZero(&out.MimeType)
@@ -7327,8 +7327,8 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "uri":
 			if !d.claim(m, &seen, 1<<0, "BlobResourceContents", &unknown) {
@@ -7337,7 +7337,7 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "BlobResourceContents", "string") {
-				out.URI = d.str(mv.Str)
+				out.URI = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7348,7 +7348,7 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "BlobResourceContents", "string") {
-				out.Blob = d.str(mv.Str)
+				out.Blob = d.str(mv.Str())
 			}
 			d.pop()
 			continue
@@ -7364,7 +7364,7 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 				out.MimeType.State = domain.Present
 				n216 := len(d.problems)
 				if d.is(mv, jsonv.String, "BlobResourceContents", "string") {
-					out.MimeType.Val = d.str(mv.Str)
+					out.MimeType.Val = d.str(mv.Str())
 				}
 				if d.rejectedHere(n216) {
 					setZero(&out.MimeType)
@@ -7423,8 +7423,8 @@ func decodeGenUnstructuredCommandInput(d *decoder, v *jsonv.Value, out *domain.U
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Members() {
+		m := &v.Members()[i]
 		switch m.Key {
 		case "hint":
 			if !d.claim(m, &seen, 1<<0, "UnstructuredCommandInput", &unknown) {
@@ -7433,7 +7433,7 @@ func decodeGenUnstructuredCommandInput(d *decoder, v *jsonv.Value, out *domain.U
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.String, "UnstructuredCommandInput", "string") {
-				out.Hint = d.str(mv.Str)
+				out.Hint = d.str(mv.Str())
 			}
 			d.pop()
 			continue

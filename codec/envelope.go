@@ -134,9 +134,9 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 	switch root.Kind {
 	case jsonv.Array:
 		d.Problems = append(d.Problems, Problem{Kind: ProbBatch,
-			Detail: fmt.Sprintf("a JSON-RPC batch of %d messages", len(root.Elems))})
-		for i := range root.Elems {
-			d.decodeMessage(&root.Elems[i], jsonv.Pointer("").Index(i))
+			Detail: fmt.Sprintf("a JSON-RPC batch of %d messages", len(root.Elems()))})
+		for i := range root.Elems() {
+			d.decodeMessage(&root.Elems()[i], jsonv.Pointer("").Index(i))
 		}
 	case jsonv.Object:
 		d.decodeMessage(&root, "")
@@ -200,8 +200,8 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	}
 	var method, params, result, errv, id *jsonv.Value
 	seen := 0
-	for i := range v.Members {
-		mem := &v.Members[i]
+	for i := range v.Members() {
+		mem := &v.Members()[i]
 		bit := envelopeBit(mem.Key)
 		if bit == 0 {
 			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
@@ -219,7 +219,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 		switch bit {
 		case envJSONRPC:
 			m.JSONRPC = dec.raw(&mem.Value)
-			if mem.Value.Kind != jsonv.String || mem.Value.Str != "2.0" {
+			if mem.Value.Kind != jsonv.String || mem.Value.Str() != "2.0" {
 				dec.reportMember("jsonrpc", Problem{Kind: ProbJSONRPC, Value: dec.short(&mem.Value),
 					Detail: fmt.Sprintf(`"jsonrpc" is %s; want "2.0"`, dec.short(&mem.Value))})
 			}
@@ -262,7 +262,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 			m.Unknown = append(m.Unknown, domain.Member{Name: "method", Value: dec.raw(method)})
 			break
 		}
-		m.Method = domain.Method(dec.name(method.Str))
+		m.Method = domain.Method(dec.name(method.Str()))
 		m.Kind = domain.KindNotification
 		if id != nil {
 			m.Kind = domain.KindRequest
@@ -317,9 +317,9 @@ func checkEnvelopeID(dec *decoder, id *jsonv.Value) {
 	case jsonv.Null:
 		dec.reportMember("id", Problem{Kind: ProbIDNull, Detail: `the request id is null`})
 	case jsonv.Number:
-		if strings.ContainsAny(id.Str, ".eE") {
-			dec.reportMember("id", Problem{Kind: ProbIDFraction, Value: id.Str,
-				Detail: fmt.Sprintf("the request id %s has a fractional part", id.Str)})
+		if strings.ContainsAny(id.Str(), ".eE") {
+			dec.reportMember("id", Problem{Kind: ProbIDFraction, Value: id.Str(),
+				Detail: fmt.Sprintf("the request id %s has a fractional part", id.Str())})
 		}
 	case jsonv.String:
 	default:
@@ -332,7 +332,7 @@ func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value) any 
 	if params == nil {
 		// JSON-RPC lets params be omitted; ACP methods all take an object,
 		// so decode as {} and let the required members be reported.
-		params = &jsonv.Value{Kind: jsonv.Object, Members: []jsonv.Member{}}
+		params = &jsonv.Value{Kind: jsonv.Object}
 	}
 	target := mi.NewParams()
 	dec.pushKey("params")

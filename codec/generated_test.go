@@ -113,11 +113,11 @@ func corrupt(rt *rapid.T, b *bytes.Buffer, src []byte, v *jsonv.Value, label str
 	switch v.Kind {
 	case jsonv.Object:
 		b.WriteByte('{')
-		for i := range v.Members {
+		for i := range v.Members() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			mem := &v.Members[i]
+			mem := &v.Members()[i]
 			key := jsonString(mem.Key)
 			b.Write(key)
 			b.WriteByte(':')
@@ -132,11 +132,11 @@ func corrupt(rt *rapid.T, b *bytes.Buffer, src []byte, v *jsonv.Value, label str
 		b.WriteByte('}')
 	case jsonv.Array:
 		b.WriteByte('[')
-		for i := range v.Elems {
+		for i := range v.Elems() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			corrupt(rt, b, src, &v.Elems[i], label+"[]")
+			corrupt(rt, b, src, &v.Elems()[i], label+"[]")
 		}
 		b.WriteByte(']')
 	default:

@@ -364,16 +364,16 @@ func rewrite(rt *rapid.T, b *bytes.Buffer, src []byte, v *jsonv.Value, label str
 	switch v.Kind {
 	case jsonv.Array:
 		b.WriteByte('[')
-		for i := range v.Elems {
+		for i := range v.Elems() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
 			space()
-			rewrite(rt, b, src, &v.Elems[i], label+"[]")
+			rewrite(rt, b, src, &v.Elems()[i], label+"[]")
 		}
 		b.WriteByte(']')
 	case jsonv.Object:
-		order := rapid.Permutation(indexes(len(v.Members))).Draw(rt, label+".order")
+		order := rapid.Permutation(indexes(len(v.Members()))).Draw(rt, label+".order")
 		extra := rapid.IntRange(0, 3).Draw(rt, label+".extra") == 0
 		b.WriteByte('{')
 		for n, i := range order {
@@ -381,7 +381,7 @@ func rewrite(rt *rapid.T, b *bytes.Buffer, src []byte, v *jsonv.Value, label str
 				b.WriteByte(',')
 			}
 			space()
-			m := &v.Members[i]
+			m := &v.Members()[i]
 			b.Write(jsonString(m.Key))
 			b.WriteByte(':')
 			space()

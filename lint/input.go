@@ -230,9 +230,9 @@ func (s *jsonlSource) Next() (Frame, error) {
 		fr.Bad = "the direction member is not a string"
 		return fr, nil
 	}
-	d, known := dirNames[strings.ToLower(dir.Str)]
+	d, known := dirNames[strings.ToLower(dir.Str())]
 	if !known {
-		fr.Bad = fmt.Sprintf("direction %q is not one acplint knows (client/agent, fromClient/fromAgent, c2a/a2c)", dir.Str)
+		fr.Bad = fmt.Sprintf("direction %q is not one acplint knows (client/agent, fromClient/fromAgent, c2a/a2c)", dir.Str())
 		return fr, nil
 	}
 	fr.Dir = d
@@ -240,7 +240,7 @@ func (s *jsonlSource) Next() (Frame, error) {
 	if msg.Kind == jsonv.String {
 		// acp-inspector keeps the frame verbatim as a string, possibly with
 		// its line terminator.
-		b := []byte(msg.Str)
+		b := []byte(msg.Str())
 		if n := len(b); n > 0 && b[n-1] == '\n' {
 			b = b[:n-1]
 			if n := len(b); n > 0 && b[n-1] == '\r' {
@@ -285,8 +285,8 @@ func newZedSource(r io.Reader) (source, Format, error) {
 	}
 	lineAt := newLineIndex(all)
 	s := &zedSource{}
-	for i := range v.Elems {
-		e := &v.Elems[i]
+	for i := range v.Elems() {
+		e := &v.Elems()[i]
 		fr := Frame{Synthetic: true, Line: codec.Line{Num: lineAt(e.Start), Offset: int64(e.Start)}}
 		msg, dir, bad := zedMessage(e, all)
 		fr.Dir, fr.Bad = dir, bad
@@ -319,13 +319,13 @@ func zedMessage(e *jsonv.Value, src []byte) (msg []byte, dir domain.Direction, b
 		return nil, 0, `the element lacks "_direction" or "_type"`
 	}
 	// Zed is the client: what it sends is outgoing.
-	switch d.Str {
+	switch d.Str() {
 	case "outgoing":
 		dir = domain.FromClient
 	case "incoming":
 		dir = domain.FromAgent
 	default:
-		return nil, 0, fmt.Sprintf("unknown _direction %q", d.Str)
+		return nil, 0, fmt.Sprintf("unknown _direction %q", d.Str())
 	}
 	var b bytes.Buffer
 	b.WriteString(`{"jsonrpc":"2.0"`)
@@ -334,7 +334,7 @@ func zedMessage(e *jsonv.Value, src []byte) (msg []byte, dir domain.Direction, b
 		b.Write(id.Raw(src))
 	}
 	params := get("params")
-	switch typ.Str {
+	switch typ.Str() {
 	case "request", "notification":
 		m := get("method")
 		if m == nil || m.Kind != jsonv.String {
@@ -358,7 +358,7 @@ func zedMessage(e *jsonv.Value, src []byte) (msg []byte, dir domain.Direction, b
 			b.Write(params.Raw(src))
 		}
 	default:
-		return nil, 0, fmt.Sprintf("unknown _type %q", typ.Str)
+		return nil, 0, fmt.Sprintf("unknown _type %q", typ.Str())
 	}
 	b.WriteByte('}')
 	return b.Bytes(), dir, ""
@@ -678,8 +678,8 @@ func isMessageLike(b []byte) bool {
 	if err != nil {
 		return false
 	}
-	if v.Kind == jsonv.Array && len(v.Elems) > 0 {
-		v = v.Elems[0]
+	if v.Kind == jsonv.Array && len(v.Elems()) > 0 {
+		v = v.Elems()[0]
 	}
 	if v.Kind != jsonv.Object {
 		return false

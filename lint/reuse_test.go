@@ -122,25 +122,25 @@ func writePadded(b *bytes.Buffer, v *jsonv.Value, member string) {
 	switch v.Kind {
 	case jsonv.Object:
 		b.WriteByte('{')
-		for i := range v.Members {
+		for i := range v.Members() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(b, "%q:", v.Members[i].Key)
-			writePadded(b, &v.Members[i].Value, v.Members[i].Key)
+			fmt.Fprintf(b, "%q:", v.Members()[i].Key)
+			writePadded(b, &v.Members()[i].Value, v.Members()[i].Key)
 		}
 		b.WriteByte('}')
 	case jsonv.Array:
 		b.WriteByte('[')
-		for i := range v.Elems {
+		for i := range v.Elems() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writePadded(b, &v.Elems[i], member)
+			writePadded(b, &v.Elems()[i], member)
 		}
 		b.WriteByte(']')
 	case jsonv.String:
-		s := v.Str
+		s := v.Str()
 		if lengthened.MatchString(member) {
 			s += strings.Repeat("\\~", 150) // escapes, so that the parser decodes it
 		}
@@ -154,7 +154,7 @@ func writePadded(b *bytes.Buffer, v *jsonv.Value, member string) {
 func jsonRaw(v *jsonv.Value) string {
 	switch v.Kind {
 	case jsonv.Number:
-		return v.Str
+		return v.Str()
 	case jsonv.Bool:
 		return fmt.Sprint(v.Bool)
 	}

@@ -106,16 +106,16 @@ func mentions(v *jsonv.Value, name string) bool {
 	}
 	switch v.Kind {
 	case jsonv.String:
-		return names(v.Str)
+		return names(v.Str())
 	case jsonv.Array:
-		for i := range v.Elems {
-			if mentions(&v.Elems[i], name) {
+		for i := range v.Elems() {
+			if mentions(&v.Elems()[i], name) {
 				return true
 			}
 		}
 	case jsonv.Object:
-		for i := range v.Members {
-			if names(v.Members[i].Key) || mentions(&v.Members[i].Value, name) {
+		for i := range v.Members() {
+			if names(v.Members()[i].Key) || mentions(&v.Members()[i].Value, name) {
 				return true
 			}
 		}
@@ -177,8 +177,8 @@ func checkTraceContext(c *ctx, root reflect.Value, prefix jsonv.Pointer) {
 		if err != nil || tree.Kind != jsonv.Object {
 			return // ACP-EXTN-004 reports a _meta that is not an object
 		}
-		for i := range tree.Members {
-			mem := &tree.Members[i]
+		for i := range tree.Members() {
+			mem := &tree.Members()[i]
 			at := string(ptr.Key("_meta").Key(mem.Key))
 			if why := traceValueProblem(mem.Key, &mem.Value, meta); why != "" {
 				c.add(findings.EXTNTraceContext, at, "_meta %q %s; trace propagation across the connection breaks, since W3C tracers drop a malformed header", mem.Key, why)
@@ -198,7 +198,7 @@ func traceValueProblem(key string, v *jsonv.Value, src []byte) string {
 	if v.Kind != jsonv.String {
 		return fmt.Sprintf("is %s; W3C trace context values are strings", string(v.Raw(src)))
 	}
-	s := v.Str
+	s := v.Str()
 	switch key {
 	case "traceparent":
 		if !traceparentRe.MatchString(s) {

@@ -115,7 +115,7 @@ func wireString(raw json.RawMessage, ptr string) (string, bool) {
 	if !ok || v.Kind != jsonv.String {
 		return "", false
 	}
-	return v.Str, true
+	return v.Str(), true
 }
 
 // samePath compares two paths the way a file system would see them,
@@ -186,8 +186,8 @@ func checkListResult(p *Phase, c *ctx, req Pending) {
 	if !ok || sessions.Kind != jsonv.Array {
 		return // ACP-SES-009, from the codec
 	}
-	for i := range sessions.Elems {
-		entry := &sessions.Elems[i]
+	for i := range sessions.Elems() {
+		entry := &sessions.Elems()[i]
 		id, _ := stringMember(entry, "sessionId")
 		cwd, hasCwd := stringMember(entry, "cwd")
 		if hasCwd && !isAbsoluteFilePath(cwd) {
@@ -195,10 +195,10 @@ func checkListResult(p *Phase, c *ctx, req Pending) {
 				"session/list reports session %q with cwd %q, which is not an absolute path; clients pass it back in session/load, where a relative cwd is an error", id, cwd)
 		}
 		if dirs, ok := entry.Get("additionalDirectories"); ok && dirs.Kind == jsonv.Array {
-			for j, d := range dirs.Elems {
-				if d.Kind == jsonv.String && !isAbsoluteFilePath(d.Str) {
+			for j, d := range dirs.Elems() {
+				if d.Kind == jsonv.String && !isAbsoluteFilePath(d.Str()) {
 					c.add(findings.SESListRelativePath, fmt.Sprintf("/result/sessions/%d/additionalDirectories/%d", i, j),
-						"session/list reports session %q with additional directory %q, which is not an absolute path; clients pass it back when they reopen the session, where it must be absolute", id, d.Str)
+						"session/list reports session %q with additional directory %q, which is not an absolute path; clients pass it back when they reopen the session, where it must be absolute", id, d.Str())
 				}
 			}
 		}
@@ -211,7 +211,7 @@ func checkListResult(p *Phase, c *ctx, req Pending) {
 		}
 	}
 	if next, ok := root.Get("nextCursor"); ok && next.Kind == jsonv.String {
-		p.ListCursors = p.ListCursors.Set(next.Str, c.line())
+		p.ListCursors = p.ListCursors.Set(next.Str(), c.line())
 	}
 }
 
@@ -224,7 +224,7 @@ func stringMember(v *jsonv.Value, name string) (string, bool) {
 	if !ok || m.Kind != jsonv.String {
 		return "", false
 	}
-	return m.Str, true
+	return m.Str(), true
 }
 
 // notePromptHistory records that the session now carries a conversation.

@@ -215,7 +215,7 @@ func errorDataSession(e *domain.Error) string {
 	if !ok || sid.Kind != jsonv.String {
 		return ""
 	}
-	return sid.Str
+	return sid.Str()
 }
 
 // checkIssuedSessionID reports a session/new result whose sessionId is
@@ -258,7 +258,7 @@ func emptyStringMember(raw []byte, member string) bool {
 		return false
 	}
 	m, ok := v.Get(member)
-	return ok && m.Kind == jsonv.String && m.Str == ""
+	return ok && m.Kind == jsonv.String && m.Str() == ""
 }
 
 // checkDeleteAnswer judges session/delete: deleting a session that is gone

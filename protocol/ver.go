@@ -40,7 +40,7 @@ func wireVersion(raw json.RawMessage) int {
 	if !ok || pv.Kind != jsonv.Number {
 		return -1
 	}
-	n, err := strconv.ParseUint(pv.Str, 10, 16)
+	n, err := strconv.ParseUint(pv.Str(), 10, 16)
 	if err != nil {
 		return -1
 	}
@@ -134,7 +134,7 @@ func checkImplementation(c *ctx, raw json.RawMessage, at, member, side string) {
 	}
 	for _, field := range []string{"name", "version"} {
 		v, ok := info.Get(field)
-		if !ok || v.Kind != jsonv.String || strings.TrimSpace(v.Str) != "" {
+		if !ok || v.Kind != jsonv.String || strings.TrimSpace(v.Str()) != "" {
 			continue
 		}
 		c.add(findings.VERMissingInfo, at+"/"+member+"/"+field,

@@ -49,14 +49,49 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
-// Value is one parsed JSON value.
+// Value is one parsed JSON value. It is 32 bytes with a single pointer,
+// to the text of a string or number or to the items of an array or
+// object: trees are built by the million, and their size and pointer count
+// are most of what parsing and the collector spend on them.
 type Value struct {
 	Kind       Kind
 	Bool       bool
-	Start, End int      // byte range of the value in the parsed input
-	Str        string   // String: the decoded text; Number: the literal as written
-	Elems      []Value  // Array
-	Members    []Member // Object, in wire order
+	n          uint32 // bytes of the text, or items of the array or object
+	Start, End int    // byte range of the value in the parsed input
+	// ptr is the first byte of the text (String, Number) or the first
+	// element (Array, *Value) or member (Object, *Member).
+	ptr unsafe.Pointer
+}
+
+// Str returns a string's decoded text, or a number's literal as written;
+// "" for other kinds.
+func (v *Value) Str() string {
+	if v.Kind != String && v.Kind != Number {
+		return ""
+	}
+	return unsafe.String((*byte)(v.ptr), v.n)
+}
+
+// Elems returns the elements of an array; nil for other kinds.
+func (v *Value) Elems() []Value {
+	if v.Kind != Array {
+		return nil
+	}
+	return unsafe.Slice((*Value)(v.ptr), v.n)
+}
+
+// Members returns the members of an object in wire order; nil for other
+// kinds.
+func (v *Value) Members() []Member {
+	if v.Kind != Object {
+		return nil
+	}
+	return unsafe.Slice((*Member)(v.ptr), v.n)
+}
+
+// text returns a String or Number value for s.
+func text(k Kind, start, end int, s string) Value {
+	return Value{Kind: k, Start: start, End: end, n: uint32(len(s)), ptr: unsafe.Pointer(unsafe.StringData(s))}
 }
 
 // Member is one object member.
@@ -70,9 +105,10 @@ func (v *Value) Raw(src []byte) []byte { return src[v.Start:v.End] }
 
 // Get returns the first member called key.
 func (v *Value) Get(key string) (*Value, bool) {
-	for i := range v.Members {
-		if v.Members[i].Key == key {
-			return &v.Members[i].Value, true
+	members := v.Members()
+	for i := range members {
+		if members[i].Key == key {
+			return &members[i].Value, true
 		}
 	}
 	return nil, false
@@ -88,6 +124,10 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Off
 
 // MaxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const MaxDepth = 10000
+
+// maxLen bounds a string's length and a container's item count, which a
+// Value holds in 32 bits.
+const maxLen = 1<<32 - 1
 
 // Parse parses src, which must hold exactly one JSON value surrounded by
 // optional white space.
@@ -234,12 +274,18 @@ func (p *parser) value(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		return Value{Kind: String, Start: start, End: p.pos, Str: s}, nil
+		if uint64(len(s)) > maxLen {
+			return Value{}, p.errf("string longer than %d bytes", maxLen)
+		}
+		return text(String, start, p.pos, s), nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		if err := p.number(); err != nil {
 			return Value{}, err
 		}
-		return Value{Kind: Number, Start: start, End: p.pos, Str: p.text[start:p.pos]}, nil
+		if uint64(p.pos-start) > maxLen {
+			return Value{}, p.errf("number longer than %d bytes", maxLen)
+		}
+		return text(Number, start, p.pos, p.text[start:p.pos]), nil
 	case c == 't':
 		if err := p.literal("true"); err != nil {
 			return Value{}, err
@@ -274,7 +320,6 @@ func (p *parser) object(depth int) (Value, error) {
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
 		v.End = p.pos
-		v.Members = []Member{}
 		return v, nil
 	}
 	base := len(p.members)
@@ -309,9 +354,14 @@ func (p *parser) object(depth int) (Value, error) {
 		case '}':
 			p.pos++
 			v.End = p.pos
-			v.Members = p.takeMembers(len(p.members) - base)
-			copy(v.Members, p.members[base:])
+			n := len(p.members) - base
+			if uint64(n) > maxLen {
+				return Value{}, p.errf("object with more than %d members", maxLen)
+			}
+			members := p.takeMembers(n)
+			copy(members, p.members[base:])
 			p.members = p.members[:base]
+			v.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(members))
 			return v, nil
 		default:
 			return Value{}, p.errf("unexpected %s inside an object, want ',' or '}'", p.describe())
@@ -326,7 +376,6 @@ func (p *parser) array(depth int) (Value, error) {
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {
 		p.pos++
 		v.End = p.pos
-		v.Elems = []Value{}
 		return v, nil
 	}
 	base := len(p.elems)
@@ -348,9 +397,14 @@ func (p *parser) array(depth int) (Value, error) {
 		case ']':
 			p.pos++
 			v.End = p.pos
-			v.Elems = p.takeElems(len(p.elems) - base)
-			copy(v.Elems, p.elems[base:])
+			n := len(p.elems) - base
+			if uint64(n) > maxLen {
+				return Value{}, p.errf("array with more than %d elements", maxLen)
+			}
+			elems := p.takeElems(n)
+			copy(elems, p.elems[base:])
 			p.elems = p.elems[:base]
+			v.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(elems))
 			return v, nil
 		default:
 			return Value{}, p.errf("unexpected %s inside an array, want ',' or ']'", p.describe())

@@ -58,10 +58,11 @@ func (v *Value) Lookup(p string) (*Value, bool) {
 			cur = next
 		case Array:
 			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(cur.Elems) {
+			elems := cur.Elems()
+			if err != nil || i < 0 || i >= len(elems) {
 				return nil, false
 			}
-			cur = &cur.Elems[i]
+			cur = &elems[i]
 		default:
 			return nil, false
 		}
