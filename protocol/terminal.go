@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -151,7 +152,7 @@ func terminalExited(p *Phase, c *ctx, req Pending) {
 	nt := *t
 	nt.Exited = true
 	p.Terminals = p.Terminals.Set(id, &nt)
-	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: domain.Detach(res.Signal)})
+	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: domain.Opt[string]{Val: strings.Clone(res.Signal.Val), State: res.Signal.State}})
 }
 
 // checkTerminalOutput compares a terminal/output result with what
