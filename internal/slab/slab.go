@@ -61,16 +61,21 @@ func (s *Slab[T]) Unused(n int) {
 // so that the slab holds on to nothing the old slices referred to; bytes
 // are left as they are (unless Poison is set), because zeroing them would
 // cost a pass over memory for nothing.
+//
+// Reset keeps the chunks the last use needed and lets the collector have
+// the rest, so that one unusually large use (a batch of long lines) does
+// not hold its memory for ever.
 func (s *Slab[T]) Reset() {
 	kept := s.chunks[:0]
 	for i, c := range s.chunks {
-		if i <= s.cur {
-			if b, isBytes := any(c).([]byte); !isBytes {
-				clear(c)
-			} else if Poison {
-				for j := range b {
-					b[j] = 0xA5
-				}
+		if i > s.cur {
+			break
+		}
+		if b, isBytes := any(c).([]byte); !isBytes {
+			clear(c)
+		} else if Poison {
+			for j := range b {
+				b[j] = 0xA5
 			}
 		}
 		if uintptr(cap(c))*unsafe.Sizeof(*new(T)) <= maxKeptBytes {

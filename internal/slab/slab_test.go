@@ -80,3 +80,17 @@ func TestPoison(t *testing.T) {
 		t.Fatalf("Reset with Poison left %q", b)
 	}
 }
+
+func TestResetDropsChunksTheLastUseDidNotNeed(t *testing.T) {
+	var s Slab[byte]
+	for range 10 {
+		s.Take(1000)
+	}
+	big := len(s.chunks)
+	s.Reset()
+	s.Take(10)
+	s.Reset()
+	if len(s.chunks) != 1 || big < 3 {
+		t.Fatalf("after a use of one small item, Reset kept %d of %d chunks", len(s.chunks), big)
+	}
+}

@@ -1,0 +1,41 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+)
+
+// A batch ends once its lines hold batchBytes, however few they are, so
+// that long lines do not make every batch's reused memory large.
+func TestBatchesEndAtBatchBytes(t *testing.T) {
+	long := `{"jsonrpc":"2.0","method":"x","params":{"t":"` + strings.Repeat("a", batchBytes/3) + `"}}` + "\n"
+	short := `{"jsonrpc":"2.0","method":"x"}` + "\n"
+	input := strings.Repeat(long, 10) + strings.Repeat(short, 100)
+	src, _, _, err := open(strings.NewReader(input), FormatNDJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every next line counts as buffered, which a reader of a live tap
+	// cannot assume: batches end for their size alone.
+	ra := startReadAhead(src, func() bool { return true })
+	defer ra.stop()
+	var sizes []int
+	for b := ra.next(); b != nil; b = ra.next() {
+		sizes = append(sizes, len(b.frames))
+		bytes := 0
+		for _, df := range b.frames[:max(len(b.frames)-1, 0)] {
+			bytes += len(df.fr.Line.Bytes)
+		}
+		if bytes >= batchBytes {
+			t.Errorf("a batch went on after %d bytes of lines", bytes)
+		}
+		done := b.err != nil
+		ra.recycle(b)
+		if done {
+			break
+		}
+	}
+	if sizes[0] != 3 || sizes[len(sizes)-1] < 30 {
+		t.Errorf("batch sizes %v: want 3 long lines a batch, and the short lines in batches of up to %d", sizes, batchLines)
+	}
+}
