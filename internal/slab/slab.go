@@ -19,7 +19,11 @@ const firstChunk = 256
 
 // maxKeptBytes bounds the chunks Reset keeps: a chunk grown for one huge
 // item (a 50 MB line) is left to the collector rather than held for ever.
-const maxKeptBytes = 4 << 20
+// maxIdleBytes bounds the chunks it keeps that the last use did not need.
+const (
+	maxKeptBytes = 4 << 20
+	maxIdleBytes = 256 << 10
+)
 
 // Poison makes Reset overwrite the bytes it takes back, so that a test can
 // catch memory kept past Reset: a string that still points into a byte
@@ -62,14 +66,19 @@ func (s *Slab[T]) Unused(n int) {
 // are left as they are (unless Poison is set), because zeroing them would
 // cost a pass over memory for nothing.
 //
-// Reset keeps the chunks the last use needed and lets the collector have
-// the rest, so that one unusually large use (a batch of long lines) does
-// not hold its memory for ever.
+// Reset lets the collector have the large chunks that the last use did
+// not need, so that one unusually large use (a batch of long lines) does
+// not hold its memory for ever, while uses that vary a little in size do
+// not allocate their chunks again and again.
 func (s *Slab[T]) Reset() {
 	kept := s.chunks[:0]
 	for i, c := range s.chunks {
+		bytes := uintptr(cap(c)) * unsafe.Sizeof(*new(T))
 		if i > s.cur {
-			break
+			if bytes <= maxIdleBytes {
+				kept = append(kept, c)
+			}
+			continue
 		}
 		if b, isBytes := any(c).([]byte); !isBytes {
 			clear(c)
@@ -78,7 +87,7 @@ func (s *Slab[T]) Reset() {
 				b[j] = 0xA5
 			}
 		}
-		if uintptr(cap(c))*unsafe.Sizeof(*new(T)) <= maxKeptBytes {
+		if bytes <= maxKeptBytes {
 			kept = append(kept, c[:0])
 		}
 	}

@@ -81,16 +81,21 @@ func TestPoison(t *testing.T) {
 	}
 }
 
-func TestResetDropsChunksTheLastUseDidNotNeed(t *testing.T) {
+func TestResetDropsLargeChunksTheLastUseDidNotNeed(t *testing.T) {
 	var s Slab[byte]
 	for range 10 {
-		s.Take(1000)
+		s.Take(100 << 10)
 	}
-	big := len(s.chunks)
+	grown := len(s.chunks)
 	s.Reset()
 	s.Take(10)
 	s.Reset()
-	if len(s.chunks) != 1 || big < 3 {
-		t.Fatalf("after a use of one small item, Reset kept %d of %d chunks", len(s.chunks), big)
+	for _, c := range s.chunks {
+		if cap(c) > maxIdleBytes {
+			t.Fatalf("after a use of one small item, Reset kept a chunk of %d bytes", cap(c))
+		}
+	}
+	if len(s.chunks) < 2 || len(s.chunks) == grown {
+		t.Fatalf("kept %d of %d chunks: want the small ones only", len(s.chunks), grown)
 	}
 }
