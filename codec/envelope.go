@@ -30,8 +30,10 @@ type Decoded struct {
 	// the slices above cost no allocation of their own.
 	msgBuf [1]*domain.Message
 	// msg holds the message of such a line: a Decoded is reused from
-	// batch to batch (BatchDecoder), and so is its message.
+	// batch to batch (BatchDecoder), and so is its message; update holds
+	// its params when it is a session/update, most of any transcript.
 	msg       domain.Message
+	update    domain.SessionNotification
 	resultBuf [1]*jsonv.Value
 	prefixBuf [1]jsonv.Pointer
 	metaBuf   [1]bool
@@ -276,7 +278,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 				Detail: fmt.Sprintf(`"params" is %s; JSON-RPC allows only an object or an array`, article(params.Kind.String()))})
 		}
 		if mi, ok := domain.LookupMethod(m.Method); ok {
-			m.Params = decodeParams(dec, mi, params)
+			m.Params = decodeParams(dec, mi, params, d.paramsTarget(m, mi))
 			m.ParamsOmitted = params == nil
 		}
 	case id == nil:
@@ -306,6 +308,17 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	d.Problems = append(d.Problems, dec.problems...)
 }
 
+// paramsTarget returns memory for the params of m, the message of method
+// mi: d's own for the session/update of a one-message line, which lives
+// and dies with the line like m itself; nil, for a new allocation, for
+// anything else, and for a request, whose params the machine keeps.
+func (d *Decoded) paramsTarget(m *domain.Message, mi *domain.MethodInfo) any {
+	if m != &d.msg || mi.Name != domain.MethodSessionUpdate || m.Kind != domain.KindNotification {
+		return nil
+	}
+	return &d.update // zeroed with d, line by line
+}
+
 // MetaSeen reports whether typing message i's params, or its result once
 // DecodeResult has typed it, met a "_meta" member at any depth. Without
 // one there is no trace context to check (ACP-EXTN-005).
@@ -328,13 +341,17 @@ func checkEnvelopeID(dec *decoder, id *jsonv.Value) {
 	}
 }
 
-func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value) any {
+// decodeParams types params as the params of method mi, into target when
+// it is not nil (see Decoded.paramsTarget).
+func decodeParams(dec *decoder, mi *domain.MethodInfo, params *jsonv.Value, target any) any {
 	if params == nil {
 		// JSON-RPC lets params be omitted; ACP methods all take an object,
 		// so decode as {} and let the required members be reported.
 		params = &jsonv.Value{Kind: jsonv.Object}
 	}
-	target := mi.NewParams()
+	if target == nil {
+		target = mi.NewParams()
+	}
 	dec.pushKey("params")
 	defer dec.pop()
 	switch params.Kind {
