@@ -88,7 +88,7 @@ type source interface {
 // open detects the format (when auto) and returns a frame source and the
 // buffered reader under it.
 func open(r io.Reader, f Format) (source, Format, *bufio.Reader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 256<<10)
 	src, f, err := openBuffered(br, f)
 	return src, f, br, err
 }
