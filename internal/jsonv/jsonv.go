@@ -125,6 +125,9 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Off
 // MaxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const MaxDepth = 10000
 
+// maxScratch is the largest string-decoding buffer a parser keeps.
+const maxScratch = 1 << 20
+
 // maxLen bounds a string's length and a container's item count, which a
 // Value holds in 32 bits.
 const maxLen = 1<<32 - 1
@@ -152,7 +155,7 @@ func parse(src []byte, text string, arena *Arena) (Value, error) {
 		// Keep the stacks, not the values they pointed to.
 		clear(p.members[:p.topMembers])
 		clear(p.elems[:p.topElems])
-		*p = parser{members: p.members[:0], elems: p.elems[:0]}
+		*p = parser{members: p.members[:0], elems: p.elems[:0], scratch: p.scratch[:0]}
 		parsers.Put(p)
 	}()
 	p.src, p.text, p.arena = src, text, arena
@@ -186,6 +189,9 @@ type parser struct {
 	// arena, when set, provides the memory of closed containers; without
 	// one each container gets a slice of its own.
 	arena *Arena
+	// scratch is where strings with escapes are decoded; it is kept up to
+	// maxScratch bytes, so that one huge string is not held for ever.
+	scratch []byte
 }
 
 // takeMembers returns a slice for the n members of an object that closes.
@@ -479,22 +485,15 @@ func (p *parser) str() (string, error) {
 			return "", p.errf("control character 0x%02x in a string (must be escaped)", c)
 		}
 	}
-	// The text up to the closing quote bounds the decoded length (escapes
-	// only shrink), so one allocation holds the result.
-	end := len(p.src)
-	for i := max(esc, start); i < len(p.src); i++ {
-		if i = p.skipPlain(i); i >= len(p.src) {
-			break
-		}
-		if p.src[i] == '\\' {
-			i++
-		} else if p.src[i] == '"' {
-			end = i
-			break
-		}
+	// Decode into the parser's scratch buffer, then copy the result into
+	// memory of its exact size: one pass over the string, where finding
+	// its end first to size the result took two.
+	if esc < 0 {
+		p.pos = len(p.src)
+		return "", p.errf("unexpected end of input inside a string")
 	}
-	buf := p.stringBuffer(end - start)
-	i = start
+	buf := append(p.scratch[:0], p.src[start:esc]...)
+	i = esc
 	for {
 		if i >= len(p.src) {
 			p.pos = i
@@ -504,6 +503,9 @@ func (p *parser) str() (string, error) {
 		switch {
 		case c == '"':
 			p.pos = i + 1
+			if cap(buf) <= maxScratch {
+				p.scratch = buf
+			}
 			return p.keepString(buf), nil
 		case c < 0x20:
 			p.pos = i
@@ -568,22 +570,17 @@ func (p *parser) str() (string, error) {
 	}
 }
 
-// stringBuffer returns an empty buffer with room for n bytes, the most a
-// string with escapes can decode to: in the arena when there is one.
-func (p *parser) stringBuffer(n int) []byte {
-	if p.arena == nil {
-		return make([]byte, 0, n)
-	}
-	return p.arena.text.Take(n)[:0]
-}
-
-// keepString returns the decoded string in buf, giving the arena back the
-// room it did not need.
+// keepString returns a copy of the decoded string in buf, in the arena
+// when there is one.
 func (p *parser) keepString(buf []byte) string {
-	if p.arena != nil {
-		p.arena.text.Unused(cap(buf) - len(buf))
+	var dst []byte
+	if p.arena == nil {
+		dst = make([]byte, len(buf))
+	} else {
+		dst = p.arena.text.Take(len(buf))
 	}
-	return unsafe.String(unsafe.SliceData(buf), len(buf))
+	copy(dst, buf)
+	return unsafe.String(unsafe.SliceData(dst), len(dst))
 }
 
 // skipPlain returns the first index from i where a word of eight bytes

@@ -54,13 +54,6 @@ func (s *Slab[T]) Take(n int) []T {
 	return s.chunks[s.cur][:n:n]
 }
 
-// Unused gives back the last n items of the latest Take, which its caller
-// found it did not need. It must follow that Take directly.
-func (s *Slab[T]) Unused(n int) {
-	c := s.chunks[s.cur]
-	s.chunks[s.cur] = c[:len(c)-n]
-}
-
 // Reset takes back every slice handed out. Items with pointers are zeroed,
 // so that the slab holds on to nothing the old slices referred to; bytes
 // are left as they are (unless Poison is set), because zeroing them would

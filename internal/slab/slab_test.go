@@ -26,16 +26,6 @@ func TestTakeGivesSeparateSlices(t *testing.T) {
 	}
 }
 
-func TestUnusedGivesBackTheTail(t *testing.T) {
-	var s Slab[byte]
-	a := s.Take(10)
-	s.Unused(4)
-	b := s.Take(1)
-	if &b[0] != &a[6] {
-		t.Fatal("the next Take does not start where the used part of the last one ended")
-	}
-}
-
 func TestResetReusesMemory(t *testing.T) {
 	var s Slab[byte]
 	first := s.Take(100)
