@@ -86,9 +86,26 @@ func (c *ctx) succeeded() bool { return c.m.Kind == domain.KindResult }
 
 // withSession stores a changed copy of session id; change edits the copy.
 // It is a no-op when the session is unknown.
+//
+// Under StepInPlace, whose caller keeps no earlier phase to see the old
+// session, change edits the stored session itself: copying it and the
+// path to it in Sessions was a fifth of what the machine allocated. The
+// session moves between the open and the done ones as putSession would
+// move a copy.
 func (p *Phase) withSession(id domain.SessionID, change func(s *Session)) {
 	old, ok := p.Session(id)
 	if !ok {
+		return
+	}
+	if p.inPlace {
+		wasDone := old.done()
+		change(old)
+		switch {
+		case old.done() != wasDone:
+			p.putSession(old)
+		case wasDone:
+			old.forgetTurns() // as putSession does for a done session
+		}
 		return
 	}
 	s := *old

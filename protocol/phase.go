@@ -125,6 +125,9 @@ type Phase struct {
 	life lifecycleState
 	// done lists the sessions closed lately, to forget older ones (forget.go).
 	done doneSessions
+	// inPlace is set while StepInPlace runs: withSession may then change
+	// a session where it is stored instead of storing a changed copy.
+	inPlace bool
 }
 
 // SessionState is where a session is in its lifecycle.
