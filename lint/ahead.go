@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"runtime"
+	"sync"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/internal/slab"
@@ -80,22 +81,33 @@ type frameBatch struct {
 // arrive. whole reports whether another whole line is already buffered:
 // when it is not, the next read may wait on the writer (a live tap), so
 // the batch is sent as it is rather than held until it fills.
+//
+// Each worker goroutine reads a batch, taking turns at the source, and
+// then decodes it: the lines are still in the cache of the core that read
+// them, where a reader of its own handed them to another core.
 type readAhead struct {
 	ordered chan *frameBatch // read batches, in transcript order
-	work    chan *frameBatch // read batches, for the decoders
 	free    chan *frameBatch
 	done    chan struct{}
-	// filling is the batch the reader fills, whose memory takes the lines
-	// read; only the reader's goroutine uses it.
+
+	// reading is held while a worker reads a batch, which keeps batches
+	// in order; the fields after it belong to its holder.
+	reading sync.Mutex
+	src     source
+	whole   func() bool
+	// filling is the batch being read, whose memory takes the lines.
 	filling *frameBatch
+	// finished is set once the source has ended (or failed).
+	finished bool
 }
 
 func startReadAhead(src source, whole func() bool) *readAhead {
 	ra := &readAhead{
 		ordered: make(chan *frameBatch, batchesInFlight),
-		work:    make(chan *frameBatch, batchesInFlight),
 		free:    make(chan *frameBatch, batchesInFlight),
 		done:    make(chan struct{}),
+		src:     src,
+		whole:   whole,
 	}
 	for range batchesInFlight {
 		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, min(batchLines, 64)), decoded: make(chan struct{}, 1)}
@@ -103,18 +115,14 @@ func startReadAhead(src source, whole func() bool) *readAhead {
 	if s, ok := src.(lineMemory); ok {
 		s.setLineAlloc(func(n int) []byte { return ra.filling.lines.Take(n) })
 	}
-	go ra.read(src, whole)
 	for range max(1, runtime.GOMAXPROCS(0)) {
-		go ra.decode()
+		go ra.work()
 	}
 	return ra
 }
 
-// read frames lines into batches and hands each to the decoders and, in
-// order, to the machine.
-func (ra *readAhead) read(src source, whole func() bool) {
-	defer close(ra.ordered)
-	defer close(ra.work)
+// work reads batches and decodes them until the source ends or stop.
+func (ra *readAhead) work() {
 	for {
 		var b *frameBatch
 		select {
@@ -122,41 +130,10 @@ func (ra *readAhead) read(src source, whole func() bool) {
 		case <-ra.done:
 			return
 		}
-		b.frames, b.err = b.frames[:0], nil
-		b.lines.Reset()
-		ra.filling = b
-		size := 0
-		for len(b.frames) < batchLines && size < batchBytes {
-			fr, err := src.Next()
-			if err != nil {
-				b.err = err
-				break
-			}
-			b.frames = append(b.frames, decodedFrame{fr: fr})
-			size += len(fr.Line.Bytes)
-			if !whole() {
-				break
-			}
-		}
-		if s, ok := src.(lookahead); ok && s.holdsFrames() {
-			// Lines read ahead for a later batch sit in this batch's
-			// memory: give that memory up to the collector rather than
-			// reuse it under them. (Rare: only text and split messages
-			// make the source read ahead.)
-			b.lines = slab.Slab[byte]{}
-		}
-		// Neither send blocks: there are never more batches than room.
-		ra.ordered <- b
-		ra.work <- b
-		if b.err != nil {
+		if !ra.read(b) {
+			ra.free <- b // unused; never blocks, there is room for every batch
 			return
 		}
-	}
-}
-
-// decode decodes the frames of each batch it is given.
-func (ra *readAhead) decode() {
-	for b := range ra.work {
 		b.dec.Reset()
 		for i := range b.frames {
 			if df := &b.frames[i]; df.fr.Bad == "" {
@@ -165,6 +142,47 @@ func (ra *readAhead) decode() {
 		}
 		b.decoded <- struct{}{}
 	}
+}
+
+// read fills b with the next frames and queues it for the machine; it
+// reports false, leaving b alone, once the source has ended.
+func (ra *readAhead) read(b *frameBatch) bool {
+	ra.reading.Lock()
+	defer ra.reading.Unlock()
+	if ra.finished {
+		return false
+	}
+	b.frames, b.err = b.frames[:0], nil
+	b.lines.Reset()
+	ra.filling = b
+	size := 0
+	for len(b.frames) < batchLines && size < batchBytes {
+		fr, err := ra.src.Next()
+		if err != nil {
+			b.err = err
+			break
+		}
+		b.frames = append(b.frames, decodedFrame{fr: fr})
+		size += len(fr.Line.Bytes)
+		if !ra.whole() {
+			break
+		}
+	}
+	if s, ok := ra.src.(lookahead); ok && s.holdsFrames() {
+		// Lines read ahead for a later batch sit in this batch's
+		// memory: give that memory up to the collector rather than
+		// reuse it under them. (Rare: only text and split messages
+		// make the source read ahead.)
+		b.lines = slab.Slab[byte]{}
+	}
+	// Never blocks: there are never more batches than room. Sending under
+	// the lock keeps the batches in the order they were read.
+	ra.ordered <- b
+	if b.err != nil {
+		ra.finished = true
+		close(ra.ordered)
+	}
+	return true
 }
 
 // next returns the next batch, decoded, or nil after the last one.
