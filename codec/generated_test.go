@@ -27,19 +27,29 @@ type decoding struct {
 }
 
 func decodeAll(line []byte, methods []*domain.MethodInfo) decoding {
-	d := codec.DecodeLine(codec.Line{Num: 1, Bytes: line})
-	out := decoding{Msgs: d.Msgs, Problems: d.Problems}
+	return decodeAllWith(freshDecode, line, methods)
+}
+
+// freshDecode decodes line with codec.DecodeLine.
+func freshDecode(line []byte) *codec.Decoded { return codec.DecodeLine(codec.Line{Num: 1, Bytes: line}) }
+
+// decodeAllWith is decodeAll with decode in place of DecodeLine. Each
+// decoding is copied at once (domain.Detach), so that decode may reuse
+// its memory from call to call.
+func decodeAllWith(decode func([]byte) *codec.Decoded, line []byte, methods []*domain.MethodInfo) decoding {
+	d := decode(line)
+	out := decoding{Msgs: domain.Detach(d.Msgs), Problems: domain.Detach(d.Problems)}
 	for i := range d.Msgs {
 		out.MetaSeen = append(out.MetaSeen, d.MetaSeen(i))
 	}
-	for i, m := range d.Msgs {
+	for i, m := range out.Msgs {
 		if m.Kind != domain.KindResult {
 			continue
 		}
 		for _, mi := range methods {
-			again := codec.DecodeLine(codec.Line{Num: 1, Bytes: line})
-			out.Typed = append(out.Typed, again.DecodeResult(i, mi))
-			out.Results = append(out.Results, again.Msgs[i].Result)
+			again := decode(line)
+			out.Typed = append(out.Typed, domain.Detach(again.DecodeResult(i, mi)))
+			out.Results = append(out.Results, domain.Detach(again.Msgs[i].Result))
 			out.MetaSeen = append(out.MetaSeen, again.MetaSeen(i))
 		}
 	}
@@ -58,10 +68,37 @@ func sameDecoding(t tb, line []byte, methods []*domain.MethodInfo) {
 	}
 }
 
-// TestGeneratedMatchesReflective holds decode_gen.go to the reflective
-// decoder on every line of the codec's testdata and problem table, of the
-// golden corpus, and of a generated transcript.
-func TestGeneratedMatchesReflective(t *testing.T) {
+// TestReusedDecodedIsFresh: a BatchDecoder reuses its Decoded values,
+// messages and params from batch to batch; a line decoded in one that
+// held other lines before must come out as DecodeLine makes it.
+func TestReusedDecodedIsFresh(t *testing.T) {
+	lines := allLines(t)
+	var bd codec.BatchDecoder
+	reused := func(line []byte) *codec.Decoded {
+		bd.Reset()
+		return bd.DecodeLine(codec.Line{Num: 1, Bytes: line})
+	}
+	for _, order := range [][][]byte{lines, reversed(lines)} {
+		for _, line := range order {
+			want := decodeAll(line, resultMethods)
+			if diff := cmp.Diff(want, decodeAllWith(reused, line, resultMethods)); diff != "" {
+				t.Fatalf("%s\nreused Decoded differs from a fresh one (-fresh +reused):\n%s", line, diff)
+			}
+		}
+	}
+}
+
+func reversed[T any](s []T) []T {
+	out := make([]T, len(s))
+	for i, v := range s {
+		out[len(s)-1-i] = v
+	}
+	return out
+}
+
+// allLines returns every line of the codec's testdata and problem table,
+// of the golden corpus, and of a generated transcript.
+func allLines(t *testing.T) [][]byte {
 	lines := seedLines(t)
 	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
 	for _, name := range cases {
@@ -80,7 +117,14 @@ func TestGeneratedMatchesReflective(t *testing.T) {
 	if len(lines) < 1000 {
 		t.Fatalf("only %d lines to compare", len(lines))
 	}
-	for _, line := range lines {
+	return lines
+}
+
+// TestGeneratedMatchesReflective holds decode_gen.go to the reflective
+// decoder on every line of the codec's testdata and problem table, of the
+// golden corpus, and of a generated transcript.
+func TestGeneratedMatchesReflective(t *testing.T) {
+	for _, line := range allLines(t) {
 		sameDecoding(t, line, resultMethods)
 	}
 }

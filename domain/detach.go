@@ -15,7 +15,8 @@ func Detach[T any](v T) T {
 	c := reflect.New(reflect.TypeFor[T]()).Elem()
 	c.Set(reflect.ValueOf(&v).Elem())
 	detach(c)
-	return c.Interface().(T)
+	out, _ := c.Interface().(T) // fails only for a nil interface, which is out's zero value
+	return out
 }
 
 // detach replaces, in the settable value v, everything that refers to
