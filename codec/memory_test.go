@@ -58,13 +58,7 @@ func memoryOf(v reflect.Value, into map[uintptr]bool) {
 // copy equals it and shares no memory with it.
 func TestDetachSharesNothing(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		mi, result, src, _ := drawMessage(rt)
-		d := codec.DecodeLine(codec.Line{Num: 1, Bytes: src})
-		typed := d.Msgs[0].Params
-		if result {
-			d.DecodeResult(0, mi)
-			typed = d.Msgs[0].Result
-		}
+		_, typed, src := drawTyped(rt)
 		c := domain.Detach(typed)
 		if diff := cmp.Diff(typed, c); diff != "" {
 			rt.Fatalf("the copy differs (-value +copy):\n%s", diff)

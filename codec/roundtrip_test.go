@@ -476,18 +476,24 @@ func TestOmittedParams(t *testing.T) {
 	}
 }
 
+// drawTyped draws a message, decodes it and returns its typed params or
+// result (typed as its method's), with the line it was decoded from.
+func drawTyped(rt *rapid.T) (d *codec.Decoded, typed any, src []byte) {
+	mi, result, src, _ := drawMessage(rt)
+	d = codec.DecodeLine(codec.Line{Num: 1, Bytes: src})
+	if !result {
+		return d, d.Msgs[0].Params, src
+	}
+	d.DecodeResult(0, mi)
+	return d, d.Msgs[0].Result, src
+}
+
 // TestMetaSeen holds Decoded.MetaSeen to what the protocol machine relies
 // on when it skips the trace-context check: it is true exactly when a
 // struct reachable from the typed params or result holds a "_meta".
 func TestMetaSeen(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		mi, result, src, _ := drawMessage(rt)
-		d := codec.DecodeLine(codec.Line{Num: 1, Bytes: src})
-		typed := d.Msgs[0].Params
-		if result {
-			d.DecodeResult(0, mi)
-			typed = d.Msgs[0].Result
-		}
+		d, typed, src := drawTyped(rt)
 		if want := holdsMeta(reflect.ValueOf(typed)); d.MetaSeen(0) != want {
 			rt.Fatalf("MetaSeen = %v, want %v (whether a struct in the typed value holds a _meta)\n%s", d.MetaSeen(0), want, src)
 		}
