@@ -31,7 +31,9 @@ func decodeAll(line []byte, methods []*domain.MethodInfo) decoding {
 }
 
 // freshDecode decodes line with codec.DecodeLine.
-func freshDecode(line []byte) *codec.Decoded { return codec.DecodeLine(codec.Line{Num: 1, Bytes: line}) }
+func freshDecode(line []byte) *codec.Decoded {
+	return codec.DecodeLine(codec.Line{Num: 1, Bytes: line})
+}
 
 // decodeAllWith is decodeAll with decode in place of DecodeLine. Each
 // decoding is copied at once (domain.Detach), so that decode may reuse
