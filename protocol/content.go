@@ -19,10 +19,13 @@ func init() {
 	// and the raw bytes tell cheaply whether the rest have any base64
 	// member to look at.
 	onEveryRequest(func(p *Phase, c *ctx) {
-		if !typeMayHoldBinary(c.m.Params) {
-			return
-		}
-		if n, ok := paramsOf[domain.SessionNotification](c.m); ok && !mayCarryBinary(n.Update) {
+		// A session/update, most messages, is judged by its update alone;
+		// other params by their type.
+		if n, ok := paramsOf[domain.SessionNotification](c.m); ok {
+			if !mayCarryBinary(n.Update) {
+				return
+			}
+		} else if !typeMayHoldBinary(c.m.Params) {
 			return
 		}
 		if c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {

@@ -513,6 +513,13 @@ func setBlame(f *findings.ValidationFinding, d domain.Direction) {
 // package domain has a SessionID field, so one reflective lookup serves all
 // of them and new methods need no registration here.
 func sessionOf(params any) domain.SessionID {
+	if n, ok := params.(*domain.SessionNotification); ok {
+		// Most messages of a transcript: spare them the reflection.
+		if n == nil {
+			return ""
+		}
+		return n.SessionID
+	}
 	v := reflect.ValueOf(params)
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
