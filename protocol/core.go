@@ -113,6 +113,23 @@ func (p *Phase) withSession(id domain.SessionID, change func(s *Session)) {
 	p.putSession(&s)
 }
 
+// withTerminal is withSession for terminal id: it stores a changed copy,
+// or under StepInPlace changes the stored terminal itself. It is a no-op
+// when the terminal is unknown.
+func (p *Phase) withTerminal(id domain.TerminalID, change func(t *Terminal)) {
+	old, ok := p.Terminals.Get(id)
+	if !ok {
+		return
+	}
+	if p.inPlace {
+		change(old)
+		return
+	}
+	t := *old
+	change(&t)
+	p.Terminals = p.Terminals.Set(id, &t)
+}
+
 // ActiveSession returns the session id names when it is open (created,
 // loaded or resumed, and not closed).
 func (p *Phase) ActiveSession(id domain.SessionID) (*Session, bool) {

@@ -132,9 +132,7 @@ func checkTerminalUse(p *Phase, c *ctx) {
 		return
 	}
 	if c.m.Method == domain.MethodTerminalRelease {
-		nt := *t
-		nt.ReleasedLine = c.line()
-		p.Terminals = p.Terminals.Set(id, &nt)
+		p.withTerminal(id, func(t *Terminal) { t.ReleasedLine = c.line() })
 	}
 }
 
@@ -145,13 +143,10 @@ func terminalExited(p *Phase, c *ctx, req Pending) {
 	if !ok || !ok2 || !c.succeeded() {
 		return
 	}
-	t, known := p.Terminals.Get(id)
-	if !known {
+	if !p.Terminals.Has(id) {
 		return
 	}
-	nt := *t
-	nt.Exited = true
-	p.Terminals = p.Terminals.Set(id, &nt)
+	p.withTerminal(id, func(t *Terminal) { t.Exited = true })
 	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: domain.Opt[string]{Val: strings.Clone(res.Signal.Val), State: res.Signal.State}})
 }
 
@@ -198,9 +193,7 @@ func checkTerminalOutput(p *Phase, c *ctx, req Pending) {
 		c.related(f, t.Line, "the terminal/create")
 	}
 	if hasStatus && !t.Exited {
-		nt := *t
-		nt.Exited = true
-		p.Terminals = p.Terminals.Set(id, &nt)
+		p.withTerminal(id, func(t *Terminal) { t.Exited = true })
 	}
 }
 

@@ -188,9 +188,7 @@ func embedTerminal(p *Phase, c *ctx, s *Session, ptr string, id domain.TerminalI
 			"terminal content names terminal %q after the agent released it; terminal content must be added before terminal/release, as the client drops the output on release", id)
 		c.related(f, t.ReleasedLine, "the terminal/release")
 	case !t.Embedded:
-		nt := *t
-		nt.Embedded = true
-		p.Terminals = p.Terminals.Set(id, &nt)
+		p.withTerminal(id, func(t *Terminal) { t.Embedded = true })
 	}
 }
 
