@@ -36,11 +36,23 @@ type plannedEntry struct {
 	Status  domain.PlanEntryStatus
 }
 
-// snapshotEntries copies what planUpdated compares of each entry.
+// snapshotEntries copies what planUpdated compares of each entry. The
+// contents are copied into one string, which the entries share.
 func snapshotEntries(entries []domain.PlanEntry) []plannedEntry {
+	size := 0
+	for _, e := range entries {
+		size += len(e.Content)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, e := range entries {
+		b.WriteString(e.Content)
+	}
+	all := b.String()
 	out := make([]plannedEntry, len(entries))
 	for i, e := range entries {
-		out[i] = plannedEntry{Content: strings.Clone(e.Content), Status: e.Status}
+		out[i] = plannedEntry{Content: all[:len(e.Content)], Status: e.Status}
+		all = all[len(e.Content):]
 	}
 	return out
 }
