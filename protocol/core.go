@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/pmap"
@@ -111,6 +112,17 @@ func (p *Phase) withSession(id domain.SessionID, change func(s *Session)) {
 	s := *old
 	change(&s)
 	p.putSession(&s)
+}
+
+// store sets k to v in *m, a map of a session withSession is changing.
+// Under StepInPlace, which changes the session where it is stored, a key
+// already there has its value replaced in place (pmap's ReplaceInPlace),
+// sparing the copy of the path to it; otherwise *m gets a new version.
+func store[K cmp.Ordered, V any](p *Phase, m *pmap.Map[K, V], k K, v V) {
+	if p.inPlace && m.ReplaceInPlace(k, v) {
+		return
+	}
+	*m = m.Set(k, v)
 }
 
 // withTerminal is withSession for terminal id: it stores a changed copy,

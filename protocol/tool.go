@@ -111,7 +111,7 @@ func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
 		call.Name, call.HasName = strings.Clone(name), true
 	}
 	p.withSession(s.ID, func(s *Session) {
-		s.ToolCalls = s.ToolCalls.Set(u.ToolCallID, call)
+		store(p, &s.ToolCalls, u.ToolCallID, call)
 		switch {
 		case finished(call.Status):
 			s.OpenToolCalls = s.OpenToolCalls.Delete(u.ToolCallID)

@@ -166,14 +166,14 @@ func checkMessageID(p *Phase, c *ctx, s *Session, kind string, opt domain.Opt[do
 		if cur := s.CurrentMessage; cur != "" && cur != id {
 			if prev, ok := s.Messages.Get(cur); ok {
 				prev.Closed = true
-				s.Messages = s.Messages.Set(cur, prev)
+				store(p, &s.Messages, cur, prev)
 			}
 		}
 		if !seen {
 			use = MessageUse{Kind: kind, Line: c.line()}
 		}
 		use.Closed = false
-		s.Messages = s.Messages.Set(id, use)
+		store(p, &s.Messages, id, use)
 		s.CurrentMessage = id
 	})
 }

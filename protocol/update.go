@@ -216,7 +216,7 @@ func compactionUpdated(p *Phase, c *ctx, s *Session, u domain.CompactionUpdate) 
 	default:
 		return // a status v1 does not define says nothing about the order
 	}
-	p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
+	p.withSession(s.ID, func(s *Session) { store(p, &s.Compactions, u.CompactionID, comp) })
 }
 
 // compactionChunk checks that a summary chunk falls between its
@@ -240,7 +240,7 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 			comp = Compaction{Line: c.line()}
 		}
 		comp.Started = true
-		p.withSession(s.ID, func(s *Session) { s.Compactions = s.Compactions.Set(u.CompactionID, comp) })
+		p.withSession(s.ID, func(s *Session) { store(p, &s.Compactions, u.CompactionID, comp) })
 	}
 }
 

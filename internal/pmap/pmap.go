@@ -157,6 +157,29 @@ func insert[K cmp.Ordered, V any](n *node[K, V], k K, v V) (*node[K, V], bool) {
 	}
 }
 
+// ReplaceInPlace stores v under k where k already is, and reports whether
+// it was there; when it was not, m is left alone. Unlike every other
+// method it changes m's nodes, and with them every version of the map that
+// shares the node holding k: it is only for a map whose older versions
+// nobody reads any more, such as the state of a driver that keeps no
+// earlier phase. Replacing a value changes no tree shape, so it allocates
+// nothing.
+func (m Map[K, V]) ReplaceInPlace(k K, v V) bool {
+	n := m.root
+	for n != nil {
+		switch c := cmp.Compare(k, n.key); {
+		case c < 0:
+			n = n.left
+		case c > 0:
+			n = n.right
+		default:
+			n.val = v
+			return true
+		}
+	}
+	return false
+}
+
 // Delete returns a map without k. m itself is unchanged. If k is absent,
 // Delete returns m as is (no allocation).
 func (m Map[K, V]) Delete(k K) Map[K, V] {

@@ -614,3 +614,42 @@ func BenchmarkSet(b *testing.B) {
 		})
 	}
 }
+
+// ReplaceInPlace, on a map whose older versions are dropped, keeps it
+// equal to the model: it replaces a present key's value and reports it,
+// and leaves an absent key absent. It allocates nothing.
+func TestReplaceInPlace(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var m Map[string, int]
+		model := map[string]int{}
+		keys := rapid.SampledFrom([]string{"a", "b", "c", "d", "e", "f", "g", "h"})
+		for range rapid.IntRange(1, 60).Draw(t, "steps") {
+			k, v := keys.Draw(t, "key"), rapid.Int().Draw(t, "value")
+			switch rapid.SampledFrom([]string{"set", "delete", "replace"}).Draw(t, "op") {
+			case "set":
+				m = m.Set(k, v)
+				model[k] = v
+			case "delete":
+				m = m.Delete(k)
+				delete(model, k)
+			case "replace":
+				_, present := model[k]
+				if got := m.ReplaceInPlace(k, v); got != present {
+					t.Fatalf("ReplaceInPlace(%q) = %v, want %v", k, got, present)
+				}
+				if present {
+					model[k] = v
+				}
+			}
+			checkInvariants(t, m)
+			checkModel(t, m, model)
+		}
+	})
+	var m Map[string, int]
+	for i := range 100 {
+		m = m.Set(fmt.Sprint(i), i)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { m.ReplaceInPlace("42", 7) }); allocs != 0 {
+		t.Errorf("ReplaceInPlace allocates %v times", allocs)
+	}
+}
