@@ -86,7 +86,7 @@ func checkCancelledTurnEnd(p *Phase, c *ctx, req Pending) {
 	if !ok || s.PromptKey != req.ID.Key() {
 		return
 	}
-	p.flow.cxl.turnEnd = p.flow.cxl.turnEnd.Set(req.Session, c.line())
+	store(p, &p.flow.cxl.turnEnd, req.Session, c.line())
 	cancelLine, _ := p.flow.cxl.cancelled.Get(req.Session)
 	if s.CancelLine == 0 || cancelLine != s.CancelLine {
 		return

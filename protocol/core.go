@@ -114,10 +114,11 @@ func (p *Phase) withSession(id domain.SessionID, change func(s *Session)) {
 	p.putSession(&s)
 }
 
-// store sets k to v in *m, a map of a session withSession is changing.
-// Under StepInPlace, which changes the session where it is stored, a key
-// already there has its value replaced in place (pmap's ReplaceInPlace),
-// sparing the copy of the path to it; otherwise *m gets a new version.
+// store sets k to v in *m, a map of the phase being stepped. Under
+// StepInPlace, whose caller reads no earlier phase and so no older version
+// of any of its maps, a key already there has its value replaced in place
+// (pmap's ReplaceInPlace), sparing the copy of the path to it; otherwise
+// *m gets a new version.
 func store[K cmp.Ordered, V any](p *Phase, m *pmap.Map[K, V], k K, v V) {
 	if p.inPlace && m.ReplaceInPlace(k, v) {
 		return

@@ -234,7 +234,7 @@ func notePromptHistory(p *Phase, c *ctx) {
 	}
 	if id := sessionOf(c.m.Params); id != "" {
 		if _, ok := p.ActiveSession(id); ok {
-			p.life.ses.historyAt = p.life.ses.historyAt.Set(id, c.line())
+			store(p, &p.life.ses.historyAt, id, c.line())
 		}
 	}
 }
