@@ -99,6 +99,19 @@ type ctx struct {
 	// scans caches what the raw filters found in the message's params
 	// and result (content.go).
 	scans [2]rawScan
+	// info caches the method table entry of m's method (method).
+	info      *domain.MethodInfo
+	infoKnown bool
+}
+
+// method returns domain.LookupMethod(c.m.Method), which several checks
+// of a request or notification need: looked up once per step.
+func (c *ctx) method() (*domain.MethodInfo, bool) {
+	if !c.infoKnown {
+		c.info, _ = domain.LookupMethod(c.m.Method)
+		c.infoKnown = true
+	}
+	return c.info, c.info != nil
 }
 
 // add reports rule at pointer ptr of the current message.

@@ -53,7 +53,7 @@ func init() {
 // checkMethodGate reports a call of a method the receiver did not
 // advertise (ACP-CAP-001…003, ACP-CAP-010…015).
 func checkMethodGate(p *Phase, c *ctx) {
-	mi, ok := domain.LookupMethod(c.m.Method)
+	mi, ok := c.method()
 	if !ok || c.m.Dir != mi.Receiver.Sender() {
 		return // a call from the wrong side is ACP-EXTN-001's
 	}

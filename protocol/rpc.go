@@ -50,7 +50,7 @@ func onRequest(p *Phase, c *ctx) {
 	noteSent(p, c)
 	checkMethodName(p, c)
 	checkOrdering(p, c)
-	if mi, ok := domain.LookupMethod(m.Method); ok && mi.Notification {
+	if mi, ok := c.method(); ok && mi.Notification {
 		switch m.Method {
 		case domain.MethodSessionCancel:
 			c.add(findings.CXLCancelAsRequest, "/id", "session/cancel is sent with an id; it is a notification, and agents answer the request form with -32601")
@@ -89,7 +89,7 @@ func onNotification(p *Phase, c *ctx) {
 	noteSent(p, c)
 	checkMethodName(p, c)
 	checkOrdering(p, c)
-	if mi, ok := domain.LookupMethod(m.Method); ok && !mi.Notification {
+	if mi, ok := c.method(); ok && !mi.Notification {
 		c.add(findings.RPCNoEnvelope, "", "%s is a request but is sent without an id, so it can never be answered", m.Method)
 		return
 	}
@@ -128,7 +128,7 @@ func runResponseChecks(p *Phase, c *ctx, req Pending) {
 // sent by the side that should receive them.
 func checkMethodName(p *Phase, c *ctx) {
 	m := c.m
-	if mi, ok := domain.LookupMethod(m.Method); ok {
+	if mi, ok := c.method(); ok {
 		if want := mi.Receiver.Sender(); want != domain.DirUnknown && m.Dir != domain.DirUnknown && m.Dir != want {
 			c.add(findings.EXTNUnknownMethod, "/method", "the %s sent %s, a method only the %s may send; the %s has no handler for it and answers -32601", m.Dir, m.Method, want, m.Dir.Opposite())
 		}
