@@ -108,6 +108,15 @@ func (m Map[K, V]) Len() int { return m.n }
 
 // Get returns the value stored under k and whether it was present.
 func (m Map[K, V]) Get(k K) (V, bool) {
+	if n := m.find(k); n != nil {
+		return n.val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// find returns the node holding k, or nil.
+func (m Map[K, V]) find(k K) *node[K, V] {
 	n := m.root
 	for n != nil {
 		switch c := cmp.Compare(k, n.key); {
@@ -116,11 +125,10 @@ func (m Map[K, V]) Get(k K) (V, bool) {
 		case c > 0:
 			n = n.right
 		default:
-			return n.val, true
+			return n
 		}
 	}
-	var zero V
-	return zero, false
+	return nil
 }
 
 // Has reports whether k is present in m.
@@ -165,19 +173,12 @@ func insert[K cmp.Ordered, V any](n *node[K, V], k K, v V) (*node[K, V], bool) {
 // earlier phase. Replacing a value changes no tree shape, so it allocates
 // nothing.
 func (m Map[K, V]) ReplaceInPlace(k K, v V) bool {
-	n := m.root
-	for n != nil {
-		switch c := cmp.Compare(k, n.key); {
-		case c < 0:
-			n = n.left
-		case c > 0:
-			n = n.right
-		default:
-			n.val = v
-			return true
-		}
+	n := m.find(k)
+	if n == nil {
+		return false
 	}
-	return false
+	n.val = v
+	return true
 }
 
 // Delete returns a map without k. m itself is unchanged. If k is absent,
