@@ -64,11 +64,11 @@ func DecodeLine(l Line) *Decoded { return decodeLine(l, nil, new(Decoded)) }
 // BatchDecoder decodes a batch of lines that all stay valid until Reset,
 // in memory that the next batch reuses: the messages, and the text and raw
 // JSON of what they hold, which share the parse's memory and the lines'
-// (ids, enum values and map keys are copies). A caller must
-// not keep a message or anything it points to past Reset, or past the
-// reuse of the lines, without domain.Detach, with one exception: a
-// request's id and typed params have memory of their own, because the
-// protocol machine keeps them until the request is answered. A reader that
+// (ids, enum values and map keys are copies). A caller must not keep a
+// message or anything it points to past Reset, or past the reuse of the
+// lines, without domain.Detach, with one exception: a request's id and
+// typed params have memory of their own, because the protocol machine
+// keeps them until the request is answered. A reader that
 // hands lines to another goroutine in batches needs the whole batch alive
 // at once.
 type BatchDecoder struct {

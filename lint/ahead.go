@@ -23,9 +23,9 @@ type lookahead interface {
 
 // Reading and decoding a line does not depend on anything the protocol
 // machine knows, so other goroutines do it while the machine judges the
-// lines before. One goroutine reads and frames the lines (framing is
-// sequential: a frame may span lines), decoders turn batches of frames
-// into messages in parallel, and the machine takes the batches in their
+// lines before. Workers take turns reading and framing a batch of lines
+// (framing is sequential: a frame may span lines), decode the batches
+// they read in parallel, and the machine takes the batches in their
 // order. With two cores, decoding uses whatever time the machine leaves.
 // Results are decoded later, by the machine's goroutine, because which
 // method a response answers is machine state.
@@ -56,7 +56,7 @@ var batchLines = 64
 const batchBytes = 128 << 10
 
 // decodedFrame is a frame and, unless the frame is a bad wrapper, its
-// decoded line. d is valid until the batch goes back to the reader.
+// decoded line. d is valid until the batch is recycled.
 type decodedFrame struct {
 	fr Frame
 	d  *codec.Decoded
@@ -64,8 +64,8 @@ type decodedFrame struct {
 
 type frameBatch struct {
 	frames []decodedFrame
-	// err is the source's error after the frames (io.EOF at the end); the
-	// reader stops after sending it.
+	// err is the source's error after the frames (io.EOF at the end); no
+	// batch is read after it.
 	err error
 	dec codec.BatchDecoder
 	// lines holds the bytes of the batch's lines (the source's line reader
@@ -195,7 +195,7 @@ func (ra *readAhead) next() *frameBatch {
 	return b
 }
 
-// recycle gives b back to the reader.
+// recycle gives b back to the workers, to be read into again.
 func (ra *readAhead) recycle(b *frameBatch) {
 	for i := range b.frames {
 		b.frames[i] = decodedFrame{} // drop what the frames point to
@@ -203,7 +203,7 @@ func (ra *readAhead) recycle(b *frameBatch) {
 	ra.free <- b
 }
 
-// stop ends the reader early; it must not be called twice.
+// stop ends the workers early; it must not be called twice.
 func (ra *readAhead) stop() { close(ra.done) }
 
 // wholeLineBuffered reports whether br holds a complete line, so that

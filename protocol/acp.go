@@ -34,9 +34,10 @@ func step(in Phase, ev Event) (Phase, error) {
 // no earlier phase, as lint reading a transcript forward: Step copies the
 // phase, close to a kilobyte, in and out of every message, with write
 // barriers while the collector runs, which costs more than many checks.
-// StepInPlace also changes sessions where they are stored, so *p must
-// not share them with a phase still in use: start from ACP.Initial, or
-// from a phase nobody else keeps, and step it with StepInPlace only.
+// StepInPlace also changes sessions, terminals and map entries where they
+// are stored, so *p must not share them with a phase still in use: start
+// from ACP.Initial, or from a phase nobody else keeps, and step it with
+// StepInPlace only.
 func StepInPlace(p *Phase, ev Event) error {
 	s := scratches.Get().(*stepScratch)
 	defer func() {

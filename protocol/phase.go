@@ -125,8 +125,9 @@ type Phase struct {
 	life lifecycleState
 	// done lists the sessions closed lately, to forget older ones (forget.go).
 	done doneSessions
-	// inPlace is set while StepInPlace runs: withSession may then change
-	// a session where it is stored instead of storing a changed copy.
+	// inPlace is set while StepInPlace runs: withSession, withTerminal
+	// and store may then change state where it is stored instead of
+	// storing a changed copy.
 	inPlace bool
 }
 

@@ -31,8 +31,8 @@ const (
 var Poison = false
 
 // Take returns n items, with the capacity cut so that an append cannot
-// reach a neighbour. Items with pointers are zero; bytes hold whatever
-// their last use left (see Reset).
+// reach a neighbour. The items are zero, except bytes, which hold
+// whatever their last use left (see Reset).
 func (s *Slab[T]) Take(n int) []T {
 	for s.cur < len(s.chunks) {
 		c := s.chunks[s.cur]
@@ -54,9 +54,9 @@ func (s *Slab[T]) Take(n int) []T {
 	return s.chunks[s.cur][:n:n]
 }
 
-// Reset takes back every slice handed out. Items with pointers are zeroed,
-// so that the slab holds on to nothing the old slices referred to; bytes
-// are left as they are (unless Poison is set), because zeroing them would
+// Reset takes back every slice handed out. Items are zeroed, so that the
+// slab holds on to nothing the old slices referred to, except bytes,
+// which are left as they are (unless Poison is set): zeroing them would
 // cost a pass over memory for nothing.
 //
 // Reset lets the collector have the large chunks that the last use did
