@@ -898,8 +898,8 @@ func article(noun string) string {
 // stringCache remembers the copies it made of short strings, so that a
 // string seen again (a session id on every line of a session, tool call
 // ids, message ids) is shared instead of copied once more. It is
-// direct-mapped: a string that collides with another simply
-// replaces it, so lookups cost one comparison and memory is fixed.
+// direct-mapped: a string that collides with another simply replaces it,
+// so lookups cost one comparison and memory is fixed.
 type stringCache struct {
 	slots [stringCacheSlots]string
 }
