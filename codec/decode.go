@@ -186,10 +186,11 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		if !d.is(v, jsonv.Array, def, p.want) {
 			return
 		}
-		s := reflect.MakeSlice(rv.Type(), len(v.Elems()), len(v.Elems()))
-		for i := range v.Elems() {
+		elems := v.Elems()
+		s := reflect.MakeSlice(rv.Type(), len(elems), len(elems))
+		for i := range elems {
 			d.pushIndex(i)
-			d.decodeAs(&v.Elems()[i], s.Index(i), p.elemTypePlan(), def)
+			d.decodeAs(&elems[i], s.Index(i), p.elemTypePlan(), def)
 			d.pop()
 		}
 		rv.Set(s)
@@ -197,9 +198,10 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 		if !d.is(v, jsonv.Object, def, p.want) {
 			return
 		}
-		m := reflect.MakeMapWithSize(rv.Type(), len(v.Members()))
-		for i := range v.Members() {
-			mem := &v.Members()[i]
+		members := v.Members()
+		m := reflect.MakeMapWithSize(rv.Type(), len(members))
+		for i := range members {
+			mem := &members[i]
 			key := reflect.ValueOf(d.name(mem.Key)).Convert(rv.Type().Key())
 			if m.MapIndex(key).IsValid() {
 				// A map cannot keep both copies; the last one wins, as in
@@ -435,8 +437,9 @@ func (d *decoder) decodeStruct(v *jsonv.Value, rv reflect.Value, sp *structPlan,
 		unknown domain.Members
 		next    int // the field after the last one matched
 	)
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		if fi, ok := sp.field(m.Key, next); ok {
 			next = fi + 1
 			if !d.claim(m, &seen, 1<<fi, sp.name, &unknown) {
@@ -781,8 +784,8 @@ func (d *decoder) decodeArrayUnion(v *jsonv.Value, rv reflect.Value, u *domain.U
 		return
 	}
 	has := func(string) bool { return false }
-	if len(v.Elems()) > 0 && v.Elems()[0].Kind == jsonv.Object {
-		first := &v.Elems()[0]
+	if elems := v.Elems(); len(elems) > 0 && elems[0].Kind == jsonv.Object {
+		first := &elems[0]
 		has = func(name string) bool { _, ok := first.Get(name); return ok }
 	}
 	vt := u.Guess(has)
@@ -855,10 +858,11 @@ func checkContentValue(d *decoder, v *jsonv.Value, def string) {
 	switch v.Kind {
 	case jsonv.String, jsonv.Number, jsonv.Bool:
 	case jsonv.Array:
-		for i := range v.Elems() {
-			if v.Elems()[i].Kind != jsonv.String {
+		elems := v.Elems()
+		for i := range elems {
+			if elems[i].Kind != jsonv.String {
 				d.pushIndex(i)
-				d.typeProblem(&v.Elems()[i], def, "string")
+				d.typeProblem(&elems[i], def, "string")
 				d.pop()
 			}
 		}

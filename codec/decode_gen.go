@@ -175,8 +175,9 @@ func decodeGenInitializeRequest(d *decoder, v *jsonv.Value, out *domain.Initiali
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "protocolVersion":
 			if !d.claim(m, &seen, 1<<0, "InitializeRequest", &unknown) {
@@ -260,8 +261,9 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "protocolVersion":
 			if !d.claim(m, &seen, 1<<0, "InitializeResponse", &unknown) {
@@ -318,9 +320,10 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 				out.AuthMethods.State = domain.Present
 				n6 := len(d.problems)
 				if d.is(mv, jsonv.Array, "InitializeResponse", "array") {
-					s7 := make([]domain.AuthMethod, len(mv.Elems()))
+					elems10 := mv.Elems()
+					s7 := make([]domain.AuthMethod, len(elems10))
 					for i8 := range s7 {
-						ev9 := &mv.Elems()[i8]
+						ev9 := &elems10[i8]
 						d.pushIndex(i8)
 						decodeGenAuthMethod(d, ev9, &s7[i8], "InitializeResponse")
 						d.pop()
@@ -343,11 +346,11 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 				out.AgentInfo.State = domain.Null
 			} else {
 				out.AgentInfo.State = domain.Present
-				n10 := len(d.problems)
+				n11 := len(d.problems)
 				if d.is(mv, jsonv.Object, "InitializeResponse", "object") {
 					decodeGenImplementation(d, mv, &out.AgentInfo.Val, "")
 				}
-				if d.rejectedHere(n10) {
+				if d.rejectedHere(n11) {
 					setZero(&out.AgentInfo)
 				}
 			}
@@ -378,8 +381,9 @@ func decodeGenAuthenticateRequest(d *decoder, v *jsonv.Value, out *domain.Authen
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "methodId":
 			if !d.claim(m, &seen, 1<<0, "AuthenticateRequest", &unknown) {
@@ -417,8 +421,9 @@ func decodeGenAuthenticateResponse(d *decoder, v *jsonv.Value, out *domain.Authe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "AuthenticateResponse", &unknown) {
@@ -444,8 +449,9 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "cwd":
 			if !d.claim(m, &seen, 1<<0, "NewSessionRequest", &unknown) {
@@ -474,20 +480,21 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n11 := len(d.problems)
+				n12 := len(d.problems)
 				if d.is(mv, jsonv.Array, "NewSessionRequest", "array") {
-					s12 := make([]string, len(mv.Elems()))
-					for i13 := range s12 {
-						ev14 := &mv.Elems()[i13]
-						d.pushIndex(i13)
-						if d.is(ev14, jsonv.String, "NewSessionRequest", "string") {
-							s12[i13] = d.str(ev14.Str())
+					elems16 := mv.Elems()
+					s13 := make([]string, len(elems16))
+					for i14 := range s13 {
+						ev15 := &elems16[i14]
+						d.pushIndex(i14)
+						if d.is(ev15, jsonv.String, "NewSessionRequest", "string") {
+							s13[i14] = d.str(ev15.Str())
 						}
 						d.pop()
 					}
-					out.AdditionalDirectories.Val = s12
+					out.AdditionalDirectories.Val = s13
 				}
-				if d.rejectedHere(n11) {
+				if d.rejectedHere(n12) {
 					setZero(&out.AdditionalDirectories)
 				}
 			}
@@ -500,14 +507,15 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "NewSessionRequest", "array") {
-				s15 := make([]domain.McpServer, len(mv.Elems()))
-				for i16 := range s15 {
-					ev17 := &mv.Elems()[i16]
-					d.pushIndex(i16)
-					decodeGenMcpServer(d, ev17, &s15[i16], "NewSessionRequest")
+				elems20 := mv.Elems()
+				s17 := make([]domain.McpServer, len(elems20))
+				for i18 := range s17 {
+					ev19 := &elems20[i18]
+					d.pushIndex(i18)
+					decodeGenMcpServer(d, ev19, &s17[i18], "NewSessionRequest")
 					d.pop()
 				}
-				out.McpServers = s15
+				out.McpServers = s17
 			}
 			d.pop()
 			continue
@@ -536,8 +544,9 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "NewSessionResponse", &unknown) {
@@ -560,11 +569,11 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 				out.Modes.State = domain.Null
 			} else {
 				out.Modes.State = domain.Present
-				n18 := len(d.problems)
+				n21 := len(d.problems)
 				if d.is(mv, jsonv.Object, "NewSessionResponse", "object") {
 					decodeGenSessionModeState(d, mv, &out.Modes.Val, "")
 				}
-				if d.rejectedHere(n18) {
+				if d.rejectedHere(n21) {
 					setZero(&out.Modes)
 				}
 			}
@@ -580,18 +589,19 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 				out.ConfigOptions.State = domain.Null
 			} else {
 				out.ConfigOptions.State = domain.Present
-				n19 := len(d.problems)
+				n22 := len(d.problems)
 				if d.is(mv, jsonv.Array, "NewSessionResponse", "array") {
-					s20 := make([]domain.SessionConfigOption, len(mv.Elems()))
-					for i21 := range s20 {
-						ev22 := &mv.Elems()[i21]
-						d.pushIndex(i21)
-						d.decodeAs(ev22, reflect.ValueOf(&s20[i21]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "NewSessionResponse")
+					elems26 := mv.Elems()
+					s23 := make([]domain.SessionConfigOption, len(elems26))
+					for i24 := range s23 {
+						ev25 := &elems26[i24]
+						d.pushIndex(i24)
+						d.decodeAs(ev25, reflect.ValueOf(&s23[i24]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "NewSessionResponse")
 						d.pop()
 					}
-					out.ConfigOptions.Val = s20
+					out.ConfigOptions.Val = s23
 				}
-				if d.rejectedHere(n19) {
+				if d.rejectedHere(n22) {
 					setZero(&out.ConfigOptions)
 				}
 			}
@@ -622,8 +632,9 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "mcpServers":
 			if !d.claim(m, &seen, 1<<0, "LoadSessionRequest", &unknown) {
@@ -632,14 +643,15 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "LoadSessionRequest", "array") {
-				s23 := make([]domain.McpServer, len(mv.Elems()))
-				for i24 := range s23 {
-					ev25 := &mv.Elems()[i24]
-					d.pushIndex(i24)
-					decodeGenMcpServer(d, ev25, &s23[i24], "LoadSessionRequest")
+				elems30 := mv.Elems()
+				s27 := make([]domain.McpServer, len(elems30))
+				for i28 := range s27 {
+					ev29 := &elems30[i28]
+					d.pushIndex(i28)
+					decodeGenMcpServer(d, ev29, &s27[i28], "LoadSessionRequest")
 					d.pop()
 				}
-				out.McpServers = s23
+				out.McpServers = s27
 			}
 			d.pop()
 			continue
@@ -670,20 +682,21 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n26 := len(d.problems)
+				n31 := len(d.problems)
 				if d.is(mv, jsonv.Array, "LoadSessionRequest", "array") {
-					s27 := make([]string, len(mv.Elems()))
-					for i28 := range s27 {
-						ev29 := &mv.Elems()[i28]
-						d.pushIndex(i28)
-						if d.is(ev29, jsonv.String, "LoadSessionRequest", "string") {
-							s27[i28] = d.str(ev29.Str())
+					elems35 := mv.Elems()
+					s32 := make([]string, len(elems35))
+					for i33 := range s32 {
+						ev34 := &elems35[i33]
+						d.pushIndex(i33)
+						if d.is(ev34, jsonv.String, "LoadSessionRequest", "string") {
+							s32[i33] = d.str(ev34.Str())
 						}
 						d.pop()
 					}
-					out.AdditionalDirectories.Val = s27
+					out.AdditionalDirectories.Val = s32
 				}
-				if d.rejectedHere(n26) {
+				if d.rejectedHere(n31) {
 					setZero(&out.AdditionalDirectories)
 				}
 			}
@@ -725,8 +738,9 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "modes":
 			if !d.claim(m, &seen, 1<<0, "LoadSessionResponse", &unknown) {
@@ -738,11 +752,11 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 				out.Modes.State = domain.Null
 			} else {
 				out.Modes.State = domain.Present
-				n30 := len(d.problems)
+				n36 := len(d.problems)
 				if d.is(mv, jsonv.Object, "LoadSessionResponse", "object") {
 					decodeGenSessionModeState(d, mv, &out.Modes.Val, "")
 				}
-				if d.rejectedHere(n30) {
+				if d.rejectedHere(n36) {
 					setZero(&out.Modes)
 				}
 			}
@@ -758,18 +772,19 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 				out.ConfigOptions.State = domain.Null
 			} else {
 				out.ConfigOptions.State = domain.Present
-				n31 := len(d.problems)
+				n37 := len(d.problems)
 				if d.is(mv, jsonv.Array, "LoadSessionResponse", "array") {
-					s32 := make([]domain.SessionConfigOption, len(mv.Elems()))
-					for i33 := range s32 {
-						ev34 := &mv.Elems()[i33]
-						d.pushIndex(i33)
-						d.decodeAs(ev34, reflect.ValueOf(&s32[i33]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "LoadSessionResponse")
+					elems41 := mv.Elems()
+					s38 := make([]domain.SessionConfigOption, len(elems41))
+					for i39 := range s38 {
+						ev40 := &elems41[i39]
+						d.pushIndex(i39)
+						d.decodeAs(ev40, reflect.ValueOf(&s38[i39]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "LoadSessionResponse")
 						d.pop()
 					}
-					out.ConfigOptions.Val = s32
+					out.ConfigOptions.Val = s38
 				}
-				if d.rejectedHere(n31) {
+				if d.rejectedHere(n37) {
 					setZero(&out.ConfigOptions)
 				}
 			}
@@ -799,8 +814,9 @@ func decodeGenSetSessionModeRequest(d *decoder, v *jsonv.Value, out *domain.SetS
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "SetSessionModeRequest", &unknown) {
@@ -849,8 +865,9 @@ func decodeGenSetSessionModeResponse(d *decoder, v *jsonv.Value, out *domain.Set
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SetSessionModeResponse", &unknown) {
@@ -876,8 +893,9 @@ func decodeGenSetSessionConfigOptionResponse(d *decoder, v *jsonv.Value, out *do
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "configOptions":
 			if !d.claim(m, &seen, 1<<0, "SetSessionConfigOptionResponse", &unknown) {
@@ -886,14 +904,15 @@ func decodeGenSetSessionConfigOptionResponse(d *decoder, v *jsonv.Value, out *do
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "SetSessionConfigOptionResponse", "array") {
-				s35 := make([]domain.SessionConfigOption, len(mv.Elems()))
-				for i36 := range s35 {
-					ev37 := &mv.Elems()[i36]
-					d.pushIndex(i36)
-					d.decodeAs(ev37, reflect.ValueOf(&s35[i36]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "SetSessionConfigOptionResponse")
+				elems45 := mv.Elems()
+				s42 := make([]domain.SessionConfigOption, len(elems45))
+				for i43 := range s42 {
+					ev44 := &elems45[i43]
+					d.pushIndex(i43)
+					d.decodeAs(ev44, reflect.ValueOf(&s42[i43]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "SetSessionConfigOptionResponse")
 					d.pop()
 				}
-				out.ConfigOptions = s35
+				out.ConfigOptions = s42
 			}
 			d.pop()
 			continue
@@ -922,8 +941,9 @@ func decodeGenPromptRequest(d *decoder, v *jsonv.Value, out *domain.PromptReques
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "PromptRequest", &unknown) {
@@ -943,14 +963,15 @@ func decodeGenPromptRequest(d *decoder, v *jsonv.Value, out *domain.PromptReques
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "PromptRequest", "array") {
-				s38 := make([]domain.ContentBlock, len(mv.Elems()))
-				for i39 := range s38 {
-					ev40 := &mv.Elems()[i39]
-					d.pushIndex(i39)
-					decodeGenContentBlock(d, ev40, &s38[i39], "PromptRequest")
+				elems49 := mv.Elems()
+				s46 := make([]domain.ContentBlock, len(elems49))
+				for i47 := range s46 {
+					ev48 := &elems49[i47]
+					d.pushIndex(i47)
+					decodeGenContentBlock(d, ev48, &s46[i47], "PromptRequest")
 					d.pop()
 				}
-				out.Prompt = s38
+				out.Prompt = s46
 			}
 			d.pop()
 			continue
@@ -979,8 +1000,9 @@ func decodeGenPromptResponse(d *decoder, v *jsonv.Value, out *domain.PromptRespo
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "stopReason":
 			if !d.claim(m, &seen, 1<<0, "PromptResponse", &unknown) {
@@ -1018,8 +1040,9 @@ func decodeGenCancelNotification(d *decoder, v *jsonv.Value, out *domain.CancelN
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "CancelNotification", &unknown) {
@@ -1057,8 +1080,9 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "cwd":
 			if !d.claim(m, &seen, 1<<0, "ListSessionsRequest", &unknown) {
@@ -1070,11 +1094,11 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 				out.Cwd.State = domain.Null
 			} else {
 				out.Cwd.State = domain.Present
-				n41 := len(d.problems)
+				n50 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsRequest", "string") {
 					out.Cwd.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n41) {
+				if d.rejectedHere(n50) {
 					setZero(&out.Cwd)
 				}
 			}
@@ -1090,11 +1114,11 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 				out.Cursor.State = domain.Null
 			} else {
 				out.Cursor.State = domain.Present
-				n42 := len(d.problems)
+				n51 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsRequest", "string") {
 					out.Cursor.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n42) {
+				if d.rejectedHere(n51) {
 					setZero(&out.Cursor)
 				}
 			}
@@ -1124,8 +1148,9 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessions":
 			if !d.claim(m, &seen, 1<<0, "ListSessionsResponse", &unknown) {
@@ -1134,16 +1159,17 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "ListSessionsResponse", "array") {
-				s43 := make([]domain.SessionInfo, len(mv.Elems()))
-				for i44 := range s43 {
-					ev45 := &mv.Elems()[i44]
-					d.pushIndex(i44)
-					if d.is(ev45, jsonv.Object, "ListSessionsResponse", "object") {
-						decodeGenSessionInfo(d, ev45, &s43[i44], "")
+				elems55 := mv.Elems()
+				s52 := make([]domain.SessionInfo, len(elems55))
+				for i53 := range s52 {
+					ev54 := &elems55[i53]
+					d.pushIndex(i53)
+					if d.is(ev54, jsonv.Object, "ListSessionsResponse", "object") {
+						decodeGenSessionInfo(d, ev54, &s52[i53], "")
 					}
 					d.pop()
 				}
-				out.Sessions = s43
+				out.Sessions = s52
 			}
 			d.pop()
 			continue
@@ -1157,11 +1183,11 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 				out.NextCursor.State = domain.Null
 			} else {
 				out.NextCursor.State = domain.Present
-				n46 := len(d.problems)
+				n56 := len(d.problems)
 				if d.is(mv, jsonv.String, "ListSessionsResponse", "string") {
 					out.NextCursor.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n46) {
+				if d.rejectedHere(n56) {
 					setZero(&out.NextCursor)
 				}
 			}
@@ -1192,8 +1218,9 @@ func decodeGenDeleteSessionRequest(d *decoder, v *jsonv.Value, out *domain.Delet
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "DeleteSessionRequest", &unknown) {
@@ -1231,8 +1258,9 @@ func decodeGenDeleteSessionResponse(d *decoder, v *jsonv.Value, out *domain.Dele
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "DeleteSessionResponse", &unknown) {
@@ -1258,8 +1286,9 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "ResumeSessionRequest", &unknown) {
@@ -1299,20 +1328,21 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n47 := len(d.problems)
+				n57 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ResumeSessionRequest", "array") {
-					s48 := make([]string, len(mv.Elems()))
-					for i49 := range s48 {
-						ev50 := &mv.Elems()[i49]
-						d.pushIndex(i49)
-						if d.is(ev50, jsonv.String, "ResumeSessionRequest", "string") {
-							s48[i49] = d.str(ev50.Str())
+					elems61 := mv.Elems()
+					s58 := make([]string, len(elems61))
+					for i59 := range s58 {
+						ev60 := &elems61[i59]
+						d.pushIndex(i59)
+						if d.is(ev60, jsonv.String, "ResumeSessionRequest", "string") {
+							s58[i59] = d.str(ev60.Str())
 						}
 						d.pop()
 					}
-					out.AdditionalDirectories.Val = s48
+					out.AdditionalDirectories.Val = s58
 				}
-				if d.rejectedHere(n47) {
+				if d.rejectedHere(n57) {
 					setZero(&out.AdditionalDirectories)
 				}
 			}
@@ -1334,18 +1364,19 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 				out.McpServers.State = domain.Null
 			} else {
 				out.McpServers.State = domain.Present
-				n51 := len(d.problems)
+				n62 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ResumeSessionRequest", "array") {
-					s52 := make([]domain.McpServer, len(mv.Elems()))
-					for i53 := range s52 {
-						ev54 := &mv.Elems()[i53]
-						d.pushIndex(i53)
-						decodeGenMcpServer(d, ev54, &s52[i53], "ResumeSessionRequest")
+					elems66 := mv.Elems()
+					s63 := make([]domain.McpServer, len(elems66))
+					for i64 := range s63 {
+						ev65 := &elems66[i64]
+						d.pushIndex(i64)
+						decodeGenMcpServer(d, ev65, &s63[i64], "ResumeSessionRequest")
 						d.pop()
 					}
-					out.McpServers.Val = s52
+					out.McpServers.Val = s63
 				}
-				if d.rejectedHere(n51) {
+				if d.rejectedHere(n62) {
 					setZero(&out.McpServers)
 				}
 			}
@@ -1376,8 +1407,9 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "modes":
 			if !d.claim(m, &seen, 1<<0, "ResumeSessionResponse", &unknown) {
@@ -1389,11 +1421,11 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 				out.Modes.State = domain.Null
 			} else {
 				out.Modes.State = domain.Present
-				n55 := len(d.problems)
+				n67 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ResumeSessionResponse", "object") {
 					decodeGenSessionModeState(d, mv, &out.Modes.Val, "")
 				}
-				if d.rejectedHere(n55) {
+				if d.rejectedHere(n67) {
 					setZero(&out.Modes)
 				}
 			}
@@ -1409,18 +1441,19 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 				out.ConfigOptions.State = domain.Null
 			} else {
 				out.ConfigOptions.State = domain.Present
-				n56 := len(d.problems)
+				n68 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ResumeSessionResponse", "array") {
-					s57 := make([]domain.SessionConfigOption, len(mv.Elems()))
-					for i58 := range s57 {
-						ev59 := &mv.Elems()[i58]
-						d.pushIndex(i58)
-						d.decodeAs(ev59, reflect.ValueOf(&s57[i58]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "ResumeSessionResponse")
+					elems72 := mv.Elems()
+					s69 := make([]domain.SessionConfigOption, len(elems72))
+					for i70 := range s69 {
+						ev71 := &elems72[i70]
+						d.pushIndex(i70)
+						d.decodeAs(ev71, reflect.ValueOf(&s69[i70]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "ResumeSessionResponse")
 						d.pop()
 					}
-					out.ConfigOptions.Val = s57
+					out.ConfigOptions.Val = s69
 				}
-				if d.rejectedHere(n56) {
+				if d.rejectedHere(n68) {
 					setZero(&out.ConfigOptions)
 				}
 			}
@@ -1450,8 +1483,9 @@ func decodeGenCloseSessionRequest(d *decoder, v *jsonv.Value, out *domain.CloseS
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "CloseSessionRequest", &unknown) {
@@ -1489,8 +1523,9 @@ func decodeGenCloseSessionResponse(d *decoder, v *jsonv.Value, out *domain.Close
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "CloseSessionResponse", &unknown) {
@@ -1516,8 +1551,9 @@ func decodeGenLogoutRequest(d *decoder, v *jsonv.Value, out *domain.LogoutReques
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "LogoutRequest", &unknown) {
@@ -1543,8 +1579,9 @@ func decodeGenLogoutResponse(d *decoder, v *jsonv.Value, out *domain.LogoutRespo
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "LogoutResponse", &unknown) {
@@ -1570,8 +1607,9 @@ func decodeGenRequestPermissionRequest(d *decoder, v *jsonv.Value, out *domain.R
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "RequestPermissionRequest", &unknown) {
@@ -1602,16 +1640,17 @@ func decodeGenRequestPermissionRequest(d *decoder, v *jsonv.Value, out *domain.R
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "RequestPermissionRequest", "array") {
-				s60 := make([]domain.PermissionOption, len(mv.Elems()))
-				for i61 := range s60 {
-					ev62 := &mv.Elems()[i61]
-					d.pushIndex(i61)
-					if d.is(ev62, jsonv.Object, "RequestPermissionRequest", "object") {
-						decodeGenPermissionOption(d, ev62, &s60[i61], "")
+				elems76 := mv.Elems()
+				s73 := make([]domain.PermissionOption, len(elems76))
+				for i74 := range s73 {
+					ev75 := &elems76[i74]
+					d.pushIndex(i74)
+					if d.is(ev75, jsonv.Object, "RequestPermissionRequest", "object") {
+						decodeGenPermissionOption(d, ev75, &s73[i74], "")
 					}
 					d.pop()
 				}
-				out.Options = s60
+				out.Options = s73
 			}
 			d.pop()
 			continue
@@ -1640,8 +1679,9 @@ func decodeGenRequestPermissionResponse(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "outcome":
 			if !d.claim(m, &seen, 1<<0, "RequestPermissionResponse", &unknown) {
@@ -1677,8 +1717,9 @@ func decodeGenSessionNotification(d *decoder, v *jsonv.Value, out *domain.Sessio
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "SessionNotification", &unknown) {
@@ -1725,8 +1766,9 @@ func decodeGenWriteTextFileRequest(d *decoder, v *jsonv.Value, out *domain.Write
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "WriteTextFileRequest", &unknown) {
@@ -1786,8 +1828,9 @@ func decodeGenWriteTextFileResponse(d *decoder, v *jsonv.Value, out *domain.Writ
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "WriteTextFileResponse", &unknown) {
@@ -1813,8 +1856,9 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "ReadTextFileRequest", &unknown) {
@@ -1848,11 +1892,11 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 				out.Line.State = domain.Null
 			} else {
 				out.Line.State = domain.Present
-				n63 := len(d.problems)
-				if x64, ok := d.uintValue(mv, 32, "ReadTextFileRequest"); ok {
-					out.Line.Val = uint32(x64)
+				n77 := len(d.problems)
+				if x78, ok := d.uintValue(mv, 32, "ReadTextFileRequest"); ok {
+					out.Line.Val = uint32(x78)
 				}
-				if d.rejectedHere(n63) {
+				if d.rejectedHere(n77) {
 					setZero(&out.Line)
 				}
 			}
@@ -1868,11 +1912,11 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 				out.Limit.State = domain.Null
 			} else {
 				out.Limit.State = domain.Present
-				n65 := len(d.problems)
-				if x66, ok := d.uintValue(mv, 32, "ReadTextFileRequest"); ok {
-					out.Limit.Val = uint32(x66)
+				n79 := len(d.problems)
+				if x80, ok := d.uintValue(mv, 32, "ReadTextFileRequest"); ok {
+					out.Limit.Val = uint32(x80)
 				}
-				if d.rejectedHere(n65) {
+				if d.rejectedHere(n79) {
 					setZero(&out.Limit)
 				}
 			}
@@ -1903,8 +1947,9 @@ func decodeGenReadTextFileResponse(d *decoder, v *jsonv.Value, out *domain.ReadT
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "ReadTextFileResponse", &unknown) {
@@ -1942,8 +1987,9 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "CreateTerminalRequest", &unknown) {
@@ -1983,20 +2029,21 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Args.State = domain.Null
 			} else {
 				out.Args.State = domain.Present
-				n67 := len(d.problems)
+				n81 := len(d.problems)
 				if d.is(mv, jsonv.Array, "CreateTerminalRequest", "array") {
-					s68 := make([]string, len(mv.Elems()))
-					for i69 := range s68 {
-						ev70 := &mv.Elems()[i69]
-						d.pushIndex(i69)
-						if d.is(ev70, jsonv.String, "CreateTerminalRequest", "string") {
-							s68[i69] = d.str(ev70.Str())
+					elems85 := mv.Elems()
+					s82 := make([]string, len(elems85))
+					for i83 := range s82 {
+						ev84 := &elems85[i83]
+						d.pushIndex(i83)
+						if d.is(ev84, jsonv.String, "CreateTerminalRequest", "string") {
+							s82[i83] = d.str(ev84.Str())
 						}
 						d.pop()
 					}
-					out.Args.Val = s68
+					out.Args.Val = s82
 				}
-				if d.rejectedHere(n67) {
+				if d.rejectedHere(n81) {
 					setZero(&out.Args)
 				}
 			}
@@ -2018,20 +2065,21 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Env.State = domain.Null
 			} else {
 				out.Env.State = domain.Present
-				n71 := len(d.problems)
+				n86 := len(d.problems)
 				if d.is(mv, jsonv.Array, "CreateTerminalRequest", "array") {
-					s72 := make([]domain.EnvVariable, len(mv.Elems()))
-					for i73 := range s72 {
-						ev74 := &mv.Elems()[i73]
-						d.pushIndex(i73)
-						if d.is(ev74, jsonv.Object, "CreateTerminalRequest", "object") {
-							decodeGenEnvVariable(d, ev74, &s72[i73], "")
+					elems90 := mv.Elems()
+					s87 := make([]domain.EnvVariable, len(elems90))
+					for i88 := range s87 {
+						ev89 := &elems90[i88]
+						d.pushIndex(i88)
+						if d.is(ev89, jsonv.Object, "CreateTerminalRequest", "object") {
+							decodeGenEnvVariable(d, ev89, &s87[i88], "")
 						}
 						d.pop()
 					}
-					out.Env.Val = s72
+					out.Env.Val = s87
 				}
-				if d.rejectedHere(n71) {
+				if d.rejectedHere(n86) {
 					setZero(&out.Env)
 				}
 			}
@@ -2047,11 +2095,11 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Cwd.State = domain.Null
 			} else {
 				out.Cwd.State = domain.Present
-				n75 := len(d.problems)
+				n91 := len(d.problems)
 				if d.is(mv, jsonv.String, "CreateTerminalRequest", "string") {
 					out.Cwd.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n75) {
+				if d.rejectedHere(n91) {
 					setZero(&out.Cwd)
 				}
 			}
@@ -2067,11 +2115,11 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.OutputByteLimit.State = domain.Null
 			} else {
 				out.OutputByteLimit.State = domain.Present
-				n76 := len(d.problems)
-				if x77, ok := d.uintValue(mv, 64, "CreateTerminalRequest"); ok {
-					out.OutputByteLimit.Val = x77
+				n92 := len(d.problems)
+				if x93, ok := d.uintValue(mv, 64, "CreateTerminalRequest"); ok {
+					out.OutputByteLimit.Val = x93
 				}
-				if d.rejectedHere(n76) {
+				if d.rejectedHere(n92) {
 					setZero(&out.OutputByteLimit)
 				}
 			}
@@ -2102,8 +2150,9 @@ func decodeGenCreateTerminalResponse(d *decoder, v *jsonv.Value, out *domain.Cre
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "terminalId":
 			if !d.claim(m, &seen, 1<<0, "CreateTerminalResponse", &unknown) {
@@ -2141,8 +2190,9 @@ func decodeGenTerminalOutputRequest(d *decoder, v *jsonv.Value, out *domain.Term
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "TerminalOutputRequest", &unknown) {
@@ -2191,8 +2241,9 @@ func decodeGenTerminalOutputResponse(d *decoder, v *jsonv.Value, out *domain.Ter
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "output":
 			if !d.claim(m, &seen, 1<<0, "TerminalOutputResponse", &unknown) {
@@ -2226,11 +2277,11 @@ func decodeGenTerminalOutputResponse(d *decoder, v *jsonv.Value, out *domain.Ter
 				out.ExitStatus.State = domain.Null
 			} else {
 				out.ExitStatus.State = domain.Present
-				n78 := len(d.problems)
+				n94 := len(d.problems)
 				if d.is(mv, jsonv.Object, "TerminalOutputResponse", "object") {
 					decodeGenTerminalExitStatus(d, mv, &out.ExitStatus.Val, "")
 				}
-				if d.rejectedHere(n78) {
+				if d.rejectedHere(n94) {
 					setZero(&out.ExitStatus)
 				}
 			}
@@ -2261,8 +2312,9 @@ func decodeGenReleaseTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Rel
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "ReleaseTerminalRequest", &unknown) {
@@ -2311,8 +2363,9 @@ func decodeGenReleaseTerminalResponse(d *decoder, v *jsonv.Value, out *domain.Re
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "ReleaseTerminalResponse", &unknown) {
@@ -2338,8 +2391,9 @@ func decodeGenWaitForTerminalExitRequest(d *decoder, v *jsonv.Value, out *domain
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "WaitForTerminalExitRequest", &unknown) {
@@ -2388,8 +2442,9 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "exitCode":
 			if !d.claim(m, &seen, 1<<0, "WaitForTerminalExitResponse", &unknown) {
@@ -2401,11 +2456,11 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 				out.ExitCode.State = domain.Null
 			} else {
 				out.ExitCode.State = domain.Present
-				n79 := len(d.problems)
-				if x80, ok := d.uintValue(mv, 32, "WaitForTerminalExitResponse"); ok {
-					out.ExitCode.Val = uint32(x80)
+				n95 := len(d.problems)
+				if x96, ok := d.uintValue(mv, 32, "WaitForTerminalExitResponse"); ok {
+					out.ExitCode.Val = uint32(x96)
 				}
-				if d.rejectedHere(n79) {
+				if d.rejectedHere(n95) {
 					setZero(&out.ExitCode)
 				}
 			}
@@ -2421,11 +2476,11 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 				out.Signal.State = domain.Null
 			} else {
 				out.Signal.State = domain.Present
-				n81 := len(d.problems)
+				n97 := len(d.problems)
 				if d.is(mv, jsonv.String, "WaitForTerminalExitResponse", "string") {
 					out.Signal.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n81) {
+				if d.rejectedHere(n97) {
 					setZero(&out.Signal)
 				}
 			}
@@ -2455,8 +2510,9 @@ func decodeGenKillTerminalRequest(d *decoder, v *jsonv.Value, out *domain.KillTe
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "KillTerminalRequest", &unknown) {
@@ -2505,8 +2561,9 @@ func decodeGenKillTerminalResponse(d *decoder, v *jsonv.Value, out *domain.KillT
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "KillTerminalResponse", &unknown) {
@@ -2532,8 +2589,9 @@ func decodeGenCompleteElicitationNotification(d *decoder, v *jsonv.Value, out *d
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "elicitationId":
 			if !d.claim(m, &seen, 1<<0, "CompleteElicitationNotification", &unknown) {
@@ -2571,8 +2629,9 @@ func decodeGenCancelRequestNotification(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "requestId":
 			if !d.claim(m, &seen, 1<<0, "CancelRequestNotification", &unknown) {
@@ -2609,8 +2668,9 @@ func decodeGenError(d *decoder, v *jsonv.Value, out *domain.Error, skip string) 
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "code":
 			if !d.claim(m, &seen, 1<<0, "Error", &unknown) {
@@ -2618,8 +2678,8 @@ func decodeGenError(d *decoder, v *jsonv.Value, out *domain.Error, skip string) 
 			}
 			d.pushKey(m.Key)
 			mv := &m.Value
-			if x82, ok := d.intValue(mv, 64, "Error"); ok {
-				out.Code = x82
+			if x98, ok := d.intValue(mv, 64, "Error"); ok {
+				out.Code = x98
 			}
 			d.pop()
 			continue
@@ -2658,8 +2718,9 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "fs":
 			if !d.claim(m, &seen, 1<<0, "ClientCapabilities", &unknown) {
@@ -2677,11 +2738,11 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.FS.State = domain.Null
 			} else {
 				out.FS.State = domain.Present
-				n83 := len(d.problems)
+				n99 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ClientCapabilities", "object") {
 					decodeGenFileSystemCapabilities(d, mv, &out.FS.Val, "")
 				}
-				if d.rejectedHere(n83) {
+				if d.rejectedHere(n99) {
 					setZero(&out.FS)
 				}
 			}
@@ -2703,11 +2764,11 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.Terminal.State = domain.Null
 			} else {
 				out.Terminal.State = domain.Present
-				n84 := len(d.problems)
+				n100 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "ClientCapabilities", "boolean") {
 					out.Terminal.Val = mv.Bool
 				}
-				if d.rejectedHere(n84) {
+				if d.rejectedHere(n100) {
 					setZero(&out.Terminal)
 				}
 			}
@@ -2723,11 +2784,11 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.Session.State = domain.Null
 			} else {
 				out.Session.State = domain.Present
-				n85 := len(d.problems)
+				n101 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ClientCapabilities", "object") {
 					decodeGenClientSessionCapabilities(d, mv, &out.Session.Val, "")
 				}
-				if d.rejectedHere(n85) {
+				if d.rejectedHere(n101) {
 					setZero(&out.Session)
 				}
 			}
@@ -2749,11 +2810,11 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.Auth.State = domain.Null
 			} else {
 				out.Auth.State = domain.Present
-				n86 := len(d.problems)
+				n102 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ClientCapabilities", "object") {
 					decodeGenAuthCapabilities(d, mv, &out.Auth.Val, "")
 				}
-				if d.rejectedHere(n86) {
+				if d.rejectedHere(n102) {
 					setZero(&out.Auth)
 				}
 			}
@@ -2769,11 +2830,11 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.Elicitation.State = domain.Null
 			} else {
 				out.Elicitation.State = domain.Present
-				n87 := len(d.problems)
+				n103 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ClientCapabilities", "object") {
 					decodeGenElicitationCapabilities(d, mv, &out.Elicitation.Val, "")
 				}
-				if d.rejectedHere(n87) {
+				if d.rejectedHere(n103) {
 					setZero(&out.Elicitation)
 				}
 			}
@@ -2803,8 +2864,9 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "Implementation", &unknown) {
@@ -2827,11 +2889,11 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n88 := len(d.problems)
+				n104 := len(d.problems)
 				if d.is(mv, jsonv.String, "Implementation", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n88) {
+				if d.rejectedHere(n104) {
 					setZero(&out.Title)
 				}
 			}
@@ -2873,8 +2935,9 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "loadSession":
 			if !d.claim(m, &seen, 1<<0, "AgentCapabilities", &unknown) {
@@ -2892,11 +2955,11 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.LoadSession.State = domain.Null
 			} else {
 				out.LoadSession.State = domain.Present
-				n89 := len(d.problems)
+				n105 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "AgentCapabilities", "boolean") {
 					out.LoadSession.Val = mv.Bool
 				}
-				if d.rejectedHere(n89) {
+				if d.rejectedHere(n105) {
 					setZero(&out.LoadSession)
 				}
 			}
@@ -2918,11 +2981,11 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.PromptCapabilities.State = domain.Null
 			} else {
 				out.PromptCapabilities.State = domain.Present
-				n90 := len(d.problems)
+				n106 := len(d.problems)
 				if d.is(mv, jsonv.Object, "AgentCapabilities", "object") {
 					decodeGenPromptCapabilities(d, mv, &out.PromptCapabilities.Val, "")
 				}
-				if d.rejectedHere(n90) {
+				if d.rejectedHere(n106) {
 					setZero(&out.PromptCapabilities)
 				}
 			}
@@ -2944,11 +3007,11 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.McpCapabilities.State = domain.Null
 			} else {
 				out.McpCapabilities.State = domain.Present
-				n91 := len(d.problems)
+				n107 := len(d.problems)
 				if d.is(mv, jsonv.Object, "AgentCapabilities", "object") {
 					decodeGenMcpCapabilities(d, mv, &out.McpCapabilities.Val, "")
 				}
-				if d.rejectedHere(n91) {
+				if d.rejectedHere(n107) {
 					setZero(&out.McpCapabilities)
 				}
 			}
@@ -2970,11 +3033,11 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.SessionCapabilities.State = domain.Null
 			} else {
 				out.SessionCapabilities.State = domain.Present
-				n92 := len(d.problems)
+				n108 := len(d.problems)
 				if d.is(mv, jsonv.Object, "AgentCapabilities", "object") {
 					decodeGenSessionCapabilities(d, mv, &out.SessionCapabilities.Val, "")
 				}
-				if d.rejectedHere(n92) {
+				if d.rejectedHere(n108) {
 					setZero(&out.SessionCapabilities)
 				}
 			}
@@ -2996,11 +3059,11 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.Auth.State = domain.Null
 			} else {
 				out.Auth.State = domain.Present
-				n93 := len(d.problems)
+				n109 := len(d.problems)
 				if d.is(mv, jsonv.Object, "AgentCapabilities", "object") {
 					decodeGenAgentAuthCapabilities(d, mv, &out.Auth.Val, "")
 				}
-				if d.rejectedHere(n93) {
+				if d.rejectedHere(n109) {
 					setZero(&out.Auth)
 				}
 			}
@@ -3096,8 +3159,9 @@ func decodeGenSessionModeState(d *decoder, v *jsonv.Value, out *domain.SessionMo
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "currentModeId":
 			if !d.claim(m, &seen, 1<<0, "SessionModeState", &unknown) {
@@ -3117,16 +3181,17 @@ func decodeGenSessionModeState(d *decoder, v *jsonv.Value, out *domain.SessionMo
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "SessionModeState", "array") {
-				s94 := make([]domain.SessionMode, len(mv.Elems()))
-				for i95 := range s94 {
-					ev96 := &mv.Elems()[i95]
-					d.pushIndex(i95)
-					if d.is(ev96, jsonv.Object, "SessionModeState", "object") {
-						decodeGenSessionMode(d, ev96, &s94[i95], "")
+				elems113 := mv.Elems()
+				s110 := make([]domain.SessionMode, len(elems113))
+				for i111 := range s110 {
+					ev112 := &elems113[i111]
+					d.pushIndex(i111)
+					if d.is(ev112, jsonv.Object, "SessionModeState", "object") {
+						decodeGenSessionMode(d, ev112, &s110[i111], "")
 					}
 					d.pop()
 				}
-				out.AvailableModes = s94
+				out.AvailableModes = s110
 			}
 			d.pop()
 			continue
@@ -3198,8 +3263,9 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "sessionId":
 			if !d.claim(m, &seen, 1<<0, "SessionInfo", &unknown) {
@@ -3239,20 +3305,21 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n97 := len(d.problems)
+				n114 := len(d.problems)
 				if d.is(mv, jsonv.Array, "SessionInfo", "array") {
-					s98 := make([]string, len(mv.Elems()))
-					for i99 := range s98 {
-						ev100 := &mv.Elems()[i99]
-						d.pushIndex(i99)
-						if d.is(ev100, jsonv.String, "SessionInfo", "string") {
-							s98[i99] = d.str(ev100.Str())
+					elems118 := mv.Elems()
+					s115 := make([]string, len(elems118))
+					for i116 := range s115 {
+						ev117 := &elems118[i116]
+						d.pushIndex(i116)
+						if d.is(ev117, jsonv.String, "SessionInfo", "string") {
+							s115[i116] = d.str(ev117.Str())
 						}
 						d.pop()
 					}
-					out.AdditionalDirectories.Val = s98
+					out.AdditionalDirectories.Val = s115
 				}
-				if d.rejectedHere(n97) {
+				if d.rejectedHere(n114) {
 					setZero(&out.AdditionalDirectories)
 				}
 			}
@@ -3268,11 +3335,11 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n101 := len(d.problems)
+				n119 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfo", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n101) {
+				if d.rejectedHere(n119) {
 					setZero(&out.Title)
 				}
 			}
@@ -3288,11 +3355,11 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.UpdatedAt.State = domain.Null
 			} else {
 				out.UpdatedAt.State = domain.Present
-				n102 := len(d.problems)
+				n120 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfo", "string") {
 					out.UpdatedAt.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n102) {
+				if d.rejectedHere(n120) {
 					setZero(&out.UpdatedAt)
 				}
 			}
@@ -3323,8 +3390,9 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "toolCallId":
 			if !d.claim(m, &seen, 1<<0, "ToolCallUpdate", &unknown) {
@@ -3347,11 +3415,11 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Kind.State = domain.Null
 			} else {
 				out.Kind.State = domain.Present
-				n103 := len(d.problems)
+				n121 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
 					out.Kind.Val = domain.ToolKind(d.enumValue(mv, genEnums[1], false, "ToolKind"))
 				}
-				if d.rejectedHere(n103) {
+				if d.rejectedHere(n121) {
 					setZero(&out.Kind)
 				}
 			}
@@ -3367,11 +3435,11 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Status.State = domain.Null
 			} else {
 				out.Status.State = domain.Present
-				n104 := len(d.problems)
+				n122 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
 					out.Status.Val = domain.ToolCallStatus(d.enumValue(mv, genEnums[2], false, "ToolCallStatus"))
 				}
-				if d.rejectedHere(n104) {
+				if d.rejectedHere(n122) {
 					setZero(&out.Status)
 				}
 			}
@@ -3387,11 +3455,11 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n105 := len(d.problems)
+				n123 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n105) {
+				if d.rejectedHere(n123) {
 					setZero(&out.Title)
 				}
 			}
@@ -3407,11 +3475,11 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Name.State = domain.Null
 			} else {
 				out.Name.State = domain.Present
-				n106 := len(d.problems)
+				n124 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
 					out.Name.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n106) {
+				if d.rejectedHere(n124) {
 					setZero(&out.Name)
 				}
 			}
@@ -3427,18 +3495,19 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Content.State = domain.Null
 			} else {
 				out.Content.State = domain.Present
-				n107 := len(d.problems)
+				n125 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ToolCallUpdate", "array") {
-					s108 := make([]domain.ToolCallContent, len(mv.Elems()))
-					for i109 := range s108 {
-						ev110 := &mv.Elems()[i109]
-						d.pushIndex(i109)
-						decodeGenToolCallContent(d, ev110, &s108[i109], "ToolCallUpdate")
+					elems129 := mv.Elems()
+					s126 := make([]domain.ToolCallContent, len(elems129))
+					for i127 := range s126 {
+						ev128 := &elems129[i127]
+						d.pushIndex(i127)
+						decodeGenToolCallContent(d, ev128, &s126[i127], "ToolCallUpdate")
 						d.pop()
 					}
-					out.Content.Val = s108
+					out.Content.Val = s126
 				}
-				if d.rejectedHere(n107) {
+				if d.rejectedHere(n125) {
 					setZero(&out.Content)
 				}
 			}
@@ -3454,20 +3523,21 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Locations.State = domain.Null
 			} else {
 				out.Locations.State = domain.Present
-				n111 := len(d.problems)
+				n130 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ToolCallUpdate", "array") {
-					s112 := make([]domain.ToolCallLocation, len(mv.Elems()))
-					for i113 := range s112 {
-						ev114 := &mv.Elems()[i113]
-						d.pushIndex(i113)
-						if d.is(ev114, jsonv.Object, "ToolCallUpdate", "object") {
-							decodeGenToolCallLocation(d, ev114, &s112[i113], "")
+					elems134 := mv.Elems()
+					s131 := make([]domain.ToolCallLocation, len(elems134))
+					for i132 := range s131 {
+						ev133 := &elems134[i132]
+						d.pushIndex(i132)
+						if d.is(ev133, jsonv.Object, "ToolCallUpdate", "object") {
+							decodeGenToolCallLocation(d, ev133, &s131[i132], "")
 						}
 						d.pop()
 					}
-					out.Locations.Val = s112
+					out.Locations.Val = s131
 				}
-				if d.rejectedHere(n111) {
+				if d.rejectedHere(n130) {
 					setZero(&out.Locations)
 				}
 			}
@@ -3516,8 +3586,9 @@ func decodeGenPermissionOption(d *decoder, v *jsonv.Value, out *domain.Permissio
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "optionId":
 			if !d.claim(m, &seen, 1<<0, "PermissionOption", &unknown) {
@@ -3687,8 +3758,9 @@ func decodeGenEnvVariable(d *decoder, v *jsonv.Value, out *domain.EnvVariable, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "EnvVariable", &unknown) {
@@ -3737,8 +3809,9 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "exitCode":
 			if !d.claim(m, &seen, 1<<0, "TerminalExitStatus", &unknown) {
@@ -3750,11 +3823,11 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 				out.ExitCode.State = domain.Null
 			} else {
 				out.ExitCode.State = domain.Present
-				n115 := len(d.problems)
-				if x116, ok := d.uintValue(mv, 32, "TerminalExitStatus"); ok {
-					out.ExitCode.Val = uint32(x116)
+				n135 := len(d.problems)
+				if x136, ok := d.uintValue(mv, 32, "TerminalExitStatus"); ok {
+					out.ExitCode.Val = uint32(x136)
 				}
-				if d.rejectedHere(n115) {
+				if d.rejectedHere(n135) {
 					setZero(&out.ExitCode)
 				}
 			}
@@ -3770,11 +3843,11 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 				out.Signal.State = domain.Null
 			} else {
 				out.Signal.State = domain.Present
-				n117 := len(d.problems)
+				n137 := len(d.problems)
 				if d.is(mv, jsonv.String, "TerminalExitStatus", "string") {
 					out.Signal.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n117) {
+				if d.rejectedHere(n137) {
 					setZero(&out.Signal)
 				}
 			}
@@ -3804,8 +3877,9 @@ func decodeGenFileSystemCapabilities(d *decoder, v *jsonv.Value, out *domain.Fil
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "readTextFile":
 			if !d.claim(m, &seen, 1<<0, "FileSystemCapabilities", &unknown) {
@@ -3823,11 +3897,11 @@ func decodeGenFileSystemCapabilities(d *decoder, v *jsonv.Value, out *domain.Fil
 				out.ReadTextFile.State = domain.Null
 			} else {
 				out.ReadTextFile.State = domain.Present
-				n118 := len(d.problems)
+				n138 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "FileSystemCapabilities", "boolean") {
 					out.ReadTextFile.Val = mv.Bool
 				}
-				if d.rejectedHere(n118) {
+				if d.rejectedHere(n138) {
 					setZero(&out.ReadTextFile)
 				}
 			}
@@ -3849,11 +3923,11 @@ func decodeGenFileSystemCapabilities(d *decoder, v *jsonv.Value, out *domain.Fil
 				out.WriteTextFile.State = domain.Null
 			} else {
 				out.WriteTextFile.State = domain.Present
-				n119 := len(d.problems)
+				n139 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "FileSystemCapabilities", "boolean") {
 					out.WriteTextFile.Val = mv.Bool
 				}
-				if d.rejectedHere(n119) {
+				if d.rejectedHere(n139) {
 					setZero(&out.WriteTextFile)
 				}
 			}
@@ -3883,8 +3957,9 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "compaction":
 			if !d.claim(m, &seen, 1<<0, "ClientSessionCapabilities", &unknown) {
@@ -3896,11 +3971,11 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 				out.Compaction.State = domain.Null
 			} else {
 				out.Compaction.State = domain.Present
-				n120 := len(d.problems)
+				n140 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ClientSessionCapabilities", "object") {
 					decodeGenCompactionCapabilities(d, mv, &out.Compaction.Val, "")
 				}
-				if d.rejectedHere(n120) {
+				if d.rejectedHere(n140) {
 					setZero(&out.Compaction)
 				}
 			}
@@ -3916,11 +3991,11 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 				out.ConfigOptions.State = domain.Null
 			} else {
 				out.ConfigOptions.State = domain.Present
-				n121 := len(d.problems)
+				n141 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ClientSessionCapabilities", "object") {
 					decodeGenSessionConfigOptionsCapabilities(d, mv, &out.ConfigOptions.Val, "")
 				}
-				if d.rejectedHere(n121) {
+				if d.rejectedHere(n141) {
 					setZero(&out.ConfigOptions)
 				}
 			}
@@ -3936,11 +4011,11 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 				out.Notices.State = domain.Null
 			} else {
 				out.Notices.State = domain.Present
-				n122 := len(d.problems)
+				n142 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ClientSessionCapabilities", "object") {
 					decodeGenNoticeCapabilities(d, mv, &out.Notices.Val, "")
 				}
-				if d.rejectedHere(n122) {
+				if d.rejectedHere(n142) {
 					setZero(&out.Notices)
 				}
 			}
@@ -3970,8 +4045,9 @@ func decodeGenAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.AuthCapab
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "terminal":
 			if !d.claim(m, &seen, 1<<0, "AuthCapabilities", &unknown) {
@@ -3989,11 +4065,11 @@ func decodeGenAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.AuthCapab
 				out.Terminal.State = domain.Null
 			} else {
 				out.Terminal.State = domain.Present
-				n123 := len(d.problems)
+				n143 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "AuthCapabilities", "boolean") {
 					out.Terminal.Val = mv.Bool
 				}
-				if d.rejectedHere(n123) {
+				if d.rejectedHere(n143) {
 					setZero(&out.Terminal)
 				}
 			}
@@ -4023,8 +4099,9 @@ func decodeGenElicitationCapabilities(d *decoder, v *jsonv.Value, out *domain.El
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "form":
 			if !d.claim(m, &seen, 1<<0, "ElicitationCapabilities", &unknown) {
@@ -4036,11 +4113,11 @@ func decodeGenElicitationCapabilities(d *decoder, v *jsonv.Value, out *domain.El
 				out.Form.State = domain.Null
 			} else {
 				out.Form.State = domain.Present
-				n124 := len(d.problems)
+				n144 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ElicitationCapabilities", "object") {
 					decodeGenElicitationFormCapabilities(d, mv, &out.Form.Val, "")
 				}
-				if d.rejectedHere(n124) {
+				if d.rejectedHere(n144) {
 					setZero(&out.Form)
 				}
 			}
@@ -4056,11 +4133,11 @@ func decodeGenElicitationCapabilities(d *decoder, v *jsonv.Value, out *domain.El
 				out.URL.State = domain.Null
 			} else {
 				out.URL.State = domain.Present
-				n125 := len(d.problems)
+				n145 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ElicitationCapabilities", "object") {
 					decodeGenElicitationUrlCapabilities(d, mv, &out.URL.Val, "")
 				}
-				if d.rejectedHere(n125) {
+				if d.rejectedHere(n145) {
 					setZero(&out.URL)
 				}
 			}
@@ -4090,8 +4167,9 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "image":
 			if !d.claim(m, &seen, 1<<0, "PromptCapabilities", &unknown) {
@@ -4109,11 +4187,11 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 				out.Image.State = domain.Null
 			} else {
 				out.Image.State = domain.Present
-				n126 := len(d.problems)
+				n146 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "PromptCapabilities", "boolean") {
 					out.Image.Val = mv.Bool
 				}
-				if d.rejectedHere(n126) {
+				if d.rejectedHere(n146) {
 					setZero(&out.Image)
 				}
 			}
@@ -4135,11 +4213,11 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 				out.Audio.State = domain.Null
 			} else {
 				out.Audio.State = domain.Present
-				n127 := len(d.problems)
+				n147 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "PromptCapabilities", "boolean") {
 					out.Audio.Val = mv.Bool
 				}
-				if d.rejectedHere(n127) {
+				if d.rejectedHere(n147) {
 					setZero(&out.Audio)
 				}
 			}
@@ -4161,11 +4239,11 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 				out.EmbeddedContext.State = domain.Null
 			} else {
 				out.EmbeddedContext.State = domain.Present
-				n128 := len(d.problems)
+				n148 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "PromptCapabilities", "boolean") {
 					out.EmbeddedContext.Val = mv.Bool
 				}
-				if d.rejectedHere(n128) {
+				if d.rejectedHere(n148) {
 					setZero(&out.EmbeddedContext)
 				}
 			}
@@ -4195,8 +4273,9 @@ func decodeGenMcpCapabilities(d *decoder, v *jsonv.Value, out *domain.McpCapabil
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "http":
 			if !d.claim(m, &seen, 1<<0, "McpCapabilities", &unknown) {
@@ -4214,11 +4293,11 @@ func decodeGenMcpCapabilities(d *decoder, v *jsonv.Value, out *domain.McpCapabil
 				out.HTTP.State = domain.Null
 			} else {
 				out.HTTP.State = domain.Present
-				n129 := len(d.problems)
+				n149 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "McpCapabilities", "boolean") {
 					out.HTTP.Val = mv.Bool
 				}
-				if d.rejectedHere(n129) {
+				if d.rejectedHere(n149) {
 					setZero(&out.HTTP)
 				}
 			}
@@ -4240,11 +4319,11 @@ func decodeGenMcpCapabilities(d *decoder, v *jsonv.Value, out *domain.McpCapabil
 				out.SSE.State = domain.Null
 			} else {
 				out.SSE.State = domain.Present
-				n130 := len(d.problems)
+				n150 := len(d.problems)
 				if d.is(mv, jsonv.Bool, "McpCapabilities", "boolean") {
 					out.SSE.Val = mv.Bool
 				}
-				if d.rejectedHere(n130) {
+				if d.rejectedHere(n150) {
 					setZero(&out.SSE)
 				}
 			}
@@ -4274,8 +4353,9 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "list":
 			if !d.claim(m, &seen, 1<<0, "SessionCapabilities", &unknown) {
@@ -4287,11 +4367,11 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.List.State = domain.Null
 			} else {
 				out.List.State = domain.Present
-				n131 := len(d.problems)
+				n151 := len(d.problems)
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionListCapabilities(d, mv, &out.List.Val, "")
 				}
-				if d.rejectedHere(n131) {
+				if d.rejectedHere(n151) {
 					setZero(&out.List)
 				}
 			}
@@ -4307,11 +4387,11 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.Delete.State = domain.Null
 			} else {
 				out.Delete.State = domain.Present
-				n132 := len(d.problems)
+				n152 := len(d.problems)
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionDeleteCapabilities(d, mv, &out.Delete.Val, "")
 				}
-				if d.rejectedHere(n132) {
+				if d.rejectedHere(n152) {
 					setZero(&out.Delete)
 				}
 			}
@@ -4327,11 +4407,11 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n133 := len(d.problems)
+				n153 := len(d.problems)
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionAdditionalDirectoriesCapabilities(d, mv, &out.AdditionalDirectories.Val, "")
 				}
-				if d.rejectedHere(n133) {
+				if d.rejectedHere(n153) {
 					setZero(&out.AdditionalDirectories)
 				}
 			}
@@ -4347,11 +4427,11 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.Resume.State = domain.Null
 			} else {
 				out.Resume.State = domain.Present
-				n134 := len(d.problems)
+				n154 := len(d.problems)
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionResumeCapabilities(d, mv, &out.Resume.Val, "")
 				}
-				if d.rejectedHere(n134) {
+				if d.rejectedHere(n154) {
 					setZero(&out.Resume)
 				}
 			}
@@ -4367,11 +4447,11 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.Close.State = domain.Null
 			} else {
 				out.Close.State = domain.Present
-				n135 := len(d.problems)
+				n155 := len(d.problems)
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionCloseCapabilities(d, mv, &out.Close.Val, "")
 				}
-				if d.rejectedHere(n135) {
+				if d.rejectedHere(n155) {
 					setZero(&out.Close)
 				}
 			}
@@ -4401,8 +4481,9 @@ func decodeGenAgentAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.Agen
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "logout":
 			if !d.claim(m, &seen, 1<<0, "AgentAuthCapabilities", &unknown) {
@@ -4414,11 +4495,11 @@ func decodeGenAgentAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.Agen
 				out.Logout.State = domain.Null
 			} else {
 				out.Logout.State = domain.Present
-				n136 := len(d.problems)
+				n156 := len(d.problems)
 				if d.is(mv, jsonv.Object, "AgentAuthCapabilities", "object") {
 					decodeGenLogoutCapabilities(d, mv, &out.Logout.Val, "")
 				}
-				if d.rejectedHere(n136) {
+				if d.rejectedHere(n156) {
 					setZero(&out.Logout)
 				}
 			}
@@ -4448,8 +4529,9 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "id":
 			if !d.claim(m, &seen, 1<<0, "AuthMethodTerminal", &unknown) {
@@ -4483,11 +4565,11 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n137 := len(d.problems)
+				n157 := len(d.problems)
 				if d.is(mv, jsonv.String, "AuthMethodTerminal", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n137) {
+				if d.rejectedHere(n157) {
 					setZero(&out.Description)
 				}
 			}
@@ -4509,20 +4591,21 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Args.State = domain.Null
 			} else {
 				out.Args.State = domain.Present
-				n138 := len(d.problems)
+				n158 := len(d.problems)
 				if d.is(mv, jsonv.Array, "AuthMethodTerminal", "array") {
-					s139 := make([]string, len(mv.Elems()))
-					for i140 := range s139 {
-						ev141 := &mv.Elems()[i140]
-						d.pushIndex(i140)
-						if d.is(ev141, jsonv.String, "AuthMethodTerminal", "string") {
-							s139[i140] = d.str(ev141.Str())
+					elems162 := mv.Elems()
+					s159 := make([]string, len(elems162))
+					for i160 := range s159 {
+						ev161 := &elems162[i160]
+						d.pushIndex(i160)
+						if d.is(ev161, jsonv.String, "AuthMethodTerminal", "string") {
+							s159[i160] = d.str(ev161.Str())
 						}
 						d.pop()
 					}
-					out.Args.Val = s139
+					out.Args.Val = s159
 				}
-				if d.rejectedHere(n138) {
+				if d.rejectedHere(n158) {
 					setZero(&out.Args)
 				}
 			}
@@ -4544,9 +4627,9 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Env.State = domain.Null
 			} else {
 				out.Env.State = domain.Present
-				n142 := len(d.problems)
+				n163 := len(d.problems)
 				d.decodeAs(mv, reflect.ValueOf(&out.Env.Val).Elem(), genPlans[39].of(reflect.TypeFor[map[string]string]()), "AuthMethodTerminal")
-				if d.rejectedHere(n142) {
+				if d.rejectedHere(n163) {
 					setZero(&out.Env)
 				}
 			}
@@ -4577,8 +4660,9 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "id":
 			if !d.claim(m, &seen, 1<<0, "AuthMethodAgent", &unknown) {
@@ -4612,11 +4696,11 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n143 := len(d.problems)
+				n164 := len(d.problems)
 				if d.is(mv, jsonv.String, "AuthMethodAgent", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n143) {
+				if d.rejectedHere(n164) {
 					setZero(&out.Description)
 				}
 			}
@@ -4647,8 +4731,9 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "McpServerHttp", &unknown) {
@@ -4679,16 +4764,17 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerHttp", "array") {
-				s144 := make([]domain.HttpHeader, len(mv.Elems()))
-				for i145 := range s144 {
-					ev146 := &mv.Elems()[i145]
-					d.pushIndex(i145)
-					if d.is(ev146, jsonv.Object, "McpServerHttp", "object") {
-						decodeGenHttpHeader(d, ev146, &s144[i145], "")
+				elems168 := mv.Elems()
+				s165 := make([]domain.HttpHeader, len(elems168))
+				for i166 := range s165 {
+					ev167 := &elems168[i166]
+					d.pushIndex(i166)
+					if d.is(ev167, jsonv.Object, "McpServerHttp", "object") {
+						decodeGenHttpHeader(d, ev167, &s165[i166], "")
 					}
 					d.pop()
 				}
-				out.Headers = s144
+				out.Headers = s165
 			}
 			d.pop()
 			continue
@@ -4717,8 +4803,9 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "McpServerSse", &unknown) {
@@ -4749,16 +4836,17 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerSse", "array") {
-				s147 := make([]domain.HttpHeader, len(mv.Elems()))
-				for i148 := range s147 {
-					ev149 := &mv.Elems()[i148]
-					d.pushIndex(i148)
-					if d.is(ev149, jsonv.Object, "McpServerSse", "object") {
-						decodeGenHttpHeader(d, ev149, &s147[i148], "")
+				elems172 := mv.Elems()
+				s169 := make([]domain.HttpHeader, len(elems172))
+				for i170 := range s169 {
+					ev171 := &elems172[i170]
+					d.pushIndex(i170)
+					if d.is(ev171, jsonv.Object, "McpServerSse", "object") {
+						decodeGenHttpHeader(d, ev171, &s169[i170], "")
 					}
 					d.pop()
 				}
-				out.Headers = s147
+				out.Headers = s169
 			}
 			d.pop()
 			continue
@@ -4787,8 +4875,9 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "McpServerStdio", &unknown) {
@@ -4819,16 +4908,17 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerStdio", "array") {
-				s150 := make([]string, len(mv.Elems()))
-				for i151 := range s150 {
-					ev152 := &mv.Elems()[i151]
-					d.pushIndex(i151)
-					if d.is(ev152, jsonv.String, "McpServerStdio", "string") {
-						s150[i151] = d.str(ev152.Str())
+				elems176 := mv.Elems()
+				s173 := make([]string, len(elems176))
+				for i174 := range s173 {
+					ev175 := &elems176[i174]
+					d.pushIndex(i174)
+					if d.is(ev175, jsonv.String, "McpServerStdio", "string") {
+						s173[i174] = d.str(ev175.Str())
 					}
 					d.pop()
 				}
-				out.Args = s150
+				out.Args = s173
 			}
 			d.pop()
 			continue
@@ -4839,16 +4929,17 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerStdio", "array") {
-				s153 := make([]domain.EnvVariable, len(mv.Elems()))
-				for i154 := range s153 {
-					ev155 := &mv.Elems()[i154]
-					d.pushIndex(i154)
-					if d.is(ev155, jsonv.Object, "McpServerStdio", "object") {
-						decodeGenEnvVariable(d, ev155, &s153[i154], "")
+				elems180 := mv.Elems()
+				s177 := make([]domain.EnvVariable, len(elems180))
+				for i178 := range s177 {
+					ev179 := &elems180[i178]
+					d.pushIndex(i178)
+					if d.is(ev179, jsonv.Object, "McpServerStdio", "object") {
+						decodeGenEnvVariable(d, ev179, &s177[i178], "")
 					}
 					d.pop()
 				}
-				out.Env = s153
+				out.Env = s177
 			}
 			d.pop()
 			continue
@@ -4877,8 +4968,9 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "id":
 			if !d.claim(m, &seen, 1<<0, "SessionMode", &unknown) {
@@ -4912,11 +5004,11 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n156 := len(d.problems)
+				n181 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionMode", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n156) {
+				if d.rejectedHere(n181) {
 					setZero(&out.Description)
 				}
 			}
@@ -4947,8 +5039,9 @@ func decodeGenTextContent(d *decoder, v *jsonv.Value, out *domain.TextContent, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "text":
 			if !d.claim(m, &seen, 1<<0, "TextContent", &unknown) {
@@ -4971,11 +5064,11 @@ func decodeGenTextContent(d *decoder, v *jsonv.Value, out *domain.TextContent, s
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n157 := len(d.problems)
+				n182 := len(d.problems)
 				if d.is(mv, jsonv.Object, "TextContent", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
-				if d.rejectedHere(n157) {
+				if d.rejectedHere(n182) {
 					setZero(&out.Annotations)
 				}
 			}
@@ -5006,8 +5099,9 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "data":
 			if !d.claim(m, &seen, 1<<0, "ImageContent", &unknown) {
@@ -5041,11 +5135,11 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 				out.URI.State = domain.Null
 			} else {
 				out.URI.State = domain.Present
-				n158 := len(d.problems)
+				n183 := len(d.problems)
 				if d.is(mv, jsonv.String, "ImageContent", "string") {
 					out.URI.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n158) {
+				if d.rejectedHere(n183) {
 					setZero(&out.URI)
 				}
 			}
@@ -5061,11 +5155,11 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n159 := len(d.problems)
+				n184 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ImageContent", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
-				if d.rejectedHere(n159) {
+				if d.rejectedHere(n184) {
 					setZero(&out.Annotations)
 				}
 			}
@@ -5096,8 +5190,9 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "data":
 			if !d.claim(m, &seen, 1<<0, "AudioContent", &unknown) {
@@ -5131,11 +5226,11 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n160 := len(d.problems)
+				n185 := len(d.problems)
 				if d.is(mv, jsonv.Object, "AudioContent", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
-				if d.rejectedHere(n160) {
+				if d.rejectedHere(n185) {
 					setZero(&out.Annotations)
 				}
 			}
@@ -5166,8 +5261,9 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "uri":
 			if !d.claim(m, &seen, 1<<0, "ResourceLink", &unknown) {
@@ -5201,11 +5297,11 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.MimeType.State = domain.Null
 			} else {
 				out.MimeType.State = domain.Present
-				n161 := len(d.problems)
+				n186 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
 					out.MimeType.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n161) {
+				if d.rejectedHere(n186) {
 					setZero(&out.MimeType)
 				}
 			}
@@ -5221,11 +5317,11 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n162 := len(d.problems)
+				n187 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n162) {
+				if d.rejectedHere(n187) {
 					setZero(&out.Title)
 				}
 			}
@@ -5241,11 +5337,11 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n163 := len(d.problems)
+				n188 := len(d.problems)
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n163) {
+				if d.rejectedHere(n188) {
 					setZero(&out.Description)
 				}
 			}
@@ -5261,11 +5357,11 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Size.State = domain.Null
 			} else {
 				out.Size.State = domain.Present
-				n164 := len(d.problems)
-				if x165, ok := d.intValue(mv, 64, "ResourceLink"); ok {
-					out.Size.Val = x165
+				n189 := len(d.problems)
+				if x190, ok := d.intValue(mv, 64, "ResourceLink"); ok {
+					out.Size.Val = x190
 				}
-				if d.rejectedHere(n164) {
+				if d.rejectedHere(n189) {
 					setZero(&out.Size)
 				}
 			}
@@ -5281,11 +5377,11 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n166 := len(d.problems)
+				n191 := len(d.problems)
 				if d.is(mv, jsonv.Object, "ResourceLink", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
-				if d.rejectedHere(n166) {
+				if d.rejectedHere(n191) {
 					setZero(&out.Annotations)
 				}
 			}
@@ -5316,8 +5412,9 @@ func decodeGenEmbeddedResource(d *decoder, v *jsonv.Value, out *domain.EmbeddedR
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "resource":
 			if !d.claim(m, &seen, 1<<0, "EmbeddedResource", &unknown) {
@@ -5338,11 +5435,11 @@ func decodeGenEmbeddedResource(d *decoder, v *jsonv.Value, out *domain.EmbeddedR
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n167 := len(d.problems)
+				n192 := len(d.problems)
 				if d.is(mv, jsonv.Object, "EmbeddedResource", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
-				if d.rejectedHere(n167) {
+				if d.rejectedHere(n192) {
 					setZero(&out.Annotations)
 				}
 			}
@@ -5408,8 +5505,9 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "path":
 			if !d.claim(m, &seen, 1<<0, "ToolCallLocation", &unknown) {
@@ -5432,11 +5530,11 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 				out.Line.State = domain.Null
 			} else {
 				out.Line.State = domain.Present
-				n168 := len(d.problems)
-				if x169, ok := d.uintValue(mv, 32, "ToolCallLocation"); ok {
-					out.Line.Val = uint32(x169)
+				n193 := len(d.problems)
+				if x194, ok := d.uintValue(mv, 32, "ToolCallLocation"); ok {
+					out.Line.Val = uint32(x194)
 				}
-				if d.rejectedHere(n168) {
+				if d.rejectedHere(n193) {
 					setZero(&out.Line)
 				}
 			}
@@ -5466,8 +5564,9 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 func decodeGenCancelledPermissionOutcome(d *decoder, v *jsonv.Value, out *domain.CancelledPermissionOutcome, skip string) {
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		}
 		if !d.discriminator(m, skip, &skipped, "CancelledPermissionOutcome", &unknown) {
@@ -5483,8 +5582,9 @@ func decodeGenSelectedPermissionOutcome(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "optionId":
 			if !d.claim(m, &seen, 1<<0, "SelectedPermissionOutcome", &unknown) {
@@ -5522,8 +5622,9 @@ func decodeGenUserMessageChunk(d *decoder, v *jsonv.Value, out *domain.UserMessa
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "UserMessageChunk", &unknown) {
@@ -5544,11 +5645,11 @@ func decodeGenUserMessageChunk(d *decoder, v *jsonv.Value, out *domain.UserMessa
 				out.MessageID.State = domain.Null
 			} else {
 				out.MessageID.State = domain.Present
-				n170 := len(d.problems)
+				n195 := len(d.problems)
 				if d.is(mv, jsonv.String, "UserMessageChunk", "string") {
 					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
-				if d.rejectedHere(n170) {
+				if d.rejectedHere(n195) {
 					setZero(&out.MessageID)
 				}
 			}
@@ -5579,8 +5680,9 @@ func decodeGenAgentMessageChunk(d *decoder, v *jsonv.Value, out *domain.AgentMes
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "AgentMessageChunk", &unknown) {
@@ -5601,11 +5703,11 @@ func decodeGenAgentMessageChunk(d *decoder, v *jsonv.Value, out *domain.AgentMes
 				out.MessageID.State = domain.Null
 			} else {
 				out.MessageID.State = domain.Present
-				n171 := len(d.problems)
+				n196 := len(d.problems)
 				if d.is(mv, jsonv.String, "AgentMessageChunk", "string") {
 					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
-				if d.rejectedHere(n171) {
+				if d.rejectedHere(n196) {
 					setZero(&out.MessageID)
 				}
 			}
@@ -5636,8 +5738,9 @@ func decodeGenAgentThoughtChunk(d *decoder, v *jsonv.Value, out *domain.AgentTho
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "AgentThoughtChunk", &unknown) {
@@ -5658,11 +5761,11 @@ func decodeGenAgentThoughtChunk(d *decoder, v *jsonv.Value, out *domain.AgentTho
 				out.MessageID.State = domain.Null
 			} else {
 				out.MessageID.State = domain.Present
-				n172 := len(d.problems)
+				n197 := len(d.problems)
 				if d.is(mv, jsonv.String, "AgentThoughtChunk", "string") {
 					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
-				if d.rejectedHere(n172) {
+				if d.rejectedHere(n197) {
 					setZero(&out.MessageID)
 				}
 			}
@@ -5693,8 +5796,9 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "toolCallId":
 			if !d.claim(m, &seen, 1<<0, "ToolCall", &unknown) {
@@ -5728,11 +5832,11 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Name.State = domain.Null
 			} else {
 				out.Name.State = domain.Present
-				n173 := len(d.problems)
+				n198 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCall", "string") {
 					out.Name.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n173) {
+				if d.rejectedHere(n198) {
 					setZero(&out.Name)
 				}
 			}
@@ -5754,11 +5858,11 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Kind.State = domain.Null
 			} else {
 				out.Kind.State = domain.Present
-				n174 := len(d.problems)
+				n199 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCall", "string") {
 					out.Kind.Val = domain.ToolKind(d.enumValue(mv, genEnums[1], false, "ToolKind"))
 				}
-				if d.rejectedHere(n174) {
+				if d.rejectedHere(n199) {
 					setZero(&out.Kind)
 				}
 			}
@@ -5780,11 +5884,11 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Status.State = domain.Null
 			} else {
 				out.Status.State = domain.Present
-				n175 := len(d.problems)
+				n200 := len(d.problems)
 				if d.is(mv, jsonv.String, "ToolCall", "string") {
 					out.Status.Val = domain.ToolCallStatus(d.enumValue(mv, genEnums[2], false, "ToolCallStatus"))
 				}
-				if d.rejectedHere(n175) {
+				if d.rejectedHere(n200) {
 					setZero(&out.Status)
 				}
 			}
@@ -5806,18 +5910,19 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Content.State = domain.Null
 			} else {
 				out.Content.State = domain.Present
-				n176 := len(d.problems)
+				n201 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ToolCall", "array") {
-					s177 := make([]domain.ToolCallContent, len(mv.Elems()))
-					for i178 := range s177 {
-						ev179 := &mv.Elems()[i178]
-						d.pushIndex(i178)
-						decodeGenToolCallContent(d, ev179, &s177[i178], "ToolCall")
+					elems205 := mv.Elems()
+					s202 := make([]domain.ToolCallContent, len(elems205))
+					for i203 := range s202 {
+						ev204 := &elems205[i203]
+						d.pushIndex(i203)
+						decodeGenToolCallContent(d, ev204, &s202[i203], "ToolCall")
 						d.pop()
 					}
-					out.Content.Val = s177
+					out.Content.Val = s202
 				}
-				if d.rejectedHere(n176) {
+				if d.rejectedHere(n201) {
 					setZero(&out.Content)
 				}
 			}
@@ -5839,20 +5944,21 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Locations.State = domain.Null
 			} else {
 				out.Locations.State = domain.Present
-				n180 := len(d.problems)
+				n206 := len(d.problems)
 				if d.is(mv, jsonv.Array, "ToolCall", "array") {
-					s181 := make([]domain.ToolCallLocation, len(mv.Elems()))
-					for i182 := range s181 {
-						ev183 := &mv.Elems()[i182]
-						d.pushIndex(i182)
-						if d.is(ev183, jsonv.Object, "ToolCall", "object") {
-							decodeGenToolCallLocation(d, ev183, &s181[i182], "")
+					elems210 := mv.Elems()
+					s207 := make([]domain.ToolCallLocation, len(elems210))
+					for i208 := range s207 {
+						ev209 := &elems210[i208]
+						d.pushIndex(i208)
+						if d.is(ev209, jsonv.Object, "ToolCall", "object") {
+							decodeGenToolCallLocation(d, ev209, &s207[i208], "")
 						}
 						d.pop()
 					}
-					out.Locations.Val = s181
+					out.Locations.Val = s207
 				}
-				if d.rejectedHere(n180) {
+				if d.rejectedHere(n206) {
 					setZero(&out.Locations)
 				}
 			}
@@ -5901,8 +6007,9 @@ func decodeGenPlan(d *decoder, v *jsonv.Value, out *domain.Plan, skip string) {
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "entries":
 			if !d.claim(m, &seen, 1<<0, "Plan", &unknown) {
@@ -5911,16 +6018,17 @@ func decodeGenPlan(d *decoder, v *jsonv.Value, out *domain.Plan, skip string) {
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "Plan", "array") {
-				s184 := make([]domain.PlanEntry, len(mv.Elems()))
-				for i185 := range s184 {
-					ev186 := &mv.Elems()[i185]
-					d.pushIndex(i185)
-					if d.is(ev186, jsonv.Object, "Plan", "object") {
-						decodeGenPlanEntry(d, ev186, &s184[i185], "")
+				elems214 := mv.Elems()
+				s211 := make([]domain.PlanEntry, len(elems214))
+				for i212 := range s211 {
+					ev213 := &elems214[i212]
+					d.pushIndex(i212)
+					if d.is(ev213, jsonv.Object, "Plan", "object") {
+						decodeGenPlanEntry(d, ev213, &s211[i212], "")
 					}
 					d.pop()
 				}
-				out.Entries = s184
+				out.Entries = s211
 			}
 			d.pop()
 			continue
@@ -5949,8 +6057,9 @@ func decodeGenAvailableCommandsUpdate(d *decoder, v *jsonv.Value, out *domain.Av
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "availableCommands":
 			if !d.claim(m, &seen, 1<<0, "AvailableCommandsUpdate", &unknown) {
@@ -5959,16 +6068,17 @@ func decodeGenAvailableCommandsUpdate(d *decoder, v *jsonv.Value, out *domain.Av
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "AvailableCommandsUpdate", "array") {
-				s187 := make([]domain.AvailableCommand, len(mv.Elems()))
-				for i188 := range s187 {
-					ev189 := &mv.Elems()[i188]
-					d.pushIndex(i188)
-					if d.is(ev189, jsonv.Object, "AvailableCommandsUpdate", "object") {
-						decodeGenAvailableCommand(d, ev189, &s187[i188], "")
+				elems218 := mv.Elems()
+				s215 := make([]domain.AvailableCommand, len(elems218))
+				for i216 := range s215 {
+					ev217 := &elems218[i216]
+					d.pushIndex(i216)
+					if d.is(ev217, jsonv.Object, "AvailableCommandsUpdate", "object") {
+						decodeGenAvailableCommand(d, ev217, &s215[i216], "")
 					}
 					d.pop()
 				}
-				out.AvailableCommands = s187
+				out.AvailableCommands = s215
 			}
 			d.pop()
 			continue
@@ -5997,8 +6107,9 @@ func decodeGenCurrentModeUpdate(d *decoder, v *jsonv.Value, out *domain.CurrentM
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "currentModeId":
 			if !d.claim(m, &seen, 1<<0, "CurrentModeUpdate", &unknown) {
@@ -6036,8 +6147,9 @@ func decodeGenConfigOptionUpdate(d *decoder, v *jsonv.Value, out *domain.ConfigO
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "configOptions":
 			if !d.claim(m, &seen, 1<<0, "ConfigOptionUpdate", &unknown) {
@@ -6046,14 +6158,15 @@ func decodeGenConfigOptionUpdate(d *decoder, v *jsonv.Value, out *domain.ConfigO
 			d.pushKey(m.Key)
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "ConfigOptionUpdate", "array") {
-				s190 := make([]domain.SessionConfigOption, len(mv.Elems()))
-				for i191 := range s190 {
-					ev192 := &mv.Elems()[i191]
-					d.pushIndex(i191)
-					d.decodeAs(ev192, reflect.ValueOf(&s190[i191]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "ConfigOptionUpdate")
+				elems222 := mv.Elems()
+				s219 := make([]domain.SessionConfigOption, len(elems222))
+				for i220 := range s219 {
+					ev221 := &elems222[i220]
+					d.pushIndex(i220)
+					d.decodeAs(ev221, reflect.ValueOf(&s219[i220]).Elem(), genPlans[4].of(reflect.TypeFor[domain.SessionConfigOption]()), "ConfigOptionUpdate")
 					d.pop()
 				}
-				out.ConfigOptions = s190
+				out.ConfigOptions = s219
 			}
 			d.pop()
 			continue
@@ -6082,8 +6195,9 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "title":
 			if !d.claim(m, &seen, 1<<0, "SessionInfoUpdate", &unknown) {
@@ -6095,11 +6209,11 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n193 := len(d.problems)
+				n223 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfoUpdate", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n193) {
+				if d.rejectedHere(n223) {
 					setZero(&out.Title)
 				}
 			}
@@ -6115,11 +6229,11 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 				out.UpdatedAt.State = domain.Null
 			} else {
 				out.UpdatedAt.State = domain.Present
-				n194 := len(d.problems)
+				n224 := len(d.problems)
 				if d.is(mv, jsonv.String, "SessionInfoUpdate", "string") {
 					out.UpdatedAt.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n194) {
+				if d.rejectedHere(n224) {
 					setZero(&out.UpdatedAt)
 				}
 			}
@@ -6149,8 +6263,9 @@ func decodeGenUsageUpdate(d *decoder, v *jsonv.Value, out *domain.UsageUpdate, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "used":
 			if !d.claim(m, &seen, 1<<0, "UsageUpdate", &unknown) {
@@ -6158,8 +6273,8 @@ func decodeGenUsageUpdate(d *decoder, v *jsonv.Value, out *domain.UsageUpdate, s
 			}
 			d.pushKey(m.Key)
 			mv := &m.Value
-			if x195, ok := d.uintValue(mv, 64, "UsageUpdate"); ok {
-				out.Used = x195
+			if x225, ok := d.uintValue(mv, 64, "UsageUpdate"); ok {
+				out.Used = x225
 			}
 			d.pop()
 			continue
@@ -6169,8 +6284,8 @@ func decodeGenUsageUpdate(d *decoder, v *jsonv.Value, out *domain.UsageUpdate, s
 			}
 			d.pushKey(m.Key)
 			mv := &m.Value
-			if x196, ok := d.uintValue(mv, 64, "UsageUpdate"); ok {
-				out.Size = x196
+			if x226, ok := d.uintValue(mv, 64, "UsageUpdate"); ok {
+				out.Size = x226
 			}
 			d.pop()
 			continue
@@ -6184,11 +6299,11 @@ func decodeGenUsageUpdate(d *decoder, v *jsonv.Value, out *domain.UsageUpdate, s
 				out.Cost.State = domain.Null
 			} else {
 				out.Cost.State = domain.Present
-				n197 := len(d.problems)
+				n227 := len(d.problems)
 				if d.is(mv, jsonv.Object, "UsageUpdate", "object") {
 					decodeGenCost(d, mv, &out.Cost.Val, "")
 				}
-				if d.rejectedHere(n197) {
+				if d.rejectedHere(n227) {
 					setZero(&out.Cost)
 				}
 			}
@@ -6219,8 +6334,9 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "severity":
 			if !d.claim(m, &seen, 1<<0, "Notice", &unknown) {
@@ -6254,11 +6370,11 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n198 := len(d.problems)
+				n228 := len(d.problems)
 				if d.is(mv, jsonv.String, "Notice", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n198) {
+				if d.rejectedHere(n228) {
 					setZero(&out.Description)
 				}
 			}
@@ -6289,8 +6405,9 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "compactionId":
 			if !d.claim(m, &seen, 1<<0, "CompactionUpdate", &unknown) {
@@ -6324,18 +6441,19 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 				out.Summary.State = domain.Null
 			} else {
 				out.Summary.State = domain.Present
-				n199 := len(d.problems)
+				n229 := len(d.problems)
 				if d.is(mv, jsonv.Array, "CompactionUpdate", "array") {
-					s200 := make([]domain.ContentBlock, len(mv.Elems()))
-					for i201 := range s200 {
-						ev202 := &mv.Elems()[i201]
-						d.pushIndex(i201)
-						decodeGenContentBlock(d, ev202, &s200[i201], "CompactionUpdate")
+					elems233 := mv.Elems()
+					s230 := make([]domain.ContentBlock, len(elems233))
+					for i231 := range s230 {
+						ev232 := &elems233[i231]
+						d.pushIndex(i231)
+						decodeGenContentBlock(d, ev232, &s230[i231], "CompactionUpdate")
 						d.pop()
 					}
-					out.Summary.Val = s200
+					out.Summary.Val = s230
 				}
-				if d.rejectedHere(n199) {
+				if d.rejectedHere(n229) {
 					setZero(&out.Summary)
 				}
 			}
@@ -6351,11 +6469,11 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 				out.Error.State = domain.Null
 			} else {
 				out.Error.State = domain.Present
-				n203 := len(d.problems)
+				n234 := len(d.problems)
 				if d.is(mv, jsonv.String, "CompactionUpdate", "string") {
 					out.Error.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n203) {
+				if d.rejectedHere(n234) {
 					setZero(&out.Error)
 				}
 			}
@@ -6386,8 +6504,9 @@ func decodeGenCompactionSummaryChunk(d *decoder, v *jsonv.Value, out *domain.Com
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "compactionId":
 			if !d.claim(m, &seen, 1<<0, "CompactionSummaryChunk", &unknown) {
@@ -6433,8 +6552,9 @@ func decodeGenCompactionSummaryChunk(d *decoder, v *jsonv.Value, out *domain.Com
 func decodeGenCompactionCapabilities(d *decoder, v *jsonv.Value, out *domain.CompactionCapabilities, skip string) {
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		}
 		if !d.discriminator(m, skip, &skipped, "CompactionCapabilities", &unknown) {
@@ -6450,8 +6570,9 @@ func decodeGenSessionConfigOptionsCapabilities(d *decoder, v *jsonv.Value, out *
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "boolean":
 			if !d.claim(m, &seen, 1<<0, "SessionConfigOptionsCapabilities", &unknown) {
@@ -6463,11 +6584,11 @@ func decodeGenSessionConfigOptionsCapabilities(d *decoder, v *jsonv.Value, out *
 				out.Boolean.State = domain.Null
 			} else {
 				out.Boolean.State = domain.Present
-				n204 := len(d.problems)
+				n235 := len(d.problems)
 				if d.is(mv, jsonv.Object, "SessionConfigOptionsCapabilities", "object") {
 					decodeGenBooleanConfigOptionCapabilities(d, mv, &out.Boolean.Val, "")
 				}
-				if d.rejectedHere(n204) {
+				if d.rejectedHere(n235) {
 					setZero(&out.Boolean)
 				}
 			}
@@ -6496,8 +6617,9 @@ func decodeGenSessionConfigOptionsCapabilities(d *decoder, v *jsonv.Value, out *
 func decodeGenNoticeCapabilities(d *decoder, v *jsonv.Value, out *domain.NoticeCapabilities, skip string) {
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		}
 		if !d.discriminator(m, skip, &skipped, "NoticeCapabilities", &unknown) {
@@ -6513,8 +6635,9 @@ func decodeGenElicitationFormCapabilities(d *decoder, v *jsonv.Value, out *domai
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "ElicitationFormCapabilities", &unknown) {
@@ -6540,8 +6663,9 @@ func decodeGenElicitationUrlCapabilities(d *decoder, v *jsonv.Value, out *domain
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "ElicitationUrlCapabilities", &unknown) {
@@ -6567,8 +6691,9 @@ func decodeGenSessionListCapabilities(d *decoder, v *jsonv.Value, out *domain.Se
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionListCapabilities", &unknown) {
@@ -6594,8 +6719,9 @@ func decodeGenSessionDeleteCapabilities(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionDeleteCapabilities", &unknown) {
@@ -6621,8 +6747,9 @@ func decodeGenSessionAdditionalDirectoriesCapabilities(d *decoder, v *jsonv.Valu
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionAdditionalDirectoriesCapabilities", &unknown) {
@@ -6648,8 +6775,9 @@ func decodeGenSessionResumeCapabilities(d *decoder, v *jsonv.Value, out *domain.
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionResumeCapabilities", &unknown) {
@@ -6675,8 +6803,9 @@ func decodeGenSessionCloseCapabilities(d *decoder, v *jsonv.Value, out *domain.S
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "SessionCloseCapabilities", &unknown) {
@@ -6702,8 +6831,9 @@ func decodeGenLogoutCapabilities(d *decoder, v *jsonv.Value, out *domain.LogoutC
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "LogoutCapabilities", &unknown) {
@@ -6729,8 +6859,9 @@ func decodeGenHttpHeader(d *decoder, v *jsonv.Value, out *domain.HttpHeader, ski
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "HttpHeader", &unknown) {
@@ -6779,8 +6910,9 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "audience":
 			if !d.claim(m, &seen, 1<<0, "Annotations", &unknown) {
@@ -6792,20 +6924,21 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.Audience.State = domain.Null
 			} else {
 				out.Audience.State = domain.Present
-				n205 := len(d.problems)
+				n236 := len(d.problems)
 				if d.is(mv, jsonv.Array, "Annotations", "array") {
-					s206 := make([]domain.Role, len(mv.Elems()))
-					for i207 := range s206 {
-						ev208 := &mv.Elems()[i207]
-						d.pushIndex(i207)
-						if d.is(ev208, jsonv.String, "Annotations", "string") {
-							s206[i207] = domain.Role(d.enumValue(ev208, genEnums[6], false, "Role"))
+					elems240 := mv.Elems()
+					s237 := make([]domain.Role, len(elems240))
+					for i238 := range s237 {
+						ev239 := &elems240[i238]
+						d.pushIndex(i238)
+						if d.is(ev239, jsonv.String, "Annotations", "string") {
+							s237[i238] = domain.Role(d.enumValue(ev239, genEnums[6], false, "Role"))
 						}
 						d.pop()
 					}
-					out.Audience.Val = s206
+					out.Audience.Val = s237
 				}
-				if d.rejectedHere(n205) {
+				if d.rejectedHere(n236) {
 					setZero(&out.Audience)
 				}
 			}
@@ -6821,11 +6954,11 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.LastModified.State = domain.Null
 			} else {
 				out.LastModified.State = domain.Present
-				n209 := len(d.problems)
+				n241 := len(d.problems)
 				if d.is(mv, jsonv.String, "Annotations", "string") {
 					out.LastModified.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n209) {
+				if d.rejectedHere(n241) {
 					setZero(&out.LastModified)
 				}
 			}
@@ -6841,11 +6974,11 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.Priority.State = domain.Null
 			} else {
 				out.Priority.State = domain.Present
-				n210 := len(d.problems)
-				if x211, ok := d.floatValue(mv, 64, "Annotations"); ok {
-					out.Priority.Val = x211
+				n242 := len(d.problems)
+				if x243, ok := d.floatValue(mv, 64, "Annotations"); ok {
+					out.Priority.Val = x243
 				}
-				if d.rejectedHere(n210) {
+				if d.rejectedHere(n242) {
 					setZero(&out.Priority)
 				}
 			}
@@ -6905,8 +7038,9 @@ func decodeGenContent(d *decoder, v *jsonv.Value, out *domain.Content, skip stri
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "Content", &unknown) {
@@ -6942,8 +7076,9 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "path":
 			if !d.claim(m, &seen, 1<<0, "Diff", &unknown) {
@@ -6966,11 +7101,11 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 				out.OldText.State = domain.Null
 			} else {
 				out.OldText.State = domain.Present
-				n212 := len(d.problems)
+				n244 := len(d.problems)
 				if d.is(mv, jsonv.String, "Diff", "string") {
 					out.OldText.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n212) {
+				if d.rejectedHere(n244) {
 					setZero(&out.OldText)
 				}
 			}
@@ -7012,8 +7147,9 @@ func decodeGenTerminal(d *decoder, v *jsonv.Value, out *domain.Terminal, skip st
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "terminalId":
 			if !d.claim(m, &seen, 1<<0, "Terminal", &unknown) {
@@ -7051,8 +7187,9 @@ func decodeGenPlanEntry(d *decoder, v *jsonv.Value, out *domain.PlanEntry, skip 
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "content":
 			if !d.claim(m, &seen, 1<<0, "PlanEntry", &unknown) {
@@ -7112,8 +7249,9 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "name":
 			if !d.claim(m, &seen, 1<<0, "AvailableCommand", &unknown) {
@@ -7147,9 +7285,9 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 				out.Input.State = domain.Null
 			} else {
 				out.Input.State = domain.Present
-				n213 := len(d.problems)
+				n245 := len(d.problems)
 				decodeGenAvailableCommandInput(d, mv, &out.Input.Val, "AvailableCommand")
-				if d.rejectedHere(n213) {
+				if d.rejectedHere(n245) {
 					setZero(&out.Input)
 				}
 			}
@@ -7180,8 +7318,9 @@ func decodeGenCost(d *decoder, v *jsonv.Value, out *domain.Cost, skip string) {
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "amount":
 			if !d.claim(m, &seen, 1<<0, "Cost", &unknown) {
@@ -7189,8 +7328,8 @@ func decodeGenCost(d *decoder, v *jsonv.Value, out *domain.Cost, skip string) {
 			}
 			d.pushKey(m.Key)
 			mv := &m.Value
-			if x214, ok := d.floatValue(mv, 64, "Cost"); ok {
-				out.Amount = x214
+			if x246, ok := d.floatValue(mv, 64, "Cost"); ok {
+				out.Amount = x246
 			}
 			d.pop()
 			continue
@@ -7230,8 +7369,9 @@ func decodeGenBooleanConfigOptionCapabilities(d *decoder, v *jsonv.Value, out *d
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "_meta":
 			if !d.claim(m, &seen, 1<<0, "BooleanConfigOptionCapabilities", &unknown) {
@@ -7257,8 +7397,9 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "uri":
 			if !d.claim(m, &seen, 1<<0, "TextResourceContents", &unknown) {
@@ -7292,11 +7433,11 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 				out.MimeType.State = domain.Null
 			} else {
 				out.MimeType.State = domain.Present
-				n215 := len(d.problems)
+				n247 := len(d.problems)
 				if d.is(mv, jsonv.String, "TextResourceContents", "string") {
 					out.MimeType.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n215) {
+				if d.rejectedHere(n247) {
 					setZero(&out.MimeType)
 				}
 			}
@@ -7327,8 +7468,9 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "uri":
 			if !d.claim(m, &seen, 1<<0, "BlobResourceContents", &unknown) {
@@ -7362,11 +7504,11 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 				out.MimeType.State = domain.Null
 			} else {
 				out.MimeType.State = domain.Present
-				n216 := len(d.problems)
+				n248 := len(d.problems)
 				if d.is(mv, jsonv.String, "BlobResourceContents", "string") {
 					out.MimeType.Val = d.str(mv.Str())
 				}
-				if d.rejectedHere(n216) {
+				if d.rejectedHere(n248) {
 					setZero(&out.MimeType)
 				}
 			}
@@ -7423,8 +7565,9 @@ func decodeGenUnstructuredCommandInput(d *decoder, v *jsonv.Value, out *domain.U
 	var seen uint64
 	var skipped bool
 	var unknown domain.Members
-	for i := range v.Members() {
-		m := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		m := &members[i]
 		switch m.Key {
 		case "hint":
 			if !d.claim(m, &seen, 1<<0, "UnstructuredCommandInput", &unknown) {

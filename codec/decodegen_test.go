@@ -218,7 +218,7 @@ func (g *decoderGen) object(t reflect.Type, sp *structPlan) {
 		}
 	}
 	g.printf("\tvar skipped bool\n\tvar unknown domain.Members\n")
-	g.printf("\tfor i := range v.Members() {\n\t\tm := &v.Members()[i]\n\t\tswitch m.Key {\n")
+	g.printf("\tmembers := v.Members()\n\tfor i := range members {\n\t\tm := &members[i]\n\t\tswitch m.Key {\n")
 	for i := range sp.fields {
 		f := &sp.fields[i]
 		if !f.named {
@@ -276,8 +276,10 @@ func (g *decoderGen) value(out string, t reflect.Type, v, def, in string) {
 	case p.class == classSlice:
 		s, i, ev := g.tmp("s"), g.tmp("i"), g.tmp("ev")
 		g.printf("%sif d.is(%s, jsonv.Array, %s, %q) {\n", in, v, def, p.want)
-		g.printf("%s\t%s := make(%s, len(%s.Elems()))\n", in, s, goType(t), v)
-		g.printf("%s\tfor %s := range %s {\n%s\t\t%s := &%s.Elems()[%s]\n%s\t\td.pushIndex(%s)\n", in, i, s, in, ev, v, i, in, i)
+		elems := g.tmp("elems")
+		g.printf("%s\t%s := %s.Elems()\n", in, elems, v)
+		g.printf("%s\t%s := make(%s, len(%s))\n", in, s, goType(t), elems)
+		g.printf("%s\tfor %s := range %s {\n%s\t\t%s := &%s[%s]\n%s\t\td.pushIndex(%s)\n", in, i, s, in, ev, elems, i, in, i)
 		g.value(s+"["+i+"]", p.elem, ev, def, in+"\t\t")
 		g.printf("%s\t\td.pop()\n%s\t}\n%s\t%s = %s\n%s}\n", in, in, in, out, s, in)
 	case p.class == classString && p.enum == nil:

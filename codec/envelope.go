@@ -135,10 +135,11 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 	}
 	switch root.Kind {
 	case jsonv.Array:
+		elems := root.Elems()
 		d.Problems = append(d.Problems, Problem{Kind: ProbBatch,
-			Detail: fmt.Sprintf("a JSON-RPC batch of %d messages", len(root.Elems()))})
-		for i := range root.Elems() {
-			d.decodeMessage(&root.Elems()[i], jsonv.Pointer("").Index(i))
+			Detail: fmt.Sprintf("a JSON-RPC batch of %d messages", len(elems))})
+		for i := range elems {
+			d.decodeMessage(&elems[i], jsonv.Pointer("").Index(i))
 		}
 	case jsonv.Object:
 		d.decodeMessage(&root, "")
@@ -202,8 +203,9 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	}
 	var method, params, result, errv, id *jsonv.Value
 	seen := 0
-	for i := range v.Members() {
-		mem := &v.Members()[i]
+	members := v.Members()
+	for i := range members {
+		mem := &members[i]
 		bit := envelopeBit(mem.Key)
 		if bit == 0 {
 			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})

@@ -285,8 +285,9 @@ func newZedSource(r io.Reader) (source, Format, error) {
 	}
 	lineAt := newLineIndex(all)
 	s := &zedSource{}
-	for i := range v.Elems() {
-		e := &v.Elems()[i]
+	elems := v.Elems()
+	for i := range elems {
+		e := &elems[i]
 		fr := Frame{Synthetic: true, Line: codec.Line{Num: lineAt(e.Start), Offset: int64(e.Start)}}
 		msg, dir, bad := zedMessage(e, all)
 		fr.Dir, fr.Bad = dir, bad

@@ -108,14 +108,16 @@ func mentions(v *jsonv.Value, name string) bool {
 	case jsonv.String:
 		return names(v.Str())
 	case jsonv.Array:
-		for i := range v.Elems() {
-			if mentions(&v.Elems()[i], name) {
+		elems := v.Elems()
+		for i := range elems {
+			if mentions(&elems[i], name) {
 				return true
 			}
 		}
 	case jsonv.Object:
-		for i := range v.Members() {
-			if names(v.Members()[i].Key) || mentions(&v.Members()[i].Value, name) {
+		members := v.Members()
+		for i := range members {
+			if names(members[i].Key) || mentions(&members[i].Value, name) {
 				return true
 			}
 		}
@@ -177,8 +179,9 @@ func checkTraceContext(c *ctx, root reflect.Value, prefix jsonv.Pointer) {
 		if err != nil || tree.Kind != jsonv.Object {
 			return // ACP-EXTN-004 reports a _meta that is not an object
 		}
-		for i := range tree.Members() {
-			mem := &tree.Members()[i]
+		members := tree.Members()
+		for i := range members {
+			mem := &members[i]
 			at := string(ptr.Key("_meta").Key(mem.Key))
 			if why := traceValueProblem(mem.Key, &mem.Value, meta); why != "" {
 				c.add(findings.EXTNTraceContext, at, "_meta %q %s; trace propagation across the connection breaks, since W3C tracers drop a malformed header", mem.Key, why)

@@ -186,8 +186,9 @@ func checkListResult(p *Phase, c *ctx, req Pending) {
 	if !ok || sessions.Kind != jsonv.Array {
 		return // ACP-SES-009, from the codec
 	}
-	for i := range sessions.Elems() {
-		entry := &sessions.Elems()[i]
+	entries := sessions.Elems()
+	for i := range entries {
+		entry := &entries[i]
 		id, _ := stringMember(entry, "sessionId")
 		cwd, hasCwd := stringMember(entry, "cwd")
 		if hasCwd && !isAbsoluteFilePath(cwd) {

@@ -46,8 +46,9 @@ func Redact(line []byte) []byte {
 func collectSecrets(v *jsonv.Value, key string, spans *[][2]int) {
 	switch v.Kind {
 	case jsonv.Object:
-		for i := range v.Members() {
-			m := &v.Members()[i]
+		members := v.Members()
+		for i := range members {
+			m := &members[i]
 			if m.Value.Kind == jsonv.String && secretName(m.Key) {
 				*spans = append(*spans, [2]int{m.Value.Start, m.Value.End})
 				continue
@@ -55,8 +56,9 @@ func collectSecrets(v *jsonv.Value, key string, spans *[][2]int) {
 			collectSecrets(&m.Value, m.Key, spans)
 		}
 	case jsonv.Array:
-		for i := range v.Elems() {
-			e := &v.Elems()[i]
+		elems := v.Elems()
+		for i := range elems {
+			e := &elems[i]
 			if (key == "env" || key == "headers") && e.Kind == jsonv.Object {
 				if val, ok := e.Get("value"); ok && val.Kind == jsonv.String {
 					if _, named := e.Get("name"); named {
