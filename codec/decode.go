@@ -32,6 +32,9 @@ type decoder struct {
 	// metaSeen records that a typed value held a "_meta" member, which
 	// spares the protocol machine a search for one (Decoded.MetaSeen).
 	metaSeen bool
+	// unknownNames indexes the names kept in an object's Unknown members
+	// once there are too many to scan (repeatedUnknown).
+	unknownNames map[*domain.Member]*nameIndex
 }
 
 func newDecoder(src []byte, base jsonv.Pointer) *decoder {
@@ -489,8 +492,14 @@ func (d *decoder) discriminator(m *jsonv.Member, skip string, skipped *bool, def
 }
 
 // undeclared keeps member m, which def does not declare, in unknown so
-// that re-encoding loses nothing, and reports it unless quiet.
+// that re-encoding loses nothing, and reports it unless quiet. A repeat of
+// an undeclared member is as ambiguous as a repeat of a declared one, and
+// is reported the same way, quiet or not.
 func (d *decoder) undeclared(m *jsonv.Member, def string, unknown *domain.Members, quiet bool) {
+	if d.repeatedUnknown(*unknown, m.Key) {
+		d.duplicate(m, def, unknown)
+		return
+	}
 	*unknown = append(*unknown, domain.Member{Name: d.str(m.Key), Value: d.raw(&m.Value)})
 	if !quiet {
 		d.reportMember(m.Key, Problem{Kind: ProbUnknownMember, Def: def,
@@ -588,6 +597,49 @@ func (d *decoder) duplicate(m *jsonv.Member, def string, unknown *domain.Members
 	d.reportMember(m.Key, Problem{Kind: ProbDuplicate, Def: def,
 		Detail: fmt.Sprintf("member %q appears more than once; receivers disagree on which copy wins", m.Key)})
 	*unknown = append(*unknown, domain.Member{Name: d.str(m.Key), Value: d.raw(&m.Value)})
+}
+
+// scanUnknownLimit is the number of Unknown members up to which
+// repeatedUnknown scans them rather than indexing their names.
+const scanUnknownLimit = 16
+
+// nameIndex holds the names of the first n members of an Unknown slice.
+type nameIndex struct {
+	names map[string]struct{}
+	n     int
+}
+
+// repeatedUnknown reports whether an object's Unknown members, unknown,
+// already hold one called name. Scanning them for every member would make
+// a line of many undeclared members quadratic, so past a few the names are
+// indexed. The index is keyed by the slice's first element, which is the
+// same for every call about one object until append moves the slice (a new
+// key, a rebuilt index: amortised linear, like append) and which no other
+// object can share while the key keeps it alive; the decoder, and with it
+// the index, is new for every message.
+func (d *decoder) repeatedUnknown(unknown domain.Members, name string) bool {
+	if len(unknown) < scanUnknownLimit {
+		for i := range unknown {
+			if unknown[i].Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	first := &unknown[0]
+	idx := d.unknownNames[first]
+	if idx == nil {
+		if d.unknownNames == nil {
+			d.unknownNames = map[*domain.Member]*nameIndex{}
+		}
+		idx = &nameIndex{names: make(map[string]struct{}, cap(unknown))}
+		d.unknownNames[first] = idx
+	}
+	for ; idx.n < len(unknown); idx.n++ {
+		idx.names[unknown[idx.n].Name] = struct{}{}
+	}
+	_, ok := idx.names[name]
+	return ok
 }
 
 // armMember routes member m to the inline arm that declares it, reporting

@@ -3,11 +3,15 @@ package codec
 import (
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 // appendValue appends the JSON encoding of rv.
@@ -254,3 +258,142 @@ func appendFloat(b []byte, f float64) []byte {
 	}
 	return strconv.AppendFloat(b, f, format, -1, 64)
 }
+
+// Reencode returns the one message of d's line as Encode writes it, when
+// that is provably the same JSON value as the line: ok is false, and the
+// caller must keep the line's own bytes, when the decode reported any
+// problem (a mistyped member decodes to a zero value, a missing one may
+// be encoded as empty), when the line is not exactly one message, or when
+// the re-encoding differs from the line in anything but member order and
+// insignificant white space: every number spelled as it was, every string
+// the same text, no member added or lost.
+func Reencode(d *Decoded) (out []byte, ok bool) {
+	if len(d.Problems) > 0 || len(d.Msgs) != 1 || d.Msgs[0].Kind == domain.KindInvalid {
+		return nil, false
+	}
+	out = Encode(d.Msgs[0])
+	if !sameJSON(d.Line.Bytes, out) {
+		return nil, false
+	}
+	return out, true
+}
+
+// sameJSON reports whether a and b are one JSON value each and the same
+// value: objects with the same members in any order (a repeated name is
+// never the same), and numbers with the same spelling, since only the
+// spelling is sure to mean the same to every reader (1.0 is not 1 to
+// some, 1e999999 is no float).
+func sameJSON(a, b []byte) bool {
+	if hasLoneSurrogate(a) || hasLoneSurrogate(b) {
+		// The parser reads a lone surrogate escape as U+FFFD, so two
+		// different strings would compare equal.
+		return false
+	}
+	va, err := jsonv.Parse(a)
+	if err != nil {
+		return false
+	}
+	vb, err := jsonv.Parse(b)
+	if err != nil {
+		return false
+	}
+	return sameValue(&va, &vb)
+}
+
+func sameValue(a, b *jsonv.Value) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case jsonv.Null:
+		return true
+	case jsonv.Bool:
+		return a.Bool == b.Bool
+	case jsonv.Number, jsonv.String:
+		return a.Str() == b.Str()
+	case jsonv.Array:
+		ea, eb := a.Elems(), b.Elems()
+		if len(ea) != len(eb) {
+			return false
+		}
+		for i := range ea {
+			if !sameValue(&ea[i], &eb[i]) {
+				return false
+			}
+		}
+		return true
+	case jsonv.Object:
+		ma, uniqueA := sortedMembers(a)
+		mb, uniqueB := sortedMembers(b)
+		if !uniqueA || !uniqueB || len(ma) != len(mb) {
+			return false
+		}
+		for i := range ma {
+			if ma[i].Key != mb[i].Key || !sameValue(&ma[i].Value, &mb[i].Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// sortedMembers returns v's members sorted by name; unique is false when
+// a name repeats.
+func sortedMembers(v *jsonv.Value) (ms []jsonv.Member, unique bool) {
+	ms = slices.Clone(v.Members())
+	slices.SortFunc(ms, func(x, y jsonv.Member) int { return strings.Compare(x.Key, y.Key) })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].Key == ms[i-1].Key {
+			return nil, false
+		}
+	}
+	return ms, true
+}
+
+// hasLoneSurrogate reports whether the JSON text b holds a \u escape of a
+// UTF-16 surrogate that is not half of a pair. In valid JSON every
+// backslash starts an escape inside a string, so b need not be parsed.
+func hasLoneSurrogate(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			continue
+		}
+		if b[i+1] != 'u' {
+			i++ // skip the escaped character, which may be a backslash
+			continue
+		}
+		r, ok := hexRune(b, i+2)
+		i += 5
+		if !ok || !utf16.IsSurrogate(r) {
+			continue
+		}
+		if r >= 0xDC00 {
+			return true // a low surrogate with no high one before it
+		}
+		if i+6 >= len(b) || b[i+1] != '\\' || b[i+2] != 'u' {
+			return true
+		}
+		r2, ok := hexRune(b, i+3)
+		if !ok || r2 < 0xDC00 || r2 > 0xDFFF {
+			return true
+		}
+		i += 6
+	}
+	return false
+}
+
+// hexRune reads the four hex digits of a \u escape at b[i:].
+func hexRune(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[i:i+4]), 16, 16)
+	return rune(n), err == nil
+}
+
+// AppendString appends s as a JSON string, as the encoder writes strings:
+// nothing escaped that JSON does not require (no \u003c for "<"), and
+// bytes that are not UTF-8 written as they are, which acplint's readers
+// give back unchanged.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }

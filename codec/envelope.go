@@ -207,13 +207,15 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	for i := range members {
 		mem := &members[i]
 		bit := envelopeBit(mem.Key)
-		if bit == 0 {
+		if bit == 0 && !dec.repeatedUnknown(m.Unknown, mem.Key) {
 			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
 			dec.reportMember(mem.Key, Problem{Kind: ProbUnknownMember, Def: "JSON-RPC envelope",
 				Detail: fmt.Sprintf("%q is not a JSON-RPC envelope member", mem.Key)})
 			continue
 		}
-		if seen&bit != 0 {
+		// A repeat, of a member of the envelope or of one it does not
+		// declare.
+		if bit == 0 || seen&bit != 0 {
 			dec.reportMember(mem.Key, Problem{Kind: ProbDuplicate,
 				Detail: fmt.Sprintf("envelope member %q appears more than once", mem.Key)})
 			m.Unknown = append(m.Unknown, domain.Member{Name: mem.Key, Value: dec.raw(&mem.Value)})
@@ -333,8 +335,14 @@ func checkEnvelopeID(dec *decoder, id *jsonv.Value) {
 		dec.reportMember("id", Problem{Kind: ProbIDNull, Detail: `the request id is null`})
 	case jsonv.Number:
 		if strings.ContainsAny(id.Str(), ".eE") {
+			// -1e2 is an integer in value, but not in form: decoders that
+			// read ids as integers refuse it like 2.5.
+			what := "has a fractional part"
+			if !strings.Contains(id.Str(), ".") {
+				what = "is written with an exponent"
+			}
 			dec.reportMember("id", Problem{Kind: ProbIDFraction, Value: id.Str(),
-				Detail: fmt.Sprintf("the request id %s has a fractional part", id.Str())})
+				Detail: fmt.Sprintf("the request id %s %s", id.Str(), what)})
 		}
 	case jsonv.String:
 	default:

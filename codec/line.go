@@ -44,19 +44,57 @@ type Line struct {
 	CRLF bool
 	// Unterminated is set for a last line with no final newline.
 	Unterminated bool
+	// TooLong, when set, is the length of a line longer than the reader's
+	// maximum (SetMaxLine), terminator excluded. The reader streamed past
+	// it without keeping it: Bytes is empty.
+	TooLong int64
 }
 
-// LineReader reads lines of any length: a 50 MB message is one line, and
-// no line is ever split or dropped. (bufio.Scanner would stop at 64 KiB.)
+// DefaultMaxLine is the longest line acplint keeps unless told otherwise,
+// in every command that reads lines (lint, fmt, tap, check): twice the
+// largest message the TypeScript SDK accepts (ACP-WIRE-008), so every
+// message a peer could take is checked, while an endless line (acplint lint
+// /dev/zero) cannot exhaust memory.
+const DefaultMaxLine = 64 << 20
+
+// LineReader reads lines of any length up to a maximum (none unless
+// SetMaxLine says): a 50 MB message is one line, and no line is ever split.
+// A line over the maximum is not dropped silently either: it comes back
+// with TooLong set and no bytes, so its number and offset stay right and the
+// lines after it are read as usual. (bufio.Scanner would stop at 64 KiB.)
 type LineReader struct {
 	r      *bufio.Reader
 	num    int
 	offset int64
 	// alloc, when set, provides the memory of each line (SetAlloc); long
-	// gathers a line longer than r's buffer before it moves there.
+	// gathers the pieces of a line longer than r's buffer, and keeps their
+	// memory for the next such line unless they were many.
 	alloc func(n int) []byte
-	long  []byte
+	long  [][]byte
+	// max is the longest line kept, terminator excluded; 0 means no limit.
+	max int
+	// passLong, when set, receives the bytes of each line over max as the
+	// reader streams past them (SetPassLong).
+	passLong io.Writer
+	// tail holds the last two bytes read of the current line, which say
+	// how it ends.
+	tail [2]byte
 }
+
+// SetMaxLine makes Next skip any line longer than n bytes (its terminator
+// not counted) instead of holding it: the reader's memory then stays
+// bounded by n whatever the input, even an endless line. n <= 0 means no
+// limit.
+func (lr *LineReader) SetMaxLine(n int) { lr.max = max(n, 0) }
+
+// SetPassLong makes the reader copy every byte of a line over the maximum,
+// terminator included, to w as it streams past, so a copier (acplint fmt)
+// keeps such a line exactly without ever holding it. Next still returns
+// the line with TooLong set.
+func (lr *LineReader) SetPassLong(w io.Writer) { lr.passLong = w }
+
+// MaxLine is the maximum SetMaxLine set, 0 for none.
+func (lr *LineReader) MaxLine() int { return lr.max }
 
 // SetAlloc makes Next put each line in memory from alloc instead of a new
 // allocation of its own, so that a reader that recycles line memory (lint
@@ -78,8 +116,8 @@ func newLineReaderSize(r io.Reader, size int) *LineReader {
 // Next returns the next line, or io.EOF after the last one. Each returned
 // line owns its bytes, unless SetAlloc said where to put them.
 func (lr *LineReader) Next() (Line, error) {
-	b, err := lr.read()
-	if len(b) == 0 {
+	b, skipped, err := lr.read()
+	if len(b) == 0 && skipped == 0 {
 		if err == nil {
 			err = io.EOF
 		}
@@ -90,6 +128,20 @@ func (lr *LineReader) Next() (Line, error) {
 	}
 	lr.num++
 	l := Line{Num: lr.num, Offset: lr.offset}
+	if skipped > 0 {
+		lr.offset += skipped
+		l.TooLong = skipped
+		if lr.tail[1] == '\n' {
+			l.TooLong--
+			if lr.tail[0] == '\r' {
+				l.TooLong--
+				l.CRLF = true
+			}
+		} else {
+			l.Unterminated = true
+		}
+		return l, nil
+	}
 	lr.offset += int64(len(b))
 	if b[len(b)-1] == '\n' {
 		b = b[:len(b)-1]
@@ -104,31 +156,119 @@ func (lr *LineReader) Next() (Line, error) {
 	return l, nil
 }
 
-// read returns the bytes up to and including the next newline.
-func (lr *LineReader) read() ([]byte, error) {
-	if lr.alloc == nil {
-		return lr.r.ReadBytes('\n')
-	}
+// read returns the bytes up to and including the next newline. A line
+// whose content is longer than lr.max is not returned: read streams past
+// it, holding no more than about lr.max bytes of it, and returns how many
+// bytes it had, terminator included (its last two bytes are in lr.tail).
+func (lr *LineReader) read() (line []byte, skipped int64, err error) {
 	frag, err := lr.r.ReadSlice('\n')
 	if len(frag) == 0 {
-		return nil, err // the end, or a read error
+		return nil, 0, err // the end, or a read error
 	}
+	lr.tail = [2]byte{}
+	lr.keepTail(frag)
+	n := int64(len(frag))
 	if err != bufio.ErrBufferFull {
-		b := lr.alloc(len(frag))
-		copy(b, frag)
-		return b, err
+		if lr.over(n) {
+			lr.pass(frag)
+			return nil, n, err
+		}
+		return lr.own(frag), 0, err
 	}
-	lr.long = append(lr.long[:0], frag...)
-	for err == bufio.ErrBufferFull {
+	// A line longer than the buffer: gather copies of its pieces and put
+	// them together once, so that a line costs about twice its size.
+	lr.gather(0, frag)
+	pieces := 1
+	for err == bufio.ErrBufferFull && !lr.over(n-2) {
 		frag, err = lr.r.ReadSlice('\n')
-		lr.long = append(lr.long, frag...)
+		lr.gather(pieces, frag)
+		pieces++
+		lr.keepTail(frag)
+		n += int64(len(frag))
 	}
-	b := lr.alloc(len(lr.long))
-	copy(b, lr.long)
-	if cap(lr.long) > 1<<20 {
+	var b []byte
+	if !lr.over(n) {
+		b = lr.alloc0(int(n))
+		at := 0
+		for _, p := range lr.long[:pieces] {
+			at += copy(b[at:], p)
+		}
+	}
+	if b == nil {
+		for _, p := range lr.long[:pieces] {
+			lr.pass(p)
+		}
+	}
+	if n > 1<<20 {
 		lr.long = nil // a huge line is rare: do not hold its size for ever
 	}
-	return b, err
+	if b != nil {
+		return b, 0, err
+	}
+	// Too long: count the rest without keeping it.
+	for err == bufio.ErrBufferFull {
+		frag, err = lr.r.ReadSlice('\n')
+		lr.pass(frag)
+		lr.keepTail(frag)
+		n += int64(len(frag))
+	}
+	return nil, n, err
+}
+
+// pass gives the bytes of a line too long to keep to SetPassLong's writer.
+func (lr *LineReader) pass(b []byte) {
+	if lr.passLong != nil {
+		lr.passLong.Write(b)
+	}
+}
+
+// over reports whether a line of n bytes whose last two are lr.tail holds
+// more than lr.max bytes of content (its terminator not counted).
+func (lr *LineReader) over(n int64) bool {
+	if lr.max == 0 {
+		return false
+	}
+	if lr.tail[1] == '\n' {
+		n--
+		if lr.tail[0] == '\r' {
+			n--
+		}
+	}
+	return n > int64(lr.max)
+}
+
+// gather copies frag into piece i of lr.long, reusing its memory.
+func (lr *LineReader) gather(i int, frag []byte) {
+	if i < len(lr.long) {
+		lr.long[i] = append(lr.long[i][:0], frag...)
+	} else {
+		lr.long = append(lr.long, bytes.Clone(frag))
+	}
+}
+
+// keepTail remembers the last two bytes read of the current line.
+func (lr *LineReader) keepTail(frag []byte) {
+	switch n := len(frag); {
+	case n >= 2:
+		lr.tail = [2]byte{frag[n-2], frag[n-1]}
+	case n == 1:
+		lr.tail = [2]byte{lr.tail[1], frag[0]}
+	}
+}
+
+// alloc0 returns memory for a line of n bytes: from alloc when set.
+func (lr *LineReader) alloc0(n int) []byte {
+	if lr.alloc != nil {
+		return lr.alloc(n)
+	}
+	return make([]byte, n)
+}
+
+// own copies a line out of the reader's buffer into memory of its own.
+func (lr *LineReader) own(b []byte) []byte {
+	dst := lr.alloc0(len(b))
+	copy(dst, b)
+	return dst
 }
 
 // IsBlank reports whether the line holds only white space.

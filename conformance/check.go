@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/safefile"
 	"pgregory.net/rapid"
 )
 
@@ -55,6 +58,13 @@ type Options struct {
 	Version string
 	// Progress receives one line per run when set.
 	Progress io.Writer
+	// MaxLine is the longest agent line kept in full; a longer one is read
+	// past and recorded as a gap of its length (ACP-LINT-004 in lint).
+	MaxLine int
+	// MaxTranscript bounds the bytes of one run's transcript kept on disk
+	// (its start); the most recent lines after that are kept in memory and
+	// those between are dropped, with a gap record in their place.
+	MaxTranscript int64
 }
 
 // Defaults for the options left zero.
@@ -69,7 +79,16 @@ const (
 	DefaultCloseGrace      = 3 * time.Second
 	DefaultShrinkTime      = 20 * time.Second
 	DefaultMaxShrinks      = 5
+	// DefaultMaxLine is the longest agent line kept: the codec's, so that
+	// check and lint agree on what a line too long is.
+	DefaultMaxLine = codec.DefaultMaxLine
+	// DefaultMaxTranscript is the start of a run kept on disk.
+	DefaultMaxTranscript = defaultSpillMax
 )
+
+// interruptGrace is the grace at each rung of the close ladder once the
+// check was interrupted (SIGINT, SIGTERM).
+const interruptGrace = 500 * time.Millisecond
 
 func (o *Options) defaults() {
 	set := func(d *time.Duration, v time.Duration) {
@@ -90,6 +109,12 @@ func (o *Options) defaults() {
 	set(&o.CancelGrace, DefaultCancelGrace)
 	set(&o.CloseGrace, DefaultCloseGrace)
 	set(&o.ShrinkTime, DefaultShrinkTime)
+	if o.MaxLine <= 0 {
+		o.MaxLine = DefaultMaxLine
+	}
+	if o.MaxTranscript <= 0 {
+		o.MaxTranscript = DefaultMaxTranscript
+	}
 	if o.MaxShrinks == 0 {
 		o.MaxShrinks = DefaultMaxShrinks
 	}
@@ -125,6 +150,11 @@ type checker struct {
 	runs []*Run
 	// shrinkRuns counts runs made while shrinking.
 	shrinkRuns int
+	// examples counts, per rule or check, the runs whose transcript is kept
+	// to show it.
+	examples map[string]int
+	// transcripts are those of every run, released when the check ends.
+	transcripts []*Transcript
 }
 
 // Check property-tests the agent: a preflight run, then opts.Runs
@@ -146,10 +176,18 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 		return nil, err
 	}
 	k := &checker{ctx: ctx, opts: opts, ws: ws}
+	// Every run's transcript holds a spill file and a ring until the check
+	// is over: the verdict's windows are taken before it returns.
+	defer k.releaseTranscripts()
 	start := time.Now()
 
 	pre := k.execute(preflightPlan())
+	if ctx.Err() != nil && pre.Facts[FactInitialize] == 0 {
+		pre.Transcript.release()
+		return nil, ErrInterrupted
+	}
 	if pre.Facts[FactInitialize] == 0 {
+		pre.Transcript.release()
 		reason := "it never answered initialize"
 		if pre.Failure != nil {
 			reason = pre.Failure.Message
@@ -198,22 +236,41 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 			r.Reproduction = rep
 		}
 	}
+	v.fillWindows()
 	v.ShrinkRuns = k.shrinkRuns
 	v.Total = time.Since(start)
 	v.Seconds, v.TotalSeconds = v.Duration.Seconds(), v.Total.Seconds()
 	return v, nil
 }
 
-// execute runs one sequence and reports progress.
+// execute runs one sequence.
 func (k *checker) execute(plan *Plan) *Run {
-	return execute(k.ctx, &k.opts, k.ws, plan)
+	run := execute(k.ctx, &k.opts, k.ws, plan)
+	k.mu.Lock()
+	k.transcripts = append(k.transcripts, run.Transcript)
+	k.mu.Unlock()
+	return run
 }
 
-// add keeps an exploration run.
+func (k *checker) releaseTranscripts() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, t := range k.transcripts {
+		t.release()
+	}
+}
+
+// add keeps an exploration run. Its transcript is kept only while the
+// verdict may show lines of it: for the first maxExamples runs of each
+// rule or check it fails (one of them also serves a reproduction that does
+// not recur), and for the first run of each harness problem.
 func (k *checker) add(run *Run) {
 	k.mu.Lock()
 	run.N = len(k.runs)
 	k.runs = append(k.runs, run)
+	if !k.needsTranscript(run) {
+		run.Transcript.release()
+	}
 	k.mu.Unlock()
 	if k.opts.Progress != nil {
 		keys := sortedKeys(run.failing(k.opts.FailOn))
@@ -223,6 +280,33 @@ func (k *checker) add(run *Run) {
 		}
 		fmt.Fprintf(k.opts.Progress, "run %d: %d lines, %v: %s\n", run.N, run.Transcript.Len(), run.Duration.Round(time.Millisecond), status)
 	}
+}
+
+// needsTranscript counts run's examples and reports whether any of them is
+// among the first of its kind, which the verdict shows lines of.
+func (k *checker) needsTranscript(run *Run) bool {
+	if k.examples == nil {
+		k.examples = map[string]int{}
+	}
+	need := false
+	note := func(key string) {
+		if k.examples[key] < maxExamples {
+			k.examples[key]++
+			need = true
+		}
+	}
+	if run.Failure != nil {
+		note(run.Failure.Check)
+	}
+	for _, f := range run.Findings {
+		switch {
+		case f.Blame == findings.PartyClient && f.Severity >= findings.SeverityWarning, strings.HasPrefix(f.RuleID, "ACP-LINT-"):
+			note("harness " + f.RuleID)
+		case run.isFailure(f):
+			note(f.RuleID)
+		}
+	}
+	return need
 }
 
 // failing returns the keys (rule ids and harness checks) this run fails
@@ -340,9 +424,13 @@ func (k *checker) reproduce(key string, shown *Run) (*Reproduction, error) {
 		k.shrinkRuns++
 		k.mu.Unlock()
 		if run.failing(findings.SeverityWarning)[key] {
+			if last != nil {
+				last.Transcript.release()
+			}
 			last = run
 			t.Fatalf("the agent breaks %s", key)
 		}
+		run.Transcript.release()
 	})
 	rep := &Reproduction{Key: key}
 	run := last
@@ -368,27 +456,32 @@ func (k *checker) writeReproduction(rep *Reproduction, run *Run) (*Reproduction,
 	rep.Steps = run.Steps
 	rep.Lines = run.Transcript.Len()
 	rep.Failure = run.Failure
-	jsonl := run.Transcript.JSONL()
 	name := "transcript"
+	var file *os.File
 	if k.opts.OutDir != "" {
 		if err := os.MkdirAll(k.opts.OutDir, 0o755); err != nil {
 			return nil, err
 		}
 		name = filepath.Join(k.opts.OutDir, key+".jsonl")
-		if err := os.WriteFile(name, jsonl, 0o644); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(k.opts.OutDir, key+".txt"), []byte(rep.notes(name, run)), 0o644); err != nil {
-			return nil, err
-		}
-		rep.File = name
-		// Lint what is on disk, not what is in memory: that is what a
-		// user will run.
-		data, err := os.ReadFile(name)
+		f, err := writeTranscriptFile(name, run.Transcript)
 		if err != nil {
 			return nil, err
 		}
-		jsonl = data
+		file = f
+		defer file.Close()
+		if err := safefile.WriteFile(filepath.Join(k.opts.OutDir, key+".txt"), []byte(rep.notes(name, run))); err != nil {
+			return nil, err
+		}
+		rep.File = name
+	}
+	// Lint what is on disk, not what is in memory: that is what a user will
+	// run. Without a file, lint the same bytes through a pipe.
+	var jsonl io.Reader = file
+	if file == nil {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(run.Transcript.WriteJSONL(pw)) }()
+		defer pr.Close()
+		jsonl = pr
 	}
 	rep.Command = "acplint lint --clean-end " + shellQuote(name)
 	want := reproducingRules(key)
@@ -412,6 +505,22 @@ func (k *checker) writeReproduction(rep *Reproduction, run *Run) (*Reproduction,
 	}
 	sort.Strings(rep.LintRules)
 	return rep, nil
+}
+
+// writeTranscriptFile writes tr to name (owner-only: a transcript may hold
+// secrets) and returns the file, opened for reading.
+func writeTranscriptFile(name string, tr *Transcript) (*os.File, error) {
+	err := safefile.Replace(name, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := tr.WriteJSONL(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(name)
 }
 
 // reproducingRules are the catalog rules whose finding in a transcript
@@ -486,6 +595,10 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ErrInterrupted says the check was stopped (ctx cancelled) before the
+// agent had answered initialize, so there is no verdict to give.
+var ErrInterrupted = errors.New("interrupted before the agent answered initialize")
 
 // IsStartError reports whether err says the agent would not start.
 func IsStartError(err error) bool {

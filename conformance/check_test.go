@@ -224,20 +224,20 @@ func TestAgentThatWillNotStart(t *testing.T) {
 func TestCloseLadder(t *testing.T) {
 	t.Parallel()
 	rec := &Transcript{}
-	p, err := startProc(fixture(t, "stubborn"), rec)
+	p, err := startProc(fixture(t, "stubborn"), rec, DefaultMaxLine)
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-p.frames // it ignores SIGTERM from now on
-	if step := p.shutdown(200*time.Millisecond, nil); step != ClosedOnKill {
+	if step := p.shutdown(200*time.Millisecond, nil, nil); step != ClosedOnKill {
 		t.Errorf("stubborn agent closed on %q, want %q", step, ClosedOnKill)
 	}
 	rec2 := &Transcript{}
-	p, err = startProc(fixture(t, "reference"), rec2)
+	p, err = startProc(fixture(t, "reference"), rec2, DefaultMaxLine)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if step := p.shutdown(2*time.Second, nil); step != ClosedOnStdin {
+	if step := p.shutdown(2*time.Second, nil, nil); step != ClosedOnStdin {
 		t.Errorf("reference agent closed on %q, want %q", step, ClosedOnStdin)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/acplint/acplint/domain"
 )
 
 // Capability is a client capability the harness may advertise.
@@ -88,8 +90,10 @@ type clientCall struct {
 	done   bool
 	result json.RawMessage
 	err    *rpcErr
-	// respLine is the transcript line of the response.
+	// respLine is the transcript line of the response, respAt when it
+	// was read.
 	respLine int
+	respAt   time.Time
 }
 
 type rpcErr struct {
@@ -133,7 +137,11 @@ type activeTurn struct {
 	// cancelLine is the transcript line of the session/cancel or
 	// session/close that cancelled the turn.
 	cancelLine int
+	cancelAt   time.Time
 	closeCall  *clientCall
+	// firstAnswer is the transcript line of the client's first answer to an
+	// agent request after the cancel.
+	firstAnswer int
 }
 
 // Failure is something the harness itself saw go wrong with the agent:
@@ -175,14 +183,11 @@ type client struct {
 
 	facts   map[Fact]int
 	failure *Failure
-	// unadvertised lists agent calls of methods the client did not
-	// advertise, answered with -32601.
-	unadvertised []string
+	// unadvertised counts agent calls of methods the client did not
+	// advertise, answered with -32601, by method.
+	unadvertised map[string]int
 	// steps is a readable log of what the client did.
 	steps []string
-	// answerLines are the transcript lines of the client's answers to
-	// agent requests.
-	answerLines []int
 	// raceLines are prompt responses that may have crossed their cancel.
 	raceLines map[int]bool
 	// readLines are prompt responses written after the agent read the cancel.
@@ -192,6 +197,8 @@ type client struct {
 	eof     bool
 	// interrupted: the check was stopped from outside.
 	interrupted bool
+	// sentAt is when the last line to the agent was recorded.
+	sentAt time.Time
 }
 
 // Fact is something that happened in a run and that makes a rule
@@ -201,17 +208,27 @@ type Fact string
 func newClient(ctx context.Context, opts *Options, p *proc, plan *Plan, buf *buffers) *client {
 	return &client{
 		ctx: ctx, opts: opts, p: p, rec: p.rec, plan: plan, buf: buf,
-		caps:      map[Capability]bool{},
-		calls:     map[string]*clientCall{},
-		terminals: map[string]*simTerminal{},
-		facts:     map[Fact]int{},
-		raceLines: map[int]bool{},
-		readLines: map[int]bool{},
+		caps:         map[Capability]bool{},
+		calls:        map[string]*clientCall{},
+		terminals:    map[string]*simTerminal{},
+		facts:        map[Fact]int{},
+		unadvertised: map[string]int{},
+		raceLines:    map[int]bool{},
+		readLines:    map[int]bool{},
 	}
 }
 
+// maxSteps bounds the client's log of one run: an agent that asks for
+// permission forever must not grow it without end.
+const maxSteps = 1000
+
 func (c *client) logf(format string, args ...any) {
-	c.steps = append(c.steps, fmt.Sprintf(format, args...))
+	switch {
+	case len(c.steps) < maxSteps:
+		c.steps = append(c.steps, fmt.Sprintf(format, args...))
+	case len(c.steps) == maxSteps:
+		c.steps = append(c.steps, "… (later steps not logged)")
+	}
 }
 
 func (c *client) fail(check, format string, args ...any) {
@@ -225,7 +242,8 @@ func (c *client) write(msg []byte) (int, bool) {
 	if c.failure != nil {
 		return 0, false
 	}
-	line, err := c.p.send(msg, c.opts.ResponseTimeout)
+	line, at, err := c.p.send(msg, c.opts.ResponseTimeout)
+	c.sentAt = at
 	if err != nil {
 		c.crashed(fmt.Sprintf("writing to the agent's stdin failed (%v)", err))
 		return 0, false
@@ -247,7 +265,7 @@ func (c *client) call(method string, params any) *clientCall {
 		return cc
 	}
 	cc.line = line
-	c.calls[fmt.Sprint(id)] = cc
+	c.calls[domain.RequestID{Raw: fmt.Append(nil, id)}.Key()] = cc
 	return cc
 }
 
@@ -274,30 +292,40 @@ func (c *client) answer(msg []byte) {
 	if c.closing {
 		return
 	}
-	if line, ok := c.write(msg); ok {
-		c.answerLines = append(c.answerLines, line)
+	line, ok := c.write(msg)
+	// Answer lines only matter after the running turn's cancel, and only the
+	// first of them (see cancelRead).
+	if t := c.turn; ok && t != nil && t.cancelled && t.firstAnswer == 0 {
+		t.firstAnswer = line
 	}
 }
 
 // wait handles agent messages until cc is answered. It gives up when the
-// agent says nothing for the response timeout (first is used instead for
-// the first response of the run), dies, or the run's watchdog fires.
+// agent says nothing for the response timeout, dies, or the run's watchdog
+// fires. When first is set (the first response of the run), it also gives
+// up first after the agent started, however much the agent says
+// meanwhile: an agent that logs to stdout and never answers does not
+// start.
 func (c *client) wait(cc *clientCall, first time.Duration) bool {
 	timeout := c.opts.ResponseTimeout
+	var deadline time.Time
 	if first > 0 {
-		timeout = first
+		deadline = c.p.start.Add(first)
 	}
 	for !cc.done {
 		if c.failure != nil || c.interrupted {
 			return false
 		}
-		if !c.step(timeout) {
+		if first > 0 {
+			timeout = time.Until(deadline)
+		}
+		if timeout <= 0 || !c.step(timeout) {
 			switch {
 			case c.failure != nil || c.interrupted:
 			case c.eof:
 				c.crashed(fmt.Sprintf("the agent closed stdout while %s (line %d) was pending", cc.method, cc.line))
 			case first > 0:
-				c.fail(CheckStart, "no response to %s (line %d) within the startup timeout of %v", cc.method, cc.line, timeout)
+				c.fail(CheckStart, "no response to %s (line %d) within the startup timeout of %v (the agent wrote %d line(s) on stdout meanwhile)", cc.method, cc.line, first, c.facts[FactAgentLine])
 			default:
 				c.fail(CheckTimeout, "no response to %s (line %d) and no other message for %v", cc.method, cc.line, timeout)
 			}
@@ -307,7 +335,9 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 			return false
 		}
 	}
-	return cc.err == nil
+	// A request whose write failed is done without a response: the failure
+	// says so.
+	return cc.err == nil && c.failure == nil
 }
 
 // crashed records that the agent went away, with its exit status when it
@@ -331,6 +361,7 @@ func (c *client) step(timeout time.Duration) bool {
 			c.eof = true
 			return false
 		}
+		c.p.received(f)
 		c.handle(f)
 		return true
 	case <-timer.C:
@@ -394,17 +425,20 @@ func (c *client) dispatch(f frame, m *wireMsg) {
 
 func (c *client) onResponse(f frame, m *wireMsg) {
 	c.facts[FactAgentResponse]++
-	cc, ok := c.calls[string(bytes.TrimSpace(m.ID))]
+	// Ids match as JSON values (domain.RequestID.Key): 1 is answered by 1.0.
+	key := domain.RequestID{Raw: m.ID}.Key()
+	cc, ok := c.calls[key]
 	if !ok || cc.done {
 		return
 	}
 	cc.done = true
 	cc.respLine = f.num
+	cc.respAt = f.at
 	cc.result = m.Result
 	if m.Error != nil {
 		cc.err = &rpcErr{Code: m.Error.Code, Message: m.Error.Message}
 	}
-	delete(c.calls, string(bytes.TrimSpace(m.ID)))
+	delete(c.calls, key)
 }
 
 func (c *client) onNotification(m *wireMsg) {
@@ -465,7 +499,7 @@ func (c *client) onRequest(m *wireMsg) {
 // protocol machine reports the capability breach; the harness keeps the
 // call for the report.
 func (c *client) unadvertisedCall(m *wireMsg, capability string) {
-	c.unadvertised = append(c.unadvertised, m.Method)
+	c.unadvertised[m.Method]++
 	c.replyError(m.ID, -32601, fmt.Sprintf("Method not found: %s (the client did not advertise %s)", m.Method, capability))
 }
 
@@ -572,6 +606,10 @@ func (c *client) terminal(m *wireMsg) {
 		return
 	}
 	if m.Method == "terminal/create" {
+		if len(c.terminals) >= maxTerminals {
+			c.replyError(m.ID, -32603, "Internal error: too many terminals")
+			return
+		}
 		if c.injectError() {
 			c.logf("fail terminal/create %s (injected)", p.Command)
 			c.replyError(m.ID, -32603, "Internal error: could not spawn "+p.Command+": resource temporarily unavailable")
@@ -612,6 +650,9 @@ func (c *client) terminal(m *wireMsg) {
 	}
 }
 
+// maxTerminals bounds the simulated terminals of one run.
+const maxTerminals = 1024
+
 // cancelTurn cancels the running turn as its plan says.
 func (c *client) cancelTurn(why string, args ...any) {
 	t := c.turn
@@ -619,33 +660,31 @@ func (c *client) cancelTurn(why string, args ...any) {
 	if t.plan.viaClose {
 		c.logf("close %s "+why, append([]any{t.sess.id}, args...)...)
 		t.closeCall = c.call("session/close", map[string]any{"sessionId": t.sess.id})
-		t.cancelLine = t.closeCall.line
+		t.cancelLine, t.cancelAt = t.closeCall.line, c.sentAt
 		return
 	}
 	c.logf("cancel %s "+why, append([]any{t.sess.id}, args...)...)
 	t.cancelLine = c.notify("session/cancel", map[string]any{"sessionId": t.sess.id})
+	t.cancelAt = c.sentAt
 	c.facts[FactCancelSent]++
 }
 
 // cancelRead reports whether the agent must have read the cancel (or
-// close) at line cancel before it wrote the prompt response at line resp.
-// The protocol machine counts a cancel as read once any agent message
-// comes between the two, but a message that was already in the pipe
-// proves nothing. Two things do: the client answered one of the agent's
-// requests in between (stdin is read in order, so an agent that went on
-// after that answer had read the cancel before it), or the agent kept
-// working for the cancel grace period before it answered.
-func (c *client) cancelRead(cancel, resp int) bool {
-	for _, l := range c.answerLines {
-		if cancel < l && l < resp {
-			return true
-		}
+// close) of t before it wrote the prompt response cc. The protocol machine
+// counts a cancel as read once any agent message comes between the two,
+// but a message that was already in the pipe proves nothing. Two things
+// do: the client answered one of the agent's requests in between (stdin is
+// read in order, so an agent that went on after that answer had read the
+// cancel before it), or the agent kept working for the cancel grace period
+// before it answered.
+func (c *client) cancelRead(t *activeTurn, cc *clientCall) bool {
+	if t.firstAnswer > t.cancelLine && t.firstAnswer < cc.respLine {
+		return true
 	}
-	recs := c.rec.Records()
-	if cancel < 1 || resp > len(recs) {
+	if t.cancelLine < 1 || t.cancelAt.IsZero() || cc.respAt.IsZero() {
 		return false
 	}
-	return recs[resp-1].At.Sub(recs[cancel-1].At) >= c.opts.CancelGrace
+	return cc.respAt.Sub(t.cancelAt) >= c.opts.CancelGrace
 }
 
 // openSessions returns the sessions that can take a prompt.

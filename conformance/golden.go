@@ -43,7 +43,7 @@ type Want struct {
 }
 
 // transcriptSections are the section names a case may use for its input.
-var transcriptSections = []string{"transcript.ndjson", "transcript.jsonl", "transcript.zed.json"}
+var transcriptSections = []string{"transcript.ndjson", "transcript.jsonl", "transcript.zed.json", "transcript.acplint.jsonl"}
 
 // LoadCases reads every case in the corpus.
 func LoadCases() ([]*Case, error) {

@@ -27,6 +27,8 @@ func lintCase(t *testing.T, c *conformance.Case) []findings.ValidationFinding {
 		opts.Format = lint.FormatJSONL
 	case "transcript.zed.json":
 		opts.Format = lint.FormatZed
+	case "transcript.acplint.jsonl":
+		opts.Format = lint.FormatTranscript
 	default:
 		opts.Format = lint.FormatNDJSON
 	}

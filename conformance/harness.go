@@ -30,6 +30,8 @@ func (c AgentCommand) String() string {
 type frame struct {
 	line []byte // without its terminator
 	num  int    // transcript line number
+	at   time.Time
+	size int // bytes it holds against maxInFlight
 }
 
 // proc is one running agent process with its stdio.
@@ -48,7 +50,27 @@ type proc struct {
 
 	writeMu sync.Mutex
 	closed  bool // stdin closed
+
+	maxLine int
+	stdout  *os.File
+	// Lines read but not yet handled by the client are bounded by bytes,
+	// not only by count: flow guards inFlight, and the reader waits while
+	// it is over maxInFlight (one line is always let through).
+	flow     sync.Mutex
+	flowCond *sync.Cond
+	inFlight int
+	stopped  bool
+	stopCh   chan struct{}
 }
+
+// maxInFlight bounds the bytes of agent lines read ahead of the client.
+// Beyond it the reader stops reading, the pipe fills and the agent waits:
+// the harness, not the agent, sets the pace.
+const maxInFlight = 4 << 20
+
+// stderrGrace is how long the agent's stderr is read after the agent
+// exited, for anything else that still holds it.
+const stderrGrace = time.Second
 
 // maxStderr bounds what is kept of the agent's stderr: its tail says why
 // it failed, the rest is noise.
@@ -57,7 +79,7 @@ const maxStderr = 64 << 10
 // startProc starts the agent with its stdio on pipes. The agent runs in a
 // process group of its own so that signals reach a wrapper's children too
 // (`go run`, `npx`, shell scripts).
-func startProc(c AgentCommand, rec *Transcript) (*proc, error) {
+func startProc(c AgentCommand, rec *Transcript, maxLine int) (*proc, error) {
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
@@ -73,17 +95,24 @@ func startProc(c AgentCommand, rec *Transcript) (*proc, error) {
 		return nil, err
 	}
 	p := &proc{
-		cmd:    cmd,
-		stdin:  inW,
-		rec:    rec,
-		frames: make(chan frame, 256),
-		eof:    make(chan struct{}),
-		exited: make(chan struct{}),
-		stderr: &tailBuffer{max: maxStderr},
+		cmd:     cmd,
+		stdin:   inW,
+		rec:     rec,
+		frames:  make(chan frame, 256),
+		eof:     make(chan struct{}),
+		exited:  make(chan struct{}),
+		stderr:  &tailBuffer{max: maxStderr},
+		maxLine: maxLine,
+		stdout:  outR,
+		stopCh:  make(chan struct{}),
 	}
+	p.flowCond = sync.NewCond(&p.flow)
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = p.stderr
+	// A process that escaped the agent's group (setsid) may hold stderr
+	// open for ever: once the agent exited, Wait gives up on it after this.
+	cmd.WaitDelay = stderrGrace
 	p.start = time.Now()
 	err = cmd.Start()
 	inR.Close()
@@ -102,22 +131,97 @@ func startProc(c AgentCommand, rec *Transcript) (*proc, error) {
 }
 
 // read records every stdout line the moment it arrives and hands it to
-// the client. Lines of any length are read whole.
+// the client. A line longer than maxLine is not kept: it is streamed past
+// and recorded as a gap of its length.
 func (p *proc) read(r *os.File) {
 	defer close(p.eof)
 	defer close(p.frames)
 	defer r.Close()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			num := p.rec.add(domain.FromAgent, line)
+		line, skipped, err := readLine(br, p.maxLine)
+		switch {
+		case skipped > 0:
+			p.rec.addLost(domain.FromAgent, skipped)
+		case len(line) > 0:
+			num, at := p.rec.add(domain.FromAgent, line)
 			body := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-			p.frames <- frame{line: body, num: num}
+			f := frame{line: body, num: num, at: at, size: len(line)}
+			if !p.reserve(f.size) {
+				return
+			}
+			select {
+			case p.frames <- f:
+			case <-p.stopCh:
+				return
+			}
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// readLine reads one line with its terminator. A line longer than max
+// bytes is consumed without being kept: it returns nil and the line's
+// length.
+func readLine(br *bufio.Reader, max int) (line []byte, skipped int64, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case skipped > 0:
+			skipped += int64(len(chunk))
+		case len(line)+len(chunk) > max:
+			skipped = int64(len(line) + len(chunk))
+			line = nil
+		default:
+			line = append(line, chunk...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, skipped, err
+		}
+	}
+}
+
+// reserve waits until size more bytes may be in flight to the client; it
+// is false once the harness stopped reading.
+func (p *proc) reserve(size int) bool {
+	p.flow.Lock()
+	defer p.flow.Unlock()
+	for p.inFlight > 0 && p.inFlight+size > maxInFlight && !p.stopped {
+		p.flowCond.Wait()
+	}
+	p.inFlight += size
+	return !p.stopped
+}
+
+// received returns a frame's bytes to the flow budget once the client has
+// it.
+func (p *proc) received(f frame) {
+	p.flow.Lock()
+	p.inFlight -= f.size
+	p.flow.Unlock()
+	p.flowCond.Signal()
+}
+
+// stop ends reading: the reader returns (closing the stdout pipe, which a
+// surviving grandchild then finds broken) and nothing more is recorded.
+// It returns once the reader has, and the agent has been waited for (or
+// could not be: it survived SIGKILL).
+func (p *proc) stop() {
+	p.flow.Lock()
+	if !p.stopped {
+		p.stopped = true
+		close(p.stopCh)
+	}
+	p.flow.Unlock()
+	p.flowCond.Broadcast()
+	// Unblocks a read in progress: the pipe is in the runtime's poller.
+	p.stdout.Close()
+	<-p.eof
+	select {
+	case <-p.exited:
+	case <-time.After(stderrGrace + 100*time.Millisecond):
 	}
 }
 
@@ -128,19 +232,19 @@ var errStdinClosed = errors.New("stdin already closed")
 // it is written, so that anything the agent says in reply comes after it.
 // A write that blocks longer than timeout (an agent that stopped reading
 // stdin) fails.
-func (p *proc) send(line []byte, timeout time.Duration) (int, error) {
+func (p *proc) send(line []byte, timeout time.Duration) (int, time.Time, error) {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	if p.closed {
-		return 0, errStdinClosed
+		return 0, time.Time{}, errStdinClosed
 	}
 	full := append(bytes.Clone(line), '\n')
-	num := p.rec.add(domain.FromClient, full)
+	num, at := p.rec.add(domain.FromClient, full)
 	if timeout > 0 {
 		_ = p.stdin.SetWriteDeadline(time.Now().Add(timeout))
 	}
 	_, err := p.stdin.Write(full)
-	return num, err
+	return num, at, err
 }
 
 // closeStdin closes the agent's stdin once.
@@ -179,21 +283,41 @@ const (
 // being drained (so that an agent blocked on a full pipe can still exit,
 // and everything it says on the way out is recorded). drain receives the
 // frames read meanwhile.
-func (p *proc) shutdown(grace time.Duration, drain func(frame)) CloseStep {
+//
+// Once interrupt is closed (the user stopped the check), each rung waits
+// at most interruptGrace, including the one in progress.
+func (p *proc) shutdown(grace time.Duration, interrupt <-chan struct{}, drain func(frame)) CloseStep {
+	l := &ladder{grace: grace, interrupt: interrupt}
+	step := p.closeLadder(l, drain)
+	// Whatever the rung, nothing of the agent's process group outlives the
+	// run: a grandchild (a wrapper's child, a forked helper) that still
+	// holds stdout open, or that the agent left behind when it exited.
+	signalGroup(p.cmd, sigKill)
+	return step
+}
+
+// ladder is the grace of the close ladder's rungs, which an interrupt
+// shortens.
+type ladder struct {
+	grace     time.Duration
+	interrupt <-chan struct{}
+}
+
+func (p *proc) closeLadder(l *ladder, drain func(frame)) CloseStep {
 	already := !p.alive()
 	p.closeStdin()
-	if p.waitExit(grace, drain) {
+	if p.waitExit(l, drain) {
 		if already {
 			return ClosedBefore
 		}
 		return ClosedOnStdin
 	}
 	signalGroup(p.cmd, sigTerm)
-	if p.waitExit(grace, drain) {
+	if p.waitExit(l, drain) {
 		return ClosedOnTerm
 	}
 	signalGroup(p.cmd, sigKill)
-	if p.waitExit(grace, drain) {
+	if p.waitExit(l, drain) {
 		return ClosedOnKill
 	}
 	return ClosedNever
@@ -203,13 +327,24 @@ func (p *proc) shutdown(grace time.Duration, drain func(frame)) CloseStep {
 // end of file, or the grace period is over. A process that exited while
 // something else (a grandchild) still holds stdout open counts as exited
 // when the grace period ends.
-func (p *proc) waitExit(grace time.Duration, drain func(frame)) bool {
-	timer := time.NewTimer(grace)
+func (p *proc) waitExit(l *ladder, drain func(frame)) bool {
+	interrupt := l.interrupt
+	select {
+	case <-interrupt:
+		l.grace = min(l.grace, interruptGrace)
+		interrupt = nil
+	default:
+	}
+	timer := time.NewTimer(l.grace)
 	defer timer.Stop()
 	frames := p.frames
 	exited := p.exited
 	for {
 		select {
+		case <-interrupt:
+			interrupt = nil
+			l.grace = min(l.grace, interruptGrace)
+			timer.Reset(l.grace)
 		case f, ok := <-frames:
 			if !ok {
 				frames = nil
@@ -218,6 +353,7 @@ func (p *proc) waitExit(grace time.Duration, drain func(frame)) bool {
 				}
 				continue
 			}
+			p.received(f)
 			if drain != nil {
 				drain(f)
 			}

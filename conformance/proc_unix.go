@@ -12,9 +12,12 @@ const (
 	sigKill = syscall.SIGKILL
 )
 
-// setProcessGroup starts the agent as the leader of a new process group.
+// setProcessGroup starts the agent as the leader of a new process group,
+// and where the system can, has it killed when acplint dies without the
+// chance to stop it (SIGKILL, a second Ctrl-C).
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setParentDeathSignal(cmd.SysProcAttr)
 }
 
 // signalGroup sends sig to the agent's whole process group, so that the

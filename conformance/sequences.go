@@ -1,10 +1,10 @@
 package conformance
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path"
 	"path/filepath"
 	"time"
@@ -75,8 +75,9 @@ type Run struct {
 	Exit       string
 	Stderr     []byte
 	Findings   []findings.ValidationFinding
-	// Unadvertised are agent calls of methods the client had not advertised.
-	Unadvertised []string
+	// Unadvertised counts agent calls of methods the client had not
+	// advertised, by method.
+	Unadvertised map[string]int
 	// RaceLines are the prompt responses of turns whose cancel the agent
 	// cannot be shown to have read first (see client.cancelRead).
 	RaceLines map[int]bool
@@ -90,13 +91,18 @@ type Run struct {
 // close the agent, and lint what was said.
 func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run {
 	start := time.Now()
-	rec := &Transcript{}
+	rec := &Transcript{spillMax: opts.MaxTranscript}
 	run := &Run{Transcript: rec, Facts: map[Fact]int{}}
-	p, err := startProc(opts.Agent, rec)
+	rec.startLint()
+	p, err := startProc(opts.Agent, rec, opts.MaxLine)
 	if err != nil {
+		rec.finish()
 		run.Failure = &Failure{Check: CheckStart, Message: fmt.Sprintf("could not start %s: %v", opts.Agent, err)}
 		return run
 	}
+	// The run's watchdog must not shorten the close ladder; the user's
+	// interrupt must.
+	interrupt := ctx.Done()
 	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
 	defer cancel()
 	c := newClient(ctx, opts, p, plan, ws.open())
@@ -104,7 +110,9 @@ func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run
 	// Whatever the agent still says is read (and recorded) while the close
 	// ladder runs.
 	c.closing = true
-	run.Close = p.shutdown(opts.CloseGrace, c.handle)
+	run.Close = p.shutdown(opts.CloseGrace, interrupt, c.handle)
+	// A grandchild that keeps stdout open must not keep the run going.
+	p.stop()
 	switch {
 	case c.failure != nil || c.interrupted:
 	case run.Close == ClosedBefore:
@@ -120,18 +128,19 @@ func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run
 	run.Unadvertised = c.unadvertised
 	run.RaceLines = c.raceLines
 	run.ReadLines = c.readLines
-	run.Findings = lintTranscript(rec.JSONL(), "")
+	run.Findings = rec.finish()
 	run.Duration = time.Since(start)
 	return run
 }
 
 // lintTranscript judges a JSONL transcript exactly as `acplint lint
-// --clean-end` does. The harness records both directions completely until
-// the connection closes, so the transcript is never truncated.
-func lintTranscript(jsonl []byte, name string) []findings.ValidationFinding {
-	res, err := lint.Transcript(bytes.NewReader(jsonl), lint.Options{Format: lint.FormatJSONL, File: name, CleanEnd: true})
+// --clean-end` does. The harness records both directions until the
+// connection closes, so the transcript is never truncated.
+func lintTranscript(jsonl io.Reader, name string) []findings.ValidationFinding {
+	res, err := lint.Transcript(jsonl, lint.Options{Format: lint.FormatJSONL, File: name, CleanEnd: true})
 	if err != nil {
-		// Reading from memory cannot fail; keep the error visible anyway.
+		// Reading from a pipe or a file the harness wrote should not fail;
+		// keep the error visible anyway.
 		return []findings.ValidationFinding{findings.New(findings.LINTInternal, findings.Location{File: name}, "linting the transcript failed: "+err.Error())}
 	}
 	return res.Findings
@@ -420,7 +429,7 @@ func (c *client) prompt(a Action) {
 		}
 	}
 	if t.cancelled && cc.respLine > 0 {
-		read := c.cancelRead(t.cancelLine, cc.respLine)
+		read := c.cancelRead(t, cc)
 		if read {
 			c.readLines[cc.respLine] = true
 		}

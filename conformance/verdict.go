@@ -142,8 +142,8 @@ func (k *checker) verdict() *Verdict {
 	}
 	harnessSeen := map[string]bool{}
 	for _, run := range k.runs {
-		for _, m := range run.Unadvertised {
-			v.Unadvertised[m]++
+		for m, n := range run.Unadvertised {
+			v.Unadvertised[m] += n
 		}
 		fired := map[string]bool{}
 		if f := run.Failure; f != nil {
@@ -344,11 +344,16 @@ func (v *Verdict) Write(w io.Writer, f Format) error {
 	return v.writeText(w)
 }
 
-// fillWindows puts each minimal transcript into its reproduction.
+// maxReproductionWindow bounds the lines of a minimal transcript put into
+// the JSON verdict; the file written with --out has them all.
+const maxReproductionWindow = 2000
+
+// fillWindows puts each minimal transcript into its reproduction. Check
+// does it before it returns, while the transcripts are still there.
 func (v *Verdict) fillWindows() {
 	for _, rep := range v.Reproductions {
 		if rep.run != nil && rep.Window == nil {
-			nums := make([]int, rep.run.Transcript.Len())
+			nums := make([]int, min(rep.run.Transcript.Len(), maxReproductionWindow))
 			for i := range nums {
 				nums[i] = i + 1
 			}
@@ -390,11 +395,11 @@ func (v *Verdict) writeText(w io.Writer) error {
 	if len(v.HarnessProblems) > 0 {
 		ew.printf("\nHarness problems (findings against acplint's own client; please report them):\n")
 		for _, o := range v.HarnessProblems {
-			ew.printf("  run %d, line %d: %s (%s)\n", o.Run, o.Finding.Location.Line, o.Finding.Message, o.Finding.RuleID)
+			ew.printf("  run %d, line %d: %s (%s)\n", o.Run, o.Finding.Location.Line, findings.Escape(o.Finding.Message), o.Finding.RuleID)
 		}
 	}
 	for _, o := range v.Notes {
-		ew.printf("\nnote: run %d: %s (%s)\n", o.Run, o.Finding.Message, o.Finding.RuleID)
+		ew.printf("\nnote: run %d: %s (%s)\n", o.Run, findings.Escape(o.Finding.Message), o.Finding.RuleID)
 	}
 	if len(v.Unadvertised) > 0 {
 		var ms []string
@@ -402,7 +407,8 @@ func (v *Verdict) writeText(w io.Writer) error {
 			ms = append(ms, fmt.Sprintf("%s ×%d", m, n))
 		}
 		sort.Strings(ms)
-		ew.printf("\nThe agent called methods the client had not advertised (answered -32601): %s\n", strings.Join(ms, ", "))
+		// The agent names these methods: escaped like every finding.
+		ew.printf("\nThe agent called methods the client had not advertised (answered -32601): %s\n", findings.Escape(strings.Join(ms, ", ")))
 	}
 	ew.printf("\n%d agent rules are not covered by the harness (see -f json).\n", len(v.NotCovered))
 	ew.printf("\nverdict: %s\n", v.Summary)
@@ -430,9 +436,9 @@ func (v *Verdict) writeRule(ew *errWriter, r *RuleResult) {
 		o := r.Examples[0]
 		switch {
 		case o.Failure != nil:
-			ew.printf("        run %d: %s\n", o.Run, o.Failure.Message)
+			ew.printf("        run %d: %s\n", o.Run, findings.Escape(o.Failure.Message))
 		case o.Finding != nil:
-			ew.printf("        run %d, line %d: %s\n", o.Run, o.Finding.Location.Line, o.Finding.Message)
+			ew.printf("        run %d, line %d: %s\n", o.Run, o.Finding.Location.Line, findings.Escape(o.Finding.Message))
 		}
 	}
 	if rep := r.Reproduction; rep != nil {
@@ -558,12 +564,12 @@ func ruleDetail(r *RuleResult) string {
 	for _, o := range r.Examples {
 		switch {
 		case o.Failure != nil:
-			fmt.Fprintf(&b, "run %d: %s\n", o.Run, o.Failure.Message)
+			fmt.Fprintf(&b, "run %d: %s\n", o.Run, findings.Escape(o.Failure.Message))
 		case o.Finding != nil:
-			fmt.Fprintf(&b, "run %d, line %d: %s\n", o.Run, o.Finding.Location.Line, o.Finding.Message)
+			fmt.Fprintf(&b, "run %d, line %d: %s\n", o.Run, o.Finding.Location.Line, findings.Escape(o.Finding.Message))
 		}
 		for _, l := range o.Window {
-			fmt.Fprintf(&b, "  %4d %s\n", l.Line, l.Text)
+			fmt.Fprintf(&b, "  %4d %s\n", l.Line, findings.Escape(l.Text))
 		}
 	}
 	if rep := r.Reproduction; rep != nil && rep.File != "" {

@@ -63,8 +63,9 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
-// RequestID is a JSON-RPC id kept as written: 1, "1" and 1.0 are different
-// ids on the wire, and correlation must not coerce one into another.
+// RequestID is a JSON-RPC id kept as written, so that findings quote and
+// the encoder reproduces its exact spelling. Correlation uses Key, which
+// compares ids as JSON values: 1 and 1.0 are one id, 1 and "1" are not.
 type RequestID struct {
 	Raw json.RawMessage
 }
@@ -101,8 +102,10 @@ func (id RequestID) Kind() IDKind {
 	return IDOther
 }
 
-// Key is the id's exact spelling, used to correlate a response with its request.
-func (id RequestID) Key() string { return string(id.Raw) }
+// Key is the id's canonical form (see idKey), used wherever ids are
+// matched: a response with its request, a reused id, a cancel with what it
+// cancels.
+func (id RequestID) Key() string { return idKey(id.Raw) }
 
 // String renders the id as it appears on the wire.
 func (id RequestID) String() string {

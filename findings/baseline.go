@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 )
 
 // BaselineVersion is the only baseline file format version acplint reads.
@@ -70,45 +68,16 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 	return &b, nil
 }
 
-// WriteBaseline writes a baseline accepting every finding in fs. Findings
-// with the same rule, file and fingerprint share one entry; entries are
-// sorted so regenerated baselines diff cleanly.
+// WriteBaseline writes a baseline accepting every finding in fs
+// (BaselineWriter, which streamed findings use).
 func WriteBaseline(w io.Writer, fs []ValidationFinding) error {
-	b := Baseline{Version: BaselineVersion, Findings: []BaselineEntry{}}
-	seen := map[BaselineEntry]bool{}
-	// prepare sorts by Less, so the message kept for a shared entry is
-	// that of the first occurrence in report order.
-	for _, f := range prepare(fs) {
-		e := baselineEntry(f)
-		if e.Rule == "" {
-			// ReadBaseline rejects such entries, so refuse to write a
-			// file that could not be read back.
-			return fmt.Errorf("%s: finding %q has no rule ID and cannot be baselined", fileLine(f.Location), f.Message)
+	bw := NewBaselineWriter()
+	for _, f := range fs {
+		if err := bw.Add(f); err != nil {
+			return err
 		}
-		key := e
-		key.Message = ""
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		b.Findings = append(b.Findings, e)
 	}
-	slices.SortStableFunc(b.Findings, func(x, y BaselineEntry) int {
-		if c := strings.Compare(x.File, y.File); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.Rule, y.Rule); c != 0 {
-			return c
-		}
-		if c := strings.Compare(x.Message, y.Message); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Fingerprint, y.Fingerprint)
-	})
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(b)
+	return bw.Write(w)
 }
 
 func baselineEntry(f ValidationFinding) BaselineEntry {
@@ -123,37 +92,17 @@ func baselineEntry(f ValidationFinding) BaselineEntry {
 	}
 }
 
-// Filter removes the findings the baseline accepts. kept holds the rest in
-// their original order. Every entry suppresses all findings it matches, so
-// a finding reported twice needs one entry. stale lists, in file order, the
-// entries that matched nothing: the problem they accepted is gone, and the
-// CLI fails the run so the baseline gets trimmed instead of silently
-// accepting the problem should it come back.
+// Filter removes the findings the baseline accepts (see Matcher). kept
+// holds the rest in their original order; stale lists, in file order, the
+// entries that matched nothing.
 //
 // A nil Baseline accepts nothing.
 func (b *Baseline) Filter(fs []ValidationFinding) (kept []ValidationFinding, stale []BaselineEntry) {
-	if b == nil {
-		return slices.Clone(fs), nil
-	}
-	type key struct{ rule, file, fingerprint string }
-	accepted := make(map[key]bool, len(b.Findings))
-	for _, e := range b.Findings {
-		accepted[key{e.Rule, fingerprintFile(e.File), e.Fingerprint}] = true
-	}
-	used := make(map[key]bool, len(b.Findings))
+	m := b.Matcher()
 	for _, f := range fs {
-		e := baselineEntry(f)
-		k := key{e.Rule, e.File, e.Fingerprint}
-		if accepted[k] {
-			used[k] = true
-			continue
-		}
-		kept = append(kept, f)
-	}
-	for _, e := range b.Findings {
-		if !used[key{e.Rule, fingerprintFile(e.File), e.Fingerprint}] {
-			stale = append(stale, e)
+		if !m.Accepts(f) {
+			kept = append(kept, f)
 		}
 	}
-	return kept, stale
+	return kept, m.Stale()
 }

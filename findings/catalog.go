@@ -106,6 +106,7 @@ func All() []*Rule {
 		LINTDirectionUnknown,
 		LINTBadWrapper,
 		LINTInternal,
+		LINTFramesLost,
 		MODEUnknownMode,
 		PERMUnofferedOption,
 		PERMOutcomeShape,

@@ -37,3 +37,15 @@ var LINTInternal = &Rule{
 		"The finding is reported rather than dropped so that a bug in acplint never passes as a clean run; please report it with the transcript.",
 	Undecidable: "reports a bug in acplint itself, not a property of the transcript",
 }
+
+var LINTFramesLost = &Rule{
+	ID:       "ACP-LINT-004",
+	Title:    "frames are missing from the transcript",
+	Severity: SeverityWarning,
+	Blame:    PartyTool,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/transports",
+	Doc: "A recorder (acplint tap) forwards every byte between editor and agent but keeps its recording and live lint off that path: " +
+		"when they fall behind by more than their memory budget, or a line is longer than the longest line they keep, they drop frames rather than slow the connection, and say so at the place of the gap. " +
+		"Findings after a gap may be wrong, because the protocol machine did not see the messages in it (a response to a request it never saw, for example). " +
+		"Give the recorder a faster disk or a larger --queue, or raise --max-line, to record everything.",
+}

@@ -11,7 +11,8 @@ var SCHInvalid = &Rule{
 	TCK:      []string{"ACP-SCHEMA-001"},
 	Doc: "Each known method has its own request, response or notification definition in the ACP schema; results are checked against the method of the request they answer. " +
 		"This catches missing required fields, wrong types and bad discriminators that no narrower rule covers. " +
-		"Validating against the schema root is not enough, because its extension branches accept almost any object.",
+		"Validating against the schema root is not enough, because its extension branches accept almost any object. " +
+		"A member that appears more than once in one object is reported here too, as a warning, whether or not the schema declares it: JSON leaves the choice of copy to each receiver, so two peers may read different messages.",
 }
 
 var SCHUnknownMember = &Rule{

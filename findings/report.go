@@ -50,26 +50,41 @@ type Report struct {
 
 // Write renders r in format f. Findings are sorted with Less and exact
 // duplicates are dropped first, so every format prints the same set in the
-// same order whatever order the checks ran in.
+// same order whatever order the checks ran in. It needs every finding in
+// memory; Stream is the way to report them as they are produced.
 func Write(w io.Writer, f Format, r Report) error {
 	r.Findings = prepare(r.Findings)
-	if r.Tool == "" {
-		r.Tool = "acplint"
+	var extra []sarifRule
+	if f == FormatSARIF {
+		// All findings are known: describe the rules outside the catalog
+		// too, so that every result gets its ruleIndex.
+		extra = extraRules(r.Rules, r.Findings)
 	}
-	switch f {
-	case FormatText:
-		return writeText(w, r)
-	case FormatJSON:
-		return writeJSON(w, r)
-	case FormatSARIF:
-		return writeSARIF(w, r)
-	case FormatGitHub:
-		return writeGitHub(w, r)
-	case FormatJUnit:
-		return writeJUnit(w, r)
+	s, err := newStream(w, f, r, extra)
+	if err != nil {
+		return err
 	}
-	_, err := ParseFormat(string(f))
-	return err
+	defer s.Close()
+	if f == FormatJUnit {
+		// JUnit groups by file: suites follow the order files were given;
+		// files that appear only in findings (a caller that did not list
+		// them) follow, sorted.
+		byFile := map[string][]ValidationFinding{}
+		for _, x := range r.Findings {
+			byFile[x.Location.File] = append(byFile[x.Location.File], x)
+		}
+		for _, file := range junitFileOrder(r.Files, r.Findings) {
+			s.StartFile(file)
+			for _, x := range byFile[file] {
+				s.Add(x)
+			}
+		}
+		return s.Close()
+	}
+	for _, x := range r.Findings {
+		s.Add(x)
+	}
+	return s.Close()
 }
 
 // prepare returns a normalised, sorted, de-duplicated copy of fs. The
@@ -172,9 +187,9 @@ func specLine(f ValidationFinding) string {
 }
 
 // fileLine prints a location as FILE:LINE, or FILE alone for line 0, which
-// means the transcript as a whole.
+// means the transcript as a whole. The name is escaped: it starts a line.
 func fileLine(l Location) string {
-	file := l.File
+	file := Escape(l.File)
 	if file == "" {
 		file = "-"
 	}

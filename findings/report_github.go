@@ -36,16 +36,23 @@ func writeGitHub(w io.Writer, r Report) error {
 	return bw.Flush()
 }
 
-// escapeData escapes a workflow command's message the way the Actions
-// toolkit does (escapeData): %, CR and LF, so a message cannot end the
-// command early or inject a second one. strings.Replacer works in a single
-// pass, so the % it introduces is never escaped again.
+// escapeData escapes a workflow command's message. Escape first shows
+// control characters (CR and LF included, which would end the command early
+// or inject a second one) as escapes, as the text format does; then "%" is
+// escaped the way the Actions toolkit's escapeData does, because the runner
+// unescapes %25, %0D and %0A. strings.Replacer works in a single pass, so the
+// % it introduces is never escaped again.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return dataEscaper.Replace(Escape(s))
 }
 
 // escapeProperty additionally escapes ":" and ",", which separate the
 // command from its message and properties from each other.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return propertyEscaper.Replace(Escape(s))
 }
+
+var (
+	dataEscaper     = strings.NewReplacer("%", "%25")
+	propertyEscaper = strings.NewReplacer("%", "%25", ":", "%3A", ",", "%2C")
+)

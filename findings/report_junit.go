@@ -1,10 +1,13 @@
 package findings
 
 import (
+	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -12,7 +15,17 @@ import (
 // shape that Jenkins, GitLab and the GitHub test-report actions read: one
 // suite per linted file, one test case per finding, and a passing "clean"
 // case for files without findings so they still show up as tested.
+//
+// Both <testsuites> and <testsuite> carry their tests and failures counts
+// as attributes, before the cases they count, and readers (the Surefire
+// schema among them) want them there: the format has no trailing place for
+// them. So the stream writes each suite's cases to a spill file, and each
+// finished suite, now with its counts, to a second one; Close writes the
+// document's header with the totals and copies the suites after it. Memory
+// stays one suite's bookkeeping whatever the number of findings; the disk
+// holds the report twice at most.
 
+// junitSuites is the document's shape, as a reader decodes it.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
@@ -29,6 +42,7 @@ type junitSuite struct {
 }
 
 type junitCase struct {
+	XMLName   xml.Name      `xml:"testcase"`
 	ClassName string        `xml:"classname,attr"`
 	Name      string        `xml:"name,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
@@ -41,71 +55,198 @@ type junitFailure struct {
 	Body    string `xml:",chardata"`
 }
 
-func writeJUnit(w io.Writer, r Report) error {
-	// Suites follow the order files were given; files that appear only in
-	// findings (a caller that did not list them) follow, sorted.
+// junitStream is the state of a JUnit report between NewStream and Close.
+type junitStream struct {
+	tool string
+	// cases holds the current suite's cases; suites the finished suites.
+	// Both are spill files (see spillFile).
+	cases, suites                 *os.File
+	casesUnlinked, suitesUnlinked bool
+	casesBuf, suitesBuf           *bufio.Writer
+	enc                           *xml.Encoder // writes cases into casesBuf
+	open                          bool         // a suite is started
+	file                          string       // the current suite's file
+	tests, failures               int          // the current suite's counts
+	totalTests, totalFailures     int
+	started                       bool // a suite has been written to suites
+}
+
+func startJUnit(r Report) (*junitStream, error) {
+	j := &junitStream{tool: r.Tool}
+	var err error
+	if j.cases, j.casesUnlinked, err = spillFile(); err != nil {
+		return nil, err
+	}
+	if j.suites, j.suitesUnlinked, err = spillFile(); err != nil {
+		j.release()
+		return nil, err
+	}
+	j.casesBuf = bufio.NewWriterSize(j.cases, 64<<10)
+	j.suitesBuf = bufio.NewWriterSize(j.suites, 64<<10)
+	return j, nil
+}
+
+// spillFile creates a temporary file only its owner can read (findings
+// quote traffic that may hold secrets; os.CreateTemp uses mode 0600) and
+// removes its name at once where the system allows it, so nothing is left
+// behind even if acplint is killed.
+func spillFile() (f *os.File, unlinked bool, err error) {
+	f, err = os.CreateTemp("", "acplint-junit-*")
+	if err != nil {
+		return nil, false, fmt.Errorf("junit spill file: %w", err)
+	}
+	// Once unlinked, release must not remove the name: someone else may
+	// have taken it since.
+	return f, os.Remove(f.Name()) == nil, nil
+}
+
+func (j *junitStream) startFile(file string) error {
+	if j.open && j.file == file {
+		return nil
+	}
+	if err := j.endSuite(); err != nil {
+		return err
+	}
+	j.open, j.file, j.tests, j.failures = true, file, 0, 0
+	// A fresh encoder per suite: its first case starts without a newline,
+	// and its indentation continues the document's.
+	j.enc = xml.NewEncoder(j.casesBuf)
+	j.enc.Indent("    ", "  ")
+	return nil
+}
+
+func (j *junitStream) add(f ValidationFinding) error {
+	if !j.open || f.Location.File != j.file {
+		if err := j.startFile(f.Location.File); err != nil {
+			return err
+		}
+	}
+	// Escape keeps what XML 1.0 forbids even as a character reference (C0
+	// controls but tab and newline) out of the document, and shows it
+	// instead of encoding/xml's silent U+FFFD.
+	c := junitCase{ClassName: Escape(j.file), Name: Escape(caseName(f))}
+	detail := junitDetail(f)
+	if f.Severity >= SeverityWarning {
+		c.Failure = &junitFailure{Message: Escape(f.Message), Type: f.Severity.String(), Body: detail}
+		j.failures++
+	} else {
+		// Info findings are observations, not failures; CI shows them
+		// as output of a passing case.
+		c.SystemOut = detail
+	}
+	j.tests++
+	return j.enc.Encode(c)
+}
+
+// endSuite moves the current suite, headed by its counts, from the cases
+// spill file to the suites one.
+func (j *junitStream) endSuite() error {
+	if !j.open {
+		return nil
+	}
+	j.open = false
+	name := Escape(j.file)
+	if j.tests == 0 {
+		j.tests = 1
+		if err := j.enc.Encode(junitCase{ClassName: name, Name: "clean"}); err != nil {
+			return err
+		}
+	}
+	if err := j.enc.Close(); err != nil {
+		return err
+	}
+	if err := j.casesBuf.Flush(); err != nil {
+		return err
+	}
+	j.totalTests += j.tests
+	j.totalFailures += j.failures
+	w := j.suitesBuf
+	w.WriteString("\n  <testsuite name=\"")
+	xml.EscapeText(w, []byte(name))
+	w.WriteString(`" tests="` + strconv.Itoa(j.tests) + `" failures="` + strconv.Itoa(j.failures) + "\">\n")
+	if err := copySpill(w, j.cases); err != nil {
+		return err
+	}
+	w.WriteString("\n  </testsuite>")
+	j.started = true
+	return nil
+}
+
+// copySpill appends the content of f to w and empties f for reuse.
+func copySpill(w io.Writer, f *os.File) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, f); err != nil {
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return err
+}
+
+// finish writes the document: the XML header, <testsuites> with the
+// totals, the suites from the spill file, and the closing tag.
+func (j *junitStream) finish(w *bufio.Writer) error {
+	if err := j.endSuite(); err != nil {
+		return err
+	}
+	if err := j.suitesBuf.Flush(); err != nil {
+		return err
+	}
+	w.WriteString(xml.Header)
+	w.WriteString(`<testsuites name="`)
+	xml.EscapeText(w, []byte(j.tool))
+	w.WriteString(`" tests="` + strconv.Itoa(j.totalTests) + `" failures="` + strconv.Itoa(j.totalFailures) + `">`)
+	if err := copySpill(w, j.suites); err != nil {
+		return err
+	}
+	if j.started {
+		w.WriteString("\n")
+	}
+	_, err := w.WriteString("</testsuites>\n")
+	return err
+}
+
+func (j *junitStream) release() {
+	for _, spill := range []struct {
+		f        *os.File
+		unlinked bool
+	}{{j.cases, j.casesUnlinked}, {j.suites, j.suitesUnlinked}} {
+		if spill.f == nil {
+			continue
+		}
+		spill.f.Close()
+		if !spill.unlinked {
+			os.Remove(spill.f.Name())
+		}
+	}
+}
+
+// junitFileOrder is the order of Write's suites: the files in the order
+// given, then files that appear only in findings (a caller that did not
+// list them), sorted.
+func junitFileOrder(given []string, fs []ValidationFinding) []string {
 	var files []string
 	seen := map[string]bool{}
-	for _, f := range r.Files {
-		if f == "" {
-			f = "-"
-		}
+	for _, f := range given {
+		f = orDash(f)
 		if !seen[f] {
 			seen[f] = true
 			files = append(files, f)
 		}
 	}
-	byFile := map[string][]ValidationFinding{}
 	var extra []string
-	for _, f := range r.Findings {
-		file := f.Location.File
-		if !seen[file] {
+	for _, f := range fs {
+		if file := f.Location.File; !seen[file] {
 			seen[file] = true
 			extra = append(extra, file)
 		}
-		byFile[file] = append(byFile[file], f)
 	}
 	slices.Sort(extra)
-	files = append(files, extra...)
-
-	doc := junitSuites{Name: r.Tool}
-	for _, file := range files {
-		suite := junitSuite{Name: file}
-		for _, f := range byFile[file] {
-			c := junitCase{ClassName: file, Name: caseName(f)}
-			detail := junitDetail(f)
-			if f.Severity >= SeverityWarning {
-				c.Failure = &junitFailure{Message: f.Message, Type: f.Severity.String(), Body: detail}
-				suite.Failures++
-			} else {
-				// Info findings are observations, not failures; CI
-				// shows them as output of a passing case.
-				c.SystemOut = detail
-			}
-			suite.Cases = append(suite.Cases, c)
-		}
-		if len(suite.Cases) == 0 {
-			suite.Cases = append(suite.Cases, junitCase{ClassName: file, Name: "clean"})
-		}
-		suite.Tests = len(suite.Cases)
-		doc.Tests += suite.Tests
-		doc.Failures += suite.Failures
-		doc.Suites = append(doc.Suites, suite)
-	}
-
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	if err := enc.Close(); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return append(files, extra...)
 }
 
 // caseName makes test case names stable and unique enough for CI history:

@@ -1,7 +1,9 @@
 package findings
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -68,7 +70,7 @@ type sarifRuleProps struct {
 
 type sarifResult struct {
 	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
+	RuleIndex           *int              `json:"ruleIndex,omitempty"`
 	Level               string            `json:"level"`
 	Message             sarifText         `json:"message"`
 	Locations           []sarifLocation   `json:"locations"`
@@ -106,7 +108,24 @@ type sarifLogicalLocation struct {
 	Kind               string `json:"kind,omitempty"`
 }
 
-func writeSARIF(w io.Writer, r Report) error {
+// sarifStream is the state of a SARIF report between NewStream and Close.
+// The log is written by hand around its results array, with the same
+// layout json.Encoder's indentation gives the whole log: the header
+// (everything up to "results": [) first, each result as it comes, and the
+// closing brackets last.
+type sarifStream struct {
+	index   map[string]int // rule ID → position in driver.rules
+	tail    []byte         // what follows the results array's "["
+	results int
+	enc     *json.Encoder // encodes one result into buf
+	buf     bytes.Buffer
+}
+
+// sarifResultsIndent is the depth of a result in the log: log object,
+// runs array, run object, results array.
+const sarifResultsIndent = "        "
+
+func startSARIF(w io.Writer, r Report, extra []sarifRule) (*sarifStream, error) {
 	rules := r.Rules
 	if rules == nil {
 		rules = All()
@@ -117,62 +136,123 @@ func writeSARIF(w io.Writer, r Report) error {
 		InformationURI: toolInfoURI,
 		Rules:          make([]sarifRule, 0, len(rules)),
 	}
-	index := make(map[string]int, len(rules))
-	addRule := func(sr sarifRule) int {
-		if i, ok := index[sr.ID]; ok {
-			return i
+	s := &sarifStream{index: make(map[string]int, len(rules))}
+	describe := func(sr sarifRule) {
+		if _, dup := s.index[sr.ID]; !dup {
+			s.index[sr.ID] = len(driver.Rules)
+			driver.Rules = append(driver.Rules, sr)
 		}
-		index[sr.ID] = len(driver.Rules)
-		driver.Rules = append(driver.Rules, sr)
-		return index[sr.ID]
 	}
 	for _, rule := range rules {
 		if rule != nil {
-			addRule(sarifRuleOf(rule))
+			describe(sarifRuleOf(rule))
 		}
 	}
-
-	results := make([]sarifResult, 0, len(r.Findings))
-	for _, f := range r.Findings {
-		// ruleIndex must point into driver.rules. A finding whose rule
-		// is not in the described catalog (a caller-supplied subset, or an
-		// unknown ID read back from JSON) gets a descriptor of its own.
-		var ri int
-		if i, ok := index[f.RuleID]; ok {
-			ri = i
-		} else if f.Rule != nil {
-			ri = addRule(sarifRuleOf(f.Rule))
-		} else {
-			ri = addRule(sarifRule{ID: f.RuleID})
-		}
-		res := sarifResult{
-			RuleID:              f.RuleID,
-			RuleIndex:           ri,
-			Level:               sarifLevel(f.Severity),
-			Message:             sarifText{Text: f.Message},
-			Locations:           []sarifLocation{sarifLocationOf(f.Location, true)},
-			PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(f)},
-			Properties:          &sarifResultProps{Blame: f.Blame.String()},
-		}
-		for i, rel := range f.Related {
-			loc := sarifLocationOf(rel.Location, false)
-			id := i + 1
-			loc.ID = &id
-			loc.Message = &sarifText{Text: rel.Message}
-			res.RelatedLocations = append(res.RelatedLocations, loc)
-		}
-		results = append(results, res)
+	for _, sr := range extra {
+		describe(sr)
 	}
-
 	log := sarifLog{
 		Schema:  sarifSchema,
 		Version: sarifVersion,
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}},
 	}
-	enc := json.NewEncoder(w)
+	var head bytes.Buffer
+	enc := json.NewEncoder(&head)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	if err := enc.Encode(log); err != nil {
+		return nil, err
+	}
+	// No string in the log can hold this text unescaped, so the last
+	// occurrence is the member itself.
+	const empty = `"results": []`
+	at := bytes.LastIndex(head.Bytes(), []byte(empty))
+	if at < 0 {
+		return nil, errors.New("sarif: results array not found in the header")
+	}
+	cut := at + len(empty) - 1
+	s.tail = bytes.Clone(head.Bytes()[cut:])
+	s.enc = json.NewEncoder(&s.buf)
+	s.enc.SetEscapeHTML(false)
+	s.enc.SetIndent(sarifResultsIndent, "  ")
+	_, err := w.Write(head.Bytes()[:cut])
+	return s, err
+}
+
+func (s *sarifStream) add(w io.Writer, f ValidationFinding) error {
+	res := sarifResult{
+		RuleID:              f.RuleID,
+		Level:               sarifLevel(f.Severity),
+		Message:             sarifText{Text: f.Message},
+		Locations:           []sarifLocation{sarifLocationOf(f.Location, true)},
+		PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(f)},
+		Properties:          &sarifResultProps{Blame: f.Blame.String()},
+	}
+	// ruleIndex must point into driver.rules, which is written already: a
+	// rule outside it gets none (SARIF then goes by ruleId).
+	if i, ok := s.index[f.RuleID]; ok {
+		res.RuleIndex = &i
+	}
+	for i, rel := range f.Related {
+		loc := sarifLocationOf(rel.Location, false)
+		id := i + 1
+		loc.ID = &id
+		loc.Message = &sarifText{Text: rel.Message}
+		res.RelatedLocations = append(res.RelatedLocations, loc)
+	}
+	s.buf.Reset()
+	if s.results == 0 {
+		s.buf.WriteString("\n" + sarifResultsIndent)
+	} else {
+		s.buf.WriteString(",\n" + sarifResultsIndent)
+	}
+	if err := s.enc.Encode(res); err != nil {
+		return err
+	}
+	s.results++
+	// Encode ends the value with a newline; the separator or the closing
+	// bracket's line supplies it.
+	_, err := w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+func (s *sarifStream) finish(w io.Writer) error {
+	if s.results > 0 {
+		// Close the array on a line of its own, as the encoder would.
+		if _, err := io.WriteString(w, "\n      "); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(s.tail)
+	return err
+}
+
+// extraRules describes the rules of fs outside rules (the catalog when
+// nil), so that a report of known findings gives every result its
+// ruleIndex. A rule known only by its ID gets a descriptor with the ID.
+func extraRules(rules []*Rule, fs []ValidationFinding) []sarifRule {
+	if rules == nil {
+		rules = All()
+	}
+	described := make(map[string]bool, len(rules))
+	for _, r := range rules {
+		if r != nil {
+			described[r.ID] = true
+		}
+	}
+	var extra []sarifRule
+	for _, f := range fs {
+		if described[f.RuleID] {
+			continue
+		}
+		described[f.RuleID] = true
+		if f.Rule != nil {
+			extra = append(extra, sarifRuleOf(f.Rule))
+		} else {
+			extra = append(extra, sarifRule{ID: f.RuleID})
+		}
+	}
+	return extra
 }
 
 func sarifRuleOf(r *Rule) sarifRule {

@@ -389,7 +389,7 @@ func TestGitHubEscaping(t *testing.T) {
 	if err := Write(&buf, FormatGitHub, Report{Findings: []ValidationFinding{f, info}}); err != nil {
 		t.Fatal(err)
 	}
-	want := "::warning file=a%2Cb%3Ac%25.ndjson,line=2,title=ACP-RPC-008::100%25 wrong,%0D%0Asecond: line\n" +
+	want := "::warning file=a%2Cb%3Ac%25.ndjson,line=2,title=ACP-RPC-008::100%25 wrong,\\r\\nsecond: line\n" +
 		"::notice file=x,title=ACP-WIRE-006::note\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)

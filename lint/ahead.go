@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/internal/slab"
@@ -73,6 +74,10 @@ type frameBatch struct {
 	lines slab.Slab[byte]
 	// decoded receives a value once a decoder is done with the batch.
 	decoded chan struct{}
+	// panicAt is the index of the frame whose decoding panicked (with
+	// panicValue), -1 if none did; the frames from it on are not decoded.
+	panicAt    int
+	panicValue any
 }
 
 // readAhead reads frames from src and decodes them on goroutines of its
@@ -135,14 +140,35 @@ func (ra *readAhead) work() {
 			return
 		}
 		b.dec.Reset()
-		for i := range b.frames {
-			if df := &b.frames[i]; df.fr.Bad == "" {
-				df.d = b.dec.DecodeLine(df.fr.Line)
-			}
-		}
+		decodeFrames(b)
 		b.decoded <- struct{}{}
 	}
 }
+
+// decodeFrames decodes b's frames. A panic in the decoder is recovered
+// and left in b for the machine's goroutine to report (Transcript): a
+// worker that died would leave the machine waiting for the batch.
+func decodeFrames(b *frameBatch) {
+	b.panicAt = -1
+	i := 0
+	defer func() {
+		if v := recover(); v != nil {
+			b.panicAt, b.panicValue = i, v
+		}
+	}()
+	for ; i < len(b.frames); i++ {
+		if df := &b.frames[i]; df.fr.Bad == "" && df.fr.Lost == "" {
+			if testHookDecode != nil {
+				testHookDecode(df.fr.Line.Num)
+			}
+			df.d = b.dec.DecodeLine(df.fr.Line)
+		}
+	}
+}
+
+// testHookDecode, when set by a test, is called before each frame is
+// decoded (a nil check otherwise).
+var testHookDecode func(line int)
 
 // read fills b with the next frames and queues it for the machine; it
 // reports false, leaving b alone, once the source has ended.
@@ -163,7 +189,7 @@ func (ra *readAhead) read(b *frameBatch) bool {
 			break
 		}
 		b.frames = append(b.frames, decodedFrame{fr: fr})
-		size += len(fr.Line.Bytes)
+		size += frameSize(fr)
 		if !ra.whole() {
 			break
 		}
@@ -183,6 +209,17 @@ func (ra *readAhead) read(b *frameBatch) bool {
 		close(ra.ordered)
 	}
 	return true
+}
+
+// frameSize is the memory a frame holds, for batchBytes: its line and the
+// further lines of a run of text, each of which costs a codec.Line besides
+// its bytes (a run of 10 000 one-byte lines is 640 KB, not 10 KB).
+func frameSize(fr Frame) int {
+	n := len(fr.Line.Bytes)
+	for _, x := range fr.Extra {
+		n += len(x.Bytes) + int(unsafe.Sizeof(x))
+	}
+	return n
 }
 
 // next returns the next batch, decoded, or nil after the last one.

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/acplint/acplint/codec"
-	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/transcript"
 )
 
@@ -41,12 +39,18 @@ func (s *canonicalSource) Next() (Frame, error) {
 			}
 			return Frame{Line: l, Bad: fmt.Sprintf("the first line is not an %s header; use --input to name the format", transcript.FormatName)}, nil
 		}
+		if l.TooLong > 0 {
+			return tooLong(l, s.lines.MaxLine()), nil
+		}
 		if l.IsBlank() {
 			continue
 		}
 		f, err := transcript.ParseFrame(l.Bytes)
 		if errors.Is(err, transcript.ErrNotFrame) {
 			return Frame{Line: l, Bad: err.Error()}, nil
+		}
+		if f.Lost != nil {
+			return Frame{Line: codec.Line{Num: l.Num, Offset: l.Offset}, Lost: describeLost(f.Lost)}, nil
 		}
 		data := f.Data
 		wire := codec.Line{Num: l.Num, Offset: l.Offset, Bytes: data}
@@ -57,49 +61,17 @@ func (s *canonicalSource) Next() (Frame, error) {
 	}
 }
 
+// describeLost is the message of the ACP-LINT-004 finding for a gap.
+func describeLost(l *transcript.Lost) string {
+	reason := l.Reason
+	if reason == "" {
+		reason = "the recorder did not say why"
+	}
+	return fmt.Sprintf("%d frames (%d bytes) are missing here: %s; findings after this point may be wrong", l.Frames, l.Bytes, reason)
+}
+
 // isCanonicalHeader reports whether line starts an acplint transcript.
 func isCanonicalHeader(line []byte) bool {
 	_, ok, _ := transcript.ParseHeader(bytes.TrimSpace(line))
 	return ok
-}
-
-// RawFrame is one frame of a transcript as ReadFrames yields it.
-type RawFrame struct {
-	Line int              // line in the input where the frame starts
-	Dir  domain.Direction // DirUnknown when the format does not record it
-	Data []byte           // the frame's bytes as they crossed the wire ("\r" kept)
-	// Bad says why the input line is not a frame of its format; Data is
-	// then the input line.
-	Bad string
-}
-
-// ReadFrames reads a transcript in format f (FormatAuto detects it) and
-// calls fn for every frame, for `acplint convert`. It returns the format
-// read.
-func ReadFrames(r io.Reader, f Format, fn func(RawFrame) error) (Format, error) {
-	src, format, _, err := open(r, f)
-	if err != nil {
-		return "", err
-	}
-	if b, ok := src.(*blockSource); ok {
-		// Conversion keeps physical lines: a message a sender split over
-		// several lines stays split, for lint to report in the new format.
-		src = b.src
-	}
-	for {
-		fr, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return format, nil
-		}
-		if err != nil {
-			return format, err
-		}
-		data := fr.Line.Bytes
-		if fr.Line.CRLF {
-			data = append(bytes.Clone(data), '\r')
-		}
-		if err := fn(RawFrame{Line: fr.Line.Num, Dir: fr.Dir, Data: data, Bad: fr.Bad}); err != nil {
-			return format, err
-		}
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/transcript"
 )
 
 // Format is a transcript format acplint reads.
@@ -67,6 +68,9 @@ type Frame struct {
 	// Bad, when set, says why the frame is not in the declared format
 	// (ACP-LINT-002); Line.Bytes is then the wrapper line itself.
 	Bad string
+	// Lost, when set, says frames are missing from the transcript here (a
+	// recorder's gap record, ACP-LINT-004); the frame carries no message.
+	Lost string
 	// Synthetic marks an envelope acplint rebuilt (Zed), so envelope
 	// members the format drops are not reported missing.
 	Synthetic bool
@@ -78,6 +82,10 @@ type Frame struct {
 	// that a sender split (ACP-WIRE-003); Line.Bytes is then the rebuilt
 	// message.
 	Splits int
+	// Recorded is the frame as the recorder wrote it, when Line.Bytes was
+	// rebuilt from one recorded frame (a jsonl string holding raw
+	// newlines), for convert to copy.
+	Recorded []byte
 }
 
 // source yields frames.
@@ -85,27 +93,54 @@ type source interface {
 	Next() (Frame, error)
 }
 
+// DefaultMaxLine is Options.MaxLine's default, codec.DefaultMaxLine.
+const DefaultMaxLine = codec.DefaultMaxLine
+
 // open detects the format (when auto) and returns a frame source and the
-// buffered reader under it.
+// buffered reader under it. Lines longer than DefaultMaxLine are skipped.
 func open(r io.Reader, f Format) (source, Format, *bufio.Reader, error) {
+	return openMax(r, f, DefaultMaxLine)
+}
+
+// openMax is open with a maximum line length (Options.MaxLine; 0 means
+// DefaultMaxLine). A longer line, or Zed array element, is reported as a
+// frame with Lost set and read past without being held.
+func openMax(r io.Reader, f Format, maxLine int) (source, Format, *bufio.Reader, error) {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
 	br := bufio.NewReaderSize(r, 256<<10)
-	src, f, err := openBuffered(br, f)
+	src, f, err := openBuffered(br, f, maxLine)
 	return src, f, br, err
 }
 
-func openBuffered(br *bufio.Reader, f Format) (source, Format, error) {
+func openBuffered(br *bufio.Reader, f Format, maxLine int) (source, Format, error) {
 	if f == FormatAuto || f == "" {
 		f = sniff(br)
 	}
+	lines := codec.NewLineReader(br)
+	lines.SetMaxLine(maxLine)
 	switch f {
 	case FormatZed:
-		return newZedSource(br)
+		return newZedSource(br, maxLine), FormatZed, nil
 	case FormatJSONL:
-		return &blockSource{src: &jsonlSource{lines: codec.NewLineReader(br)}}, FormatJSONL, nil
+		return &blockSource{src: &jsonlSource{lines: lines}}, FormatJSONL, nil
 	case FormatTranscript:
-		return &canonicalSource{lines: codec.NewLineReader(br)}, FormatTranscript, nil
+		// A recorder keeps the lines that crossed the pipe, so a message
+		// a sender split is split there too, and is rebuilt as in NDJSON.
+		return &blockSource{src: &canonicalSource{lines: lines}}, FormatTranscript, nil
 	}
-	return &blockSource{src: &ndjsonSource{lines: codec.NewLineReader(br)}}, FormatNDJSON, nil
+	return &blockSource{src: &ndjsonSource{lines: lines}}, FormatNDJSON, nil
+}
+
+// tooLong is the frame for a line the line reader skipped for being longer
+// than the maximum (ACP-LINT-004: nothing in it is checked).
+func tooLong(l codec.Line, maxLine int) Frame {
+	return Frame{Line: codec.Line{Num: l.Num, Offset: l.Offset}, Lost: skippedMessage("line", l.TooLong, maxLine)}
+}
+
+func skippedMessage(what string, n int64, maxLine int) string {
+	return fmt.Sprintf("the %s is %d bytes long, more than the longest acplint reads (%d bytes; --max-line raises it): it was skipped unchecked, and findings after it may be wrong", what, n, maxLine)
 }
 
 // sniff looks at the first non-blank line without consuming it.
@@ -162,6 +197,9 @@ func (s *ndjsonSource) Next() (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
+	if l.TooLong > 0 {
+		return tooLong(l, s.lines.MaxLine()), nil
+	}
 	return Frame{Line: l}, nil
 }
 
@@ -175,6 +213,9 @@ var dirNames = map[string]domain.Direction{
 	"agent": domain.FromAgent, "fromagent": domain.FromAgent, "from_agent": domain.FromAgent,
 	"a2c": domain.FromAgent, "agent->client": domain.FromAgent, "agent_to_client": domain.FromAgent,
 	"toclient": domain.FromAgent, "to_client": domain.FromAgent, "stdout": domain.FromAgent, "a->c": domain.FromAgent,
+	// What acplint convert writes for a frame whose sender nobody can
+	// tell: lint infers it again, as for raw NDJSON.
+	"unknown": domain.DirUnknown,
 }
 
 var (
@@ -203,9 +244,25 @@ type jsonlSource struct{ lines *codec.LineReader }
 
 func (s *jsonlSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
 
+// jsonlGap reads a jsonl gap record, {"ts":…,"lost":{"frames","bytes",
+// "reason"}}: the same "lost" object as the acplint format's (package
+// transcript), which acplint check writes where it kept no lines.
+func jsonlGap(v *jsonv.Value, line []byte) (*transcript.Lost, bool) {
+	if lost, ok := v.Get("lost"); !ok || lost.Kind != jsonv.Object {
+		return nil, false
+	}
+	var rec struct {
+		Lost *transcript.Lost `json:"lost"`
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Lost == nil {
+		return nil, false
+	}
+	return rec.Lost, true
+}
+
 func (s *jsonlSource) Next() (Frame, error) {
 	l, err := s.lines.Next()
-	for err == nil && l.IsBlank() {
+	for err == nil && l.IsBlank() && l.TooLong == 0 {
 		// A blank line of the recording is not traffic: the recorder wrote
 		// it, not a peer. (A blank line on the wire is a record whose
 		// message is an empty string.)
@@ -214,6 +271,9 @@ func (s *jsonlSource) Next() (Frame, error) {
 	if err != nil {
 		return Frame{}, err
 	}
+	if l.TooLong > 0 {
+		return tooLong(l, s.lines.MaxLine()), nil
+	}
 	fr := Frame{Line: l}
 	v, perr := jsonv.Parse(l.Bytes)
 	if perr != nil {
@@ -221,6 +281,12 @@ func (s *jsonlSource) Next() (Frame, error) {
 		return fr, nil
 	}
 	dir, msg, ok := wrapperFields(&v)
+	if lost, gap := jsonlGap(&v, l.Bytes); !ok && gap {
+		// acplint check's gap record: lines its transcript did not keep.
+		fr.Line = codec.Line{Num: l.Num, Offset: l.Offset}
+		fr.Lost = describeLost(lost)
+		return fr, nil
+	}
 	if !ok {
 		fr.Bad = fmt.Sprintf("the line lacks a direction (%s) or a message (%s) member",
 			strings.Join(dirKeys, ", "), strings.Join(msgKeys, ", "))
@@ -252,6 +318,7 @@ func (s *jsonlSource) Next() (Frame, error) {
 			// One recorded frame holding raw newlines: the sender split
 			// the message (or wrote several lines at once).
 			if fixed, n := escapeNewlinesInStrings(b); n > 0 && isJSON(fixed) {
+				fr.Recorded = b
 				b, fr.Splits = fixed, n
 			}
 		}
@@ -263,50 +330,222 @@ func (s *jsonlSource) Next() (Frame, error) {
 	return fr, nil
 }
 
-// zedSource reads Zed's pretty-printed array. The array is parsed whole:
-// the format gives no way to stream it.
+// zedSource reads Zed's pretty-printed array as a stream, one element at
+// a time, so memory is bounded by the largest element (at most the
+// maximum line length) rather than by the array. An element that is not
+// JSON is reported and the next one read; an array that is cut off, or
+// ends in a trailing comma, gives every element before the break and one
+// finding for the bad tail.
 type zedSource struct {
-	frames []Frame
-	i      int
+	r   *bufio.Reader
+	max int // longest element kept (Options.MaxLine)
+	// line and offset locate the next byte of r.
+	line   int
+	offset int64
+	state  zedState
+	// elem holds the element being read; reused from one to the next.
+	elem []byte
 }
 
-func newZedSource(r io.Reader) (source, Format, error) {
-	all, err := io.ReadAll(r)
-	if err != nil {
-		return nil, FormatZed, err
-	}
-	v, perr := jsonv.Parse(all)
-	if perr != nil || v.Kind != jsonv.Array {
-		msg := "the input is not a JSON array"
-		if perr != nil {
-			msg = "the input is not JSON: " + perr.Error()
-		}
-		return &zedSource{frames: []Frame{{Line: codec.Line{Num: 1, Bytes: all}, Bad: msg}}}, FormatZed, nil
-	}
-	lineAt := newLineIndex(all)
-	s := &zedSource{}
-	elems := v.Elems()
-	for i := range elems {
-		e := &elems[i]
-		fr := Frame{Synthetic: true, Line: codec.Line{Num: lineAt(e.Start), Offset: int64(e.Start)}}
-		msg, dir, bad := zedMessage(e, all)
-		fr.Dir, fr.Bad = dir, bad
-		if bad != "" {
-			fr.Line.Bytes = e.Raw(all)
-		} else {
-			fr.Line.Bytes = msg
-		}
-		s.frames = append(s.frames, fr)
-	}
-	return s, FormatZed, nil
+type zedState int8
+
+const (
+	zedStart     zedState = iota // before the "["
+	zedFirst                     // after the "[": an element or "]"
+	zedElem                      // after a ",": an element
+	zedAfterElem                 // after an element: "," or "]"
+	zedDone
+)
+
+func newZedSource(r *bufio.Reader, maxLine int) *zedSource {
+	return &zedSource{r: r, max: maxLine, line: 1}
 }
 
 func (s *zedSource) Next() (Frame, error) {
-	if s.i >= len(s.frames) {
+	for {
+		if s.state == zedDone {
+			return Frame{}, io.EOF
+		}
+		start := s.state == zedStart
+		c, err := s.skipSpace(start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Frame{}, err
+		}
+		eof := err != nil
+		switch {
+		case start:
+			if eof || c != '[' {
+				return s.badTail("the input is not a JSON array")
+			}
+			s.readByte()
+			s.state = zedFirst
+		case s.state == zedAfterElem:
+			switch {
+			case eof:
+				return s.badTail(`the array is cut off: it ends without its closing "]"`)
+			case c == ',':
+				s.readByte()
+				s.state = zedElem
+			case c == ']':
+				s.readByte()
+				return s.end()
+			default:
+				return s.badTail(fmt.Sprintf(`%q where a "," or the array's closing "]" should follow the element`, string(rune(c))))
+			}
+		case eof:
+			return s.badTail(`the array is cut off: it ends without its closing "]"`)
+		case c == ']' && s.state == zedElem:
+			return s.badTail(`trailing comma before the array's closing "]"`)
+		case c == ']':
+			s.readByte()
+			return s.end()
+		default:
+			return s.element()
+		}
+	}
+}
+
+// end checks that nothing but white space follows the closing "]".
+func (s *zedSource) end() (Frame, error) {
+	s.state = zedDone
+	_, err := s.skipSpace(false)
+	if err == nil {
+		return s.badTail(`text after the array's closing "]"`)
+	}
+	if errors.Is(err, io.EOF) {
 		return Frame{}, io.EOF
 	}
-	s.i++
-	return s.frames[s.i-1], nil
+	return Frame{}, err
+}
+
+// badTail reports the rest of the input from the current line as not in
+// the format; reading stops there.
+func (s *zedSource) badTail(why string) (Frame, error) {
+	s.state = zedDone
+	return Frame{Line: codec.Line{Num: s.line, Offset: s.offset}, Bad: why}, nil
+}
+
+// element reads one element and returns its frame.
+func (s *zedSource) element() (Frame, error) {
+	loc := codec.Line{Num: s.line, Offset: s.offset}
+	n, complete, err := s.readValue()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Frame{}, err
+	}
+	if !complete {
+		s.state = zedDone
+		return Frame{Line: loc, Bad: `the array is cut off inside this element`}, nil
+	}
+	s.state = zedAfterElem
+	if n > int64(s.max) {
+		return Frame{Line: loc, Lost: skippedMessage("array element", n, s.max)}, nil
+	}
+	raw := s.elem
+	if cap(s.elem) > 1<<20 {
+		s.elem = nil // a huge element is rare: do not hold its size for ever
+	}
+	fr := Frame{Synthetic: true, Line: loc}
+	v, perr := jsonv.Parse(raw)
+	if perr != nil {
+		fr.Bad = "the element is not JSON: " + perr.Error()
+		fr.Line.Bytes = bytes.Clone(raw)
+		return fr, nil
+	}
+	msg, dir, bad := zedMessage(&v, raw)
+	fr.Dir, fr.Bad = dir, bad
+	if bad != "" {
+		fr.Line.Bytes = bytes.Clone(raw)
+	} else {
+		fr.Line.Bytes = msg
+	}
+	return fr, nil
+}
+
+// readValue reads one JSON value's bytes into s.elem (keeping at most
+// s.max of them) and returns its length. It follows strings and nesting
+// only to find where the value ends; jsonv judges it. complete is false
+// when the input ends inside the value.
+func (s *zedSource) readValue() (n int64, complete bool, err error) {
+	s.elem = s.elem[:0]
+	depth := 0
+	inString, escaped := false, false
+	for {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			// A bare scalar (a number, true) ends at the end of the input.
+			return n, n > 0 && depth == 0 && !inString, err
+		}
+		if n > 0 && depth == 0 && !inString && (c == ',' || c == ']' || isSpace(c)) {
+			s.r.UnreadByte()
+			return n, true, nil
+		}
+		s.advance(c)
+		n++
+		if n <= int64(s.max) {
+			s.elem = append(s.elem, c)
+		}
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+				if depth == 0 {
+					return n, true, nil
+				}
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth <= 0 {
+				return n, true, nil
+			}
+		}
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// skipSpace reads past white space (and, at the start, a byte order mark)
+// and returns the next byte without consuming it.
+func (s *zedSource) skipSpace(start bool) (byte, error) {
+	if start {
+		if bom, _ := s.r.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+			s.r.Discard(3)
+			s.offset += 3
+		}
+	}
+	for {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if !isSpace(c) {
+			s.r.UnreadByte()
+			return c, nil
+		}
+		s.advance(c)
+	}
+}
+
+// readByte consumes the byte skipSpace returned.
+func (s *zedSource) readByte() {
+	c, _ := s.r.ReadByte()
+	s.advance(c)
+}
+
+// advance moves the location past c.
+func (s *zedSource) advance(c byte) {
+	s.offset++
+	if c == '\n' {
+		s.line++
+	}
 }
 
 // zedMessage rebuilds the JSON-RPC message of one Zed log element.
@@ -378,29 +617,6 @@ func isZedError(v *jsonv.Value) bool {
 	return okc && okm && c.Kind == jsonv.Number && m.Kind == jsonv.String
 }
 
-// newLineIndex returns a function from byte offset to 1-based line.
-func newLineIndex(src []byte) func(off int) int {
-	var starts []int
-	starts = append(starts, 0)
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return func(off int) int {
-		lo, hi := 0, len(starts)
-		for lo+1 < hi {
-			mid := (lo + hi) / 2
-			if starts[mid] <= off {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		return lo + 1
-	}
-}
-
 var errStop = errors.New("stop")
 
 // Limits of the search for the rest of a split message: a pretty-printed
@@ -411,6 +627,21 @@ const (
 	// closing is remembered, so the lines it crossed are not tried again.
 	minUnclosedMemo = 64
 	maxJoinBytes    = 64 << 20
+	// A run of text lines reported as one frame ends after this many lines
+	// or bytes, so that the lines it holds stay bounded: an endless log
+	// gives one finding per run, not one per line, nor one frame holding
+	// the whole input.
+	maxRunLines = maxJoinLines
+	maxRunBytes = 1 << 20
+	// The search for split messages may scan each byte it reads this many
+	// times over (plus joinWorkSlack): the attempts from successive lines
+	// of a run that never closes overlap, and without a budget a run of n
+	// lines that open a value costs n² (issue 13, row 8). Past the budget,
+	// the search gives up until more input is read, and the lines are
+	// reported as text. Real transcripts stay far below: a split message is
+	// scanned once to rebuild it and once to check it.
+	joinWorkFactor = 4
+	joinWorkSlack  = 1 << 20
 )
 
 // blockSource regroups the frames of a line-based source. A message split
@@ -430,13 +661,20 @@ type blockSource struct {
 	head                     int          // the first frame of buf not yet returned
 	err                      error        // what ended the underlying source (io.EOF at the end)
 	done                     bool
+	// read counts the bytes of the lines read, joinWork those the search
+	// for split messages scanned (joinWorkFactor).
+	read, joinWork int64
+	// found is the last split message join rebuilt, at absolute frame
+	// foundAt spanning foundLines frames: Next asks for it twice.
+	foundAt, foundLines int
+	found               []byte
 }
 
 type aheadFrame struct {
 	fr Frame
 	// json is 1 when the frame's line is JSON on its own, -1 when it is
-	// not, 0 when not yet known.
-	json int8
+	// not, 0 when not yet known; message likewise for isMessageLike.
+	json, message int8
 }
 
 func (s *blockSource) setLineAlloc(alloc func(n int) []byte) {
@@ -456,6 +694,7 @@ func (s *blockSource) peek(i int) (*aheadFrame, bool) {
 			break
 		}
 		s.buf = append(s.buf, aheadFrame{fr: fr})
+		s.read += int64(len(fr.Line.Bytes)) + 1
 	}
 	if s.head+i >= len(s.buf) {
 		return nil, false
@@ -472,6 +711,17 @@ func (a *aheadFrame) lineIsJSON() bool {
 		}
 	}
 	return a.json > 0
+}
+
+// wholeMessage reports whether frame a is a JSON-RPC message on its own.
+func (a *aheadFrame) wholeMessage() bool {
+	if a.message == 0 {
+		a.message = -1
+		if a.lineIsJSON() && isMessageLike(a.fr.Line.Bytes) {
+			a.message = 1
+		}
+	}
+	return a.message > 0
 }
 
 // text reports whether a is a traffic line that is not JSON: neither a
@@ -499,8 +749,8 @@ func (s *blockSource) Next() (Frame, error) {
 		// pretty-printed dump of something else, reported as one text run.
 		return s.take(n), nil
 	}
-	n := 1
-	for {
+	n, size := 1, len(first.fr.Line.Bytes)
+	for n < maxRunLines && size < maxRunBytes {
 		next, ok := s.peek(n)
 		if !ok || !next.text() || next.fr.Dir != first.fr.Dir {
 			break
@@ -508,6 +758,7 @@ func (s *blockSource) Next() (Frame, error) {
 		if _, _, joins := s.join(n); joins {
 			break // a split message starts here
 		}
+		size += len(next.fr.Line.Bytes)
 		n++
 	}
 	return s.take(n), nil
@@ -524,12 +775,18 @@ func (s *blockSource) take(n int) Frame {
 	clear(ahead[:n])
 	s.head += n
 	s.consumed += n
-	if s.head == len(s.buf) {
-		// Start over at the front of the backing array, so that one array
-		// serves the whole transcript instead of the read-ahead creeping
-		// forward and growing a new one. (Most frames are taken as soon as
-		// they are read, so this is the common case.)
-		s.buf, s.head = s.buf[:0], 0
+	if s.foundAt < s.consumed {
+		s.found = nil // taken, or passed over
+	}
+	if s.head >= len(s.buf)-s.head {
+		// Move what is left to the front of the backing array, so that
+		// one array serves the whole transcript instead of the read-ahead
+		// creeping forward and growing a new one. Most frames are taken
+		// as soon as they are read, and nothing is left to move; at most
+		// as many frames are moved as were taken, which keeps it linear.
+		left := copy(s.buf, s.buf[s.head:])
+		clear(s.buf[left:])
+		s.buf, s.head = s.buf[:left], 0
 	}
 	return fr
 }
@@ -544,7 +801,11 @@ func (s *blockSource) join(k int) (n int, msg []byte, ok bool) {
 	if len(b) == 0 || (b[0] != '{' && b[0] != '[') {
 		return 0, nil, false
 	}
-	if abs := s.consumed + k; abs > s.unclosedFrom && abs <= s.unclosedTo {
+	abs := s.consumed + k
+	if s.found != nil && abs == s.foundAt {
+		return s.foundLines, s.found, true
+	}
+	if abs > s.unclosedFrom && abs <= s.unclosedTo {
 		// An earlier attempt from a line above ran through this one
 		// without the value ever closing: the lines are garbage, and
 		// trying again from every line would take quadratic time.
@@ -564,22 +825,29 @@ func (s *blockSource) join(k int) (n int, msg []byte, ok bool) {
 		if i == k {
 			line = b
 		} else {
-			if a.fr.Bad != "" || a.fr.Synthetic || a.fr.Splits > 0 || a.fr.Dir != first.fr.Dir {
+			if a.fr.Bad != "" || a.fr.Lost != "" || a.fr.Synthetic || a.fr.Splits > 0 || a.fr.Dir != first.fr.Dir {
 				return 0, nil, false
 			}
-			if a.lineIsJSON() && isMessageLike(a.fr.Line.Bytes) {
+			if a.wholeMessage() {
 				// A whole message on its own line: the line that
 				// started the search was cut short, not split.
 				return 0, nil, false
 			}
 		}
+		if !s.spend(len(line) + 1) {
+			return 0, nil, false
+		}
 		if !sc.feed(line, &out) {
 			return 0, nil, false
 		}
 		if sc.depth == 0 && !sc.inString {
-			if i == k || !isJSON(out.Bytes()) {
+			if i == k {
 				return 0, nil, false
 			}
+			if !s.spend(out.Len()) || !isJSON(out.Bytes()) {
+				return 0, nil, false
+			}
+			s.foundAt, s.foundLines, s.found = abs, i-k+1, out.Bytes()
 			return i - k + 1, out.Bytes(), true
 		}
 		if sc.inString {
@@ -588,6 +856,18 @@ func (s *blockSource) join(k int) (n int, msg []byte, ok bool) {
 			out.WriteByte('\n')
 		}
 	}
+}
+
+// spend counts n bytes of work for the search for split messages, unless
+// they would take it past its budget (joinWorkFactor): then it reports
+// false and the search gives up. The budget never goes into debt, so the
+// input read after a costly stretch pays for the searches there.
+func (s *blockSource) spend(n int) bool {
+	if s.joinWork+int64(n) > joinWorkFactor*s.read+joinWorkSlack {
+		return false
+	}
+	s.joinWork += int64(n)
+	return true
 }
 
 // jsonScanner follows string and nesting state across the lines of a

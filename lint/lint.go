@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,14 +30,37 @@ type Options struct {
 	// version instead of the compiled-in one (schema.go).
 	Schema *Schema
 	// OnFinding, when set, is called with each finding as soon as it is
-	// found, in transcript order (tap's live output). Findings reported at
-	// the end (unanswered requests, leaks) arrive last. Result still holds
-	// every finding, sorted.
+	// found, in transcript order (tap's live output, lint's streamed
+	// report). Findings known only at the end (unanswered requests, leaks,
+	// counts of a line ending, the MaxPerRule summaries) arrive last.
+	// Result.Findings then stays empty: nothing is kept, so memory does not
+	// grow with the number of findings. Without OnFinding, Result.Findings
+	// holds them, sorted with findings.Less.
 	OnFinding func(findings.ValidationFinding)
+	// Filter, when set, drops the findings it returns false for before
+	// they count towards MaxPerRule (the CLI's --disable, --severity and
+	// --baseline), so that findings nobody sees never hide ones they would.
+	Filter func(findings.ValidationFinding) bool
+	// MaxPerRule caps the findings of one rule reported for the transcript:
+	// later ones are only counted, and one summary finding at the end
+	// ("… and N more like this") stands for them all. 0 means
+	// DefaultMaxPerRule; a negative value means no cap.
+	MaxPerRule int
+	// MaxLine is the longest line (or Zed array element) read, in bytes; a
+	// longer one is reported (ACP-LINT-004) and streamed past unchecked,
+	// so memory stays bounded whatever the input. 0 means DefaultMaxLine.
+	MaxLine int
 }
+
+// DefaultMaxPerRule is Options.MaxPerRule's default: enough occurrences to
+// see a pattern, few enough that a transcript repeating one mistake on
+// every line yields a readable report.
+const DefaultMaxPerRule = 100
 
 // Result is what a lint run found.
 type Result struct {
+	// Findings, sorted with findings.Less; empty when Options.OnFinding
+	// took them as they were found.
 	Findings []findings.ValidationFinding
 	Format   Format // the format read (after detection)
 	Lines    int    // transcript lines (frames) read
@@ -44,17 +68,50 @@ type Result struct {
 }
 
 // Transcript lints one transcript. The error is for I/O failures only:
-// every problem with the content is a finding.
+// every problem with the content is a finding, and so is a bug of acplint
+// that panics while linting it (ACP-LINT-003).
 func Transcript(r io.Reader, opts Options) (*Result, error) {
-	src, format, br, err := open(r, opts.Format)
+	src, format, br, err := openMax(r, opts.Format, opts.MaxLine)
 	if err != nil {
 		return nil, err
 	}
-	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: format}, schema: opts.Schema, onFinding: opts.OnFinding}
+	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: format}, schema: opts.Schema,
+		onFinding: opts.OnFinding, filter: opts.Filter, maxPerRule: opts.MaxPerRule}
+	if l.maxPerRule == 0 {
+		l.maxPerRule = DefaultMaxPerRule
+	}
 	ahead := startReadAhead(src, wholeLineBuffered(br))
 	defer ahead.stop()
+	if err := l.run(ahead, opts); err != nil {
+		return nil, fmt.Errorf("%s: %w", displayName(opts.File), err)
+	}
+	l.reportCapped()
+	if l.onFinding == nil {
+		sort.SliceStable(l.res.Findings, func(i, j int) bool { return findings.Less(l.res.Findings[i], l.res.Findings[j]) })
+	}
+	return l.res, nil
+}
+
+// run lints every frame and then the end of the transcript. A panic (a
+// bug in a rule, the protocol machine or the decoder) is recovered and
+// reported once as ACP-LINT-003; linting stops there, and the rest of the
+// input is read and dropped so that a writer feeding it through a pipe is
+// not blocked. The error is the source's.
+func (l *linter) run(ahead *readAhead, opts Options) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			l.internalPanic(v)
+			err = drain(ahead)
+		}
+	}()
 	for b := ahead.next(); b != nil; b = ahead.next() {
-		for _, df := range b.frames {
+		for i, df := range b.frames {
+			if i == b.panicAt {
+				// The decoder panicked on this frame in a read-ahead
+				// worker: report it like any other panic.
+				l.line = df.fr.Line.Num
+				panic(b.panicValue)
+			}
 			l.frame(df.fr, df.d)
 		}
 		err := b.err
@@ -63,13 +120,48 @@ func Transcript(r io.Reader, opts Options) (*Result, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", displayName(opts.File), err)
+			return err
 		}
 	}
+	l.atEnd = true
 	l.step(protocol.Event{End: true, Truncated: !opts.CleanEnd, Loc: findings.Location{File: opts.File}})
 	l.finishWire()
-	sort.SliceStable(l.res.Findings, func(i, j int) bool { return findings.Less(l.res.Findings[i], l.res.Findings[j]) })
-	return l.res, nil
+	return nil
+}
+
+// drain reads the batches left after a panic, up to the end of the input.
+func drain(ahead *readAhead) error {
+	for b := ahead.next(); b != nil; b = ahead.next() {
+		err := b.err
+		ahead.recycle(b)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxPanicText bounds the panic value quoted in ACP-LINT-003: it may quote
+// the input.
+const maxPanicText = 1 << 10
+
+// internalPanic reports the panic v raised while linting l.line.
+func (l *linter) internalPanic(v any) {
+	text := fmt.Sprint(v)
+	if len(text) > maxPanicText {
+		text = text[:maxPanicText] + "…"
+	}
+	where := fmt.Sprintf("line %d", l.line)
+	if l.atEnd {
+		where = "the end of the transcript"
+	}
+	// The panic value is quoted (%q): it may hold any bytes.
+	msg := fmt.Sprintf("internal error in acplint while linting %s: panic: %q; linting of this transcript stopped there (the rest was read but not checked); please report it with the transcript", where, text)
+	// Not through add: the finding must not be filtered or capped away.
+	l.emit(findings.New(findings.LINTInternal, l.loc(l.line), msg))
 }
 
 func displayName(f string) string {
@@ -85,14 +177,107 @@ type linter struct {
 	res    *Result
 	wire   wireState // byte-stream bookkeeping (problems.go)
 	schema *Schema   // --schema (schema.go); nil for the compiled-in one
-	// onFinding is Options.OnFinding.
-	onFinding func(findings.ValidationFinding)
+	// onFinding, filter and maxPerRule are from Options (maxPerRule with
+	// its default applied).
+	onFinding  func(findings.ValidationFinding)
+	filter     func(findings.ValidationFinding) bool
+	maxPerRule int
+	// perRule counts the findings of each rule reported so far; capped
+	// lists, in the order they reached the cap, the rules with findings
+	// held back. Both are bounded by the size of the rule catalog.
+	perRule map[string]*ruleCount
+	capped  []*ruleCount
+	// line is the line being linted and atEnd is set once every line is,
+	// for the report of a panic.
+	line  int
+	atEnd bool
+	// skipEmptyErrorMessage drops the protocol machine's ACP-RPC-008 for a
+	// message whose error object lacks its message, which the codec
+	// already reports (ACP-RPC-007).
+	skipEmptyErrorMessage bool
+	// last is the finding added last (if added is set), to drop repeats.
+	last  findings.ValidationFinding
+	added bool
 }
 
+// ruleCount is what the cap knows about one rule: how many findings were
+// reported and, past the cap, the first one held back (the summary's
+// location) and how many were.
+type ruleCount struct {
+	reported, held int
+	first          findings.ValidationFinding
+}
+
+// testHookFrame, when set by a test, is called before each frame is
+// linted (a nil check otherwise).
+var testHookFrame func(line int)
+
+// add reports f unless it repeats the finding added just before, the
+// filter drops it, or the cap holds it back.
 func (l *linter) add(f findings.ValidationFinding) {
-	l.res.Findings = append(l.res.Findings, f)
+	if l.skipEmptyErrorMessage && f.RuleID == findings.RPCErrorMessage.ID && strings.HasSuffix(f.Location.Pointer, "/error/message") {
+		return
+	}
+	// A line can give the same finding many times over (a member repeated
+	// a thousand times); reports print it once. Exact repeats are
+	// adjacent, so comparing with the last one is enough to drop them
+	// without keeping the findings.
+	if l.added && sameFinding(f, l.last) {
+		return
+	}
+	l.last, l.added = f, true
+	if l.filter != nil && !l.filter(f) {
+		return
+	}
+	if l.maxPerRule > 0 {
+		if l.perRule == nil {
+			l.perRule = map[string]*ruleCount{}
+		}
+		c := l.perRule[f.RuleID]
+		if c == nil {
+			c = &ruleCount{}
+			l.perRule[f.RuleID] = c
+		}
+		if c.reported >= l.maxPerRule {
+			if c.held == 0 {
+				c.first = f
+				l.capped = append(l.capped, c)
+			}
+			// The summary is as severe as the worst finding it stands
+			// for, so --fail-on judges the held ones too.
+			c.first.Severity = max(c.first.Severity, f.Severity)
+			c.held++
+			return
+		}
+		c.reported++
+	}
+	l.emit(f)
+}
+
+// sameFinding reports whether a and b print the same in every format.
+func sameFinding(a, b findings.ValidationFinding) bool {
+	return a.RuleID == b.RuleID && a.Location == b.Location && a.Message == b.Message &&
+		a.Severity == b.Severity && a.Blame == b.Blame && a.SpecURL == b.SpecURL &&
+		slices.Equal(a.TCK, b.TCK) && slices.Equal(a.Related, b.Related)
+}
+
+// emit hands f to Options.OnFinding or keeps it in the Result.
+func (l *linter) emit(f findings.ValidationFinding) {
 	if l.onFinding != nil {
 		l.onFinding(f)
+		return
+	}
+	l.res.Findings = append(l.res.Findings, f)
+}
+
+// reportCapped reports, for each rule that reached the cap, one finding for
+// the ones held back: the first of them, saying how many there were.
+func (l *linter) reportCapped() {
+	for _, c := range l.capped {
+		f := c.first
+		f.Message = fmt.Sprintf("… and %d more like this (the first %d findings of %s in this transcript are reported, the later ones only counted; --max-per-rule sets the cap); the first of them: %s",
+			c.held, l.maxPerRule, f.RuleID, f.Message)
+		l.emit(f)
 	}
 }
 
@@ -100,9 +285,17 @@ func (l *linter) loc(line int) findings.Location { return findings.Location{File
 
 // frame lints one frame; d is its decoded line, nil for a bad wrapper.
 func (l *linter) frame(fr Frame, d *codec.Decoded) {
+	l.line = fr.Line.Num
+	if testHookFrame != nil {
+		testHookFrame(fr.Line.Num)
+	}
 	l.res.Lines += 1 + len(fr.Extra)
 	if fr.Bad != "" {
 		l.add(findings.New(findings.LINTBadWrapper, l.loc(fr.Line.Num), fr.Bad))
+		return
+	}
+	if fr.Lost != "" {
+		l.add(findings.New(findings.LINTFramesLost, l.loc(fr.Line.Num), fr.Lost))
 		return
 	}
 	// Line-level problems come first: they do not depend on the sender.
@@ -177,9 +370,9 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr Frame) {
 	for _, p := range probs {
 		l.problem(p, m, loc, fr)
 	}
-	before := len(l.res.Findings)
+	l.skipEmptyErrorMessage = lacksErrorMessage(msgProbs)
 	l.step(ev)
-	l.dropCascade(before, msgProbs)
+	l.skipEmptyErrorMessage = false
 }
 
 // otherVersion reports whether m belongs to a connection that negotiated a

@@ -29,8 +29,10 @@ type wireState struct {
 	malformed []*malformedLine
 }
 
+// crlfRun is the finding for a sender's first "\r\n" line, held until
+// the end, when the count of such lines completes it.
 type crlfRun struct {
-	finding int // index into Result.Findings
+	finding findings.ValidationFinding
 	lines   int
 }
 
@@ -126,8 +128,8 @@ func (l *linter) crlfLine(dir domain.Direction, loc findings.Location) {
 		run.lines++
 		return
 	}
-	l.add(blame(findings.New(findings.WIREWhitespace, loc, `line ends in "\r\n"; readers that trim a trailing "\r" tolerate it, but the framing is a bare "\n"`), dir))
-	l.wire.crlf[dir] = &crlfRun{finding: len(l.res.Findings) - 1, lines: 1}
+	f := blame(findings.New(findings.WIREWhitespace, loc, `line ends in "\r\n"; readers that trim a trailing "\r" tolerate it, but the framing is a bare "\n"`), dir)
+	l.wire.crlf[dir] = &crlfRun{finding: f, lines: 1}
 }
 
 // notMessage reports a line (or run of lines) that is no JSON-RPC message:
@@ -265,11 +267,16 @@ func isParseReply(m *domain.Message) bool {
 
 // finishWire completes the findings that need the whole transcript.
 func (l *linter) finishWire() {
-	for _, run := range l.wire.crlf {
-		if run.lines > 1 {
-			f := &l.res.Findings[run.finding]
-			f.Message += fmt.Sprintf(" (%d lines of this sender do)", run.lines)
+	// In a fixed order: findings are reported as they are added.
+	for _, dir := range []domain.Direction{domain.DirUnknown, domain.FromClient, domain.FromAgent} {
+		run, ok := l.wire.crlf[dir]
+		if !ok {
+			continue
 		}
+		if run.lines > 1 {
+			run.finding.Message += fmt.Sprintf(" (%d lines of this sender do)", run.lines)
+		}
+		l.add(run.finding)
 	}
 	for _, r := range l.wire.malformed {
 		who := r.receiver.String()
@@ -380,28 +387,16 @@ func settleBrokenResponse(m *domain.Message) {
 	}
 }
 
-// dropCascade removes findings the protocol machine added (from index
-// from on) that only repeat a codec problem of the same message: an error
-// object without a message is ACP-RPC-007, not also an empty message
-// (ACP-RPC-008).
-func (l *linter) dropCascade(from int, probs []codec.Problem) {
-	missingMessage := false
+// lacksErrorMessage reports whether the codec found an error object
+// without a message (ACP-RPC-007): the protocol machine's empty-message
+// finding (ACP-RPC-008) would only repeat it, so add drops it.
+func lacksErrorMessage(probs []codec.Problem) bool {
 	for _, p := range probs {
 		if p.Kind == codec.ProbErrorObject && strings.HasSuffix(p.Pointer, "/error/message") {
-			missingMessage = true
+			return true
 		}
 	}
-	if !missingMessage {
-		return
-	}
-	kept := l.res.Findings[:from]
-	for _, f := range l.res.Findings[from:] {
-		if f.RuleID == findings.RPCErrorMessage.ID && strings.HasSuffix(f.Location.Pointer, "/error/message") {
-			continue
-		}
-		kept = append(kept, f)
-	}
-	l.res.Findings = kept
+	return false
 }
 
 // strayJSON reports message m, a JSON object that is not JSON-RPC at all.

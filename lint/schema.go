@@ -36,7 +36,9 @@ type Schema struct {
 	defs  map[schemadiff.Key]*jsonschema.Schema
 }
 
-// LoadSchema reads and compiles a schema file in the upstream format.
+// LoadSchema reads and compiles a schema file in the upstream format. It
+// resolves only references inside the file ("#/$defs/…"): a schema is
+// input, and must not make acplint read other files or the network.
 func LoadSchema(file string) (*Schema, error) {
 	m, err := schemadiff.LoadFile(file, schemadiff.Options{})
 	if err != nil {
@@ -55,7 +57,16 @@ func CompileSchema(m *schemadiff.Schema) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
 	}
+	if err := checkLocalRefs(m); err != nil {
+		return nil, err
+	}
 	c := jsonschema.NewCompiler()
+	// The validator's default loader reads file:// URLs; a schema file
+	// from an SDK package must not make acplint read (and echo in errors)
+	// other local files, nor fetch anything. checkLocalRefs names the
+	// offending ref; this loader covers what it cannot see, such as a
+	// "#/…" ref made remote by an "$id" base.
+	c.UseLoader(refusingLoader{})
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
 	}
@@ -68,6 +79,67 @@ func CompileSchema(m *schemadiff.Schema) (*Schema, error) {
 		s.defs[k] = sch
 	}
 	return s, nil
+}
+
+// refusingLoader loads nothing: --schema resolves only refs inside the file.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(u string) (any, error) {
+	return nil, fmt.Errorf("not loading %s: --schema resolves only refs inside the file (\"#/…\")", u)
+}
+
+// refKeywords are the keywords whose value is a URI reference to another
+// schema.
+var refKeywords = []string{"$ref", "$dynamicRef", "$recursiveRef"}
+
+// dataKeywords hold instance values, not schemas: a {"$ref":…} inside an
+// enum or a default is data, never resolved.
+var dataKeywords = map[string]bool{"const": true, "enum": true, "default": true, "examples": true}
+
+// checkLocalRefs fails on the first reference in m that leaves the file,
+// naming it with its JSON Pointer and line. Only fragment references
+// ("#/$defs/…", "#anchor") are resolved.
+func checkLocalRefs(m *schemadiff.Schema) error {
+	var first, firstPtr string
+	outside := 0
+	var walk func(node any, ptr jsonv.Pointer)
+	walk = func(node any, ptr jsonv.Pointer) {
+		switch n := node.(type) {
+		case map[string]any:
+			for _, kw := range refKeywords {
+				if ref, ok := n[kw].(string); ok && !strings.HasPrefix(ref, "#") {
+					if outside == 0 {
+						first, firstPtr = ref, string(ptr.Key(kw))
+					}
+					outside++
+				}
+			}
+			keys := make([]string, 0, len(n))
+			for k := range n {
+				if !dataKeywords[k] {
+					keys = append(keys, k)
+				}
+			}
+			sort.Strings(keys) // the same ref is reported first every time
+			for _, k := range keys {
+				walk(n[k], ptr.Key(k))
+			}
+		case []any:
+			for i, e := range n {
+				walk(e, ptr.Index(i))
+			}
+		}
+	}
+	walk(m.Doc, "")
+	if outside == 0 {
+		return nil
+	}
+	more := ""
+	if outside > 1 {
+		more = fmt.Sprintf(" (and %d more refs outside the file)", outside-1)
+	}
+	return fmt.Errorf("%s:%d: %s: reference %q points outside the file; --schema resolves only refs inside it (\"#/…\")%s",
+		m.File, m.Line(firstPtr), firstPtr, first, more)
 }
 
 // File is the schema file as it was named.

@@ -184,3 +184,65 @@ func TestLoadSchemaRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadSchemaResolvesOnlyLocalRefs: a schema file must not make acplint
+// read another local file or fetch a URL; the error names the ref, its
+// pointer and its line.
+func TestLoadSchemaResolvesOnlyLocalRefs(t *testing.T) {
+	dir := t.TempDir()
+	// A valid schema the file:// ref could load, as /etc/passwd would be
+	// read if it were one.
+	outside := filepath.Join(dir, "outside.json")
+	if err := os.WriteFile(outside, []byte(`{"type":"object"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"file://" + outside, "http://127.0.0.1:1/schema.json"} {
+		schema, text := sdk100With(t, dir, `"$ref": "#/$defs/ClientCapabilities"`, `"$ref": "`+ref+`"`)
+		line := strings.Count(text[:strings.Index(text, ref)], "\n") + 1
+		_, err := LoadSchema(schema)
+		if err == nil {
+			t.Errorf("LoadSchema with $ref %s succeeded", ref)
+			continue
+		}
+		for _, want := range []string{fmt.Sprintf("%s:%d:", schema, line), "/$defs/InitializeRequest/", "/$ref", ref, "outside the file"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error lacks %q: %v", want, err)
+			}
+		}
+	}
+}
+
+// TestLoadSchemaLoadsNoMetaSchema: "$schema" is no ref, but the validator
+// would load a meta-schema it does not know from its URL, a local file
+// included.
+func TestLoadSchemaLoadsNoMetaSchema(t *testing.T) {
+	dir := t.TempDir()
+	meta := filepath.Join(dir, "meta.json")
+	if err := os.WriteFile(meta, []byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	schema, _ := sdk100With(t, dir, `"$schema": "https://json-schema.org/draft/2020-12/schema"`, `"$schema": "file://`+meta+`"`)
+	_, err := LoadSchema(schema)
+	if err == nil || !strings.Contains(err.Error(), "not loading file://"+meta) {
+		t.Errorf("LoadSchema with a local meta-schema: %v, want it refused", err)
+	}
+}
+
+// sdk100With writes SDK 1.0.0's schema with the first old replaced by new
+// to dir/schema.json, and returns its path and text.
+func sdk100With(t *testing.T, dir, old, new string) (path, text string) {
+	t.Helper()
+	src, err := os.ReadFile(sdk100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), old) {
+		t.Fatalf("%s has no %s to replace", sdk100, old)
+	}
+	text = strings.Replace(string(src), old, new, 1)
+	path = filepath.Join(dir, "schema.json")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, text
+}

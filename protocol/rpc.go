@@ -276,14 +276,21 @@ func parseFailureReply(m *domain.Message) bool {
 }
 
 func pendingHint(p *Phase, sender domain.Direction) string {
-	keys := p.pending[sender].Keys()
-	switch {
-	case len(keys) == 0:
+	pending := p.pending[sender]
+	if pending.Len() == 0 {
 		return " (none is pending)"
-	case len(keys) > 5:
-		keys = append(keys[:5], "…")
 	}
-	return " (pending ids: " + strings.Join(keys, ", ") + ")"
+	// The ids as their requests spelled them: the map's keys are the
+	// canonical forms (domain.RequestID.Key).
+	var ids []string
+	for _, req := range pending.All() {
+		if len(ids) == 5 {
+			ids = append(ids, "…")
+			break
+		}
+		ids = append(ids, req.ID.String())
+	}
+	return " (pending ids: " + strings.Join(ids, ", ") + ")"
 }
 
 // checkErrorObject applies the rules about any error object, whether or
@@ -463,25 +470,26 @@ func cancelCascade(p *Phase, req Pending) bool {
 func finish(p *Phase, r *report, ev Event) {
 	c := &ctx{r: r, ev: ev, m: &domain.Message{}}
 	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
-		for key, req := range p.pending[dir].All() {
+		for _, req := range p.pending[dir].All() {
 			at := findings.Location{File: ev.Loc.File, Line: req.Line}
+			id := req.ID.String() // as spelled; the map's key is canonical
 			switch {
 			case req.CancelLine > 0:
-				f := r.add(findings.CXLCancelledUnanswered, at, "%s request %s was cancelled with $/cancel_request but never answered; the receiver must still answer it", req.Method, key)
+				f := r.add(findings.CXLCancelledUnanswered, at, "%s request %s was cancelled with $/cancel_request but never answered; the receiver must still answer it", req.Method, id)
 				if ev.Truncated {
 					f.Severity = findings.SeverityWarning
 					f.Message += " (the transcript may be truncated)"
 				}
 				setBlame(f, dir.Opposite())
 			case req.Method.IsExtension() && !ev.Truncated:
-				f := r.add(findings.EXTNUnansweredExtension, at, "extension request %s (id %s) never gets a response; a receiver that does not know it must still answer, with -32601", req.Method, key)
+				f := r.add(findings.EXTNUnansweredExtension, at, "extension request %s (id %s) never gets a response; a receiver that does not know it must still answer, with -32601", req.Method, id)
 				setBlame(f, dir.Opposite())
 			default:
 				from := "the " + dir.String()
 				if dir == domain.DirUnknown {
 					from = "an unknown side"
 				}
-				f := r.add(findings.RPCUnanswered, at, "%s request (id %s) from %s is never answered", req.Method, key, from)
+				f := r.add(findings.RPCUnanswered, at, "%s request (id %s) from %s is never answered", req.Method, id, from)
 				if ev.Truncated {
 					f.Severity = findings.SeverityWarning
 					f.Message += "; the transcript ends first (it may be truncated, so the answer may just be missing from the recording)"

@@ -29,10 +29,10 @@ func (r *Result) Filter(floor findings.Severity, surfaces map[Surface]bool) []Ch
 // are the sections to print.
 func WriteText(w io.Writer, r *Result, shown, all []Change, surfaces []Surface) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "old: %s (%s, %d methods)\n", r.Old.File, r.Old.FileKind(), len(r.Old.Methods()))
-	fmt.Fprintf(bw, "new: %s (%s, %d methods)\n", r.New.File, r.New.FileKind(), len(r.New.Methods()))
+	fmt.Fprintf(bw, "old: %s (%s, %d methods)\n", findings.Escape(r.Old.File), r.Old.FileKind(), len(r.Old.Methods()))
+	fmt.Fprintf(bw, "new: %s (%s, %d methods)\n", findings.Escape(r.New.File), r.New.FileKind(), len(r.New.Methods()))
 	for _, n := range r.Notes {
-		fmt.Fprintf(bw, "note: %s\n", n)
+		fmt.Fprintf(bw, "note: %s\n", findings.Escape(n))
 	}
 	for _, surface := range surfaces {
 		counts := map[Category]int{}
@@ -64,7 +64,9 @@ func WriteText(w io.Writer, r *Result, shown, all []Change, surfaces []Surface) 
 
 func writeChange(bw *bufio.Writer, c *Change) {
 	at := primary(c)
-	fmt.Fprintf(bw, "%s: %s: %s: %s (%s, %s)\n", fileLine(at), c.Severity, where(c), c.Message, c.CheckID, verdict(c))
+	// Names and pointers come from the schema files, which a pull request
+	// may bring: escaped, as in every text report (findings.Escape).
+	fmt.Fprintf(bw, "%s: %s: %s: %s (%s, %s)\n", fileLine(at), c.Severity, findings.Escape(where(c)), findings.Escape(c.Message), c.CheckID, verdict(c))
 	fmt.Fprintf(bw, "\told: %s\n", locText(c.Old))
 	fmt.Fprintf(bw, "\tnew: %s\n", locText(c.New))
 	if len(c.Also) > 0 {
@@ -76,7 +78,7 @@ func writeChange(bw *bufio.Writer, c *Change) {
 			}
 			also = append(also, strings.TrimSpace(o.Method+" "+string(o.Kind)+" "+o.Path))
 		}
-		fmt.Fprintf(bw, "\talso: %s\n", strings.Join(also, "; "))
+		fmt.Fprintf(bw, "\talso: %s\n", findings.Escape(strings.Join(also, "; ")))
 	}
 }
 
@@ -110,16 +112,16 @@ func primary(c *Change) Location {
 
 func fileLine(l Location) string {
 	if l.Line > 0 {
-		return fmt.Sprintf("%s:%d", l.File, l.Line)
+		return fmt.Sprintf("%s:%d", findings.Escape(l.File), l.Line)
 	}
-	return l.File
+	return findings.Escape(l.File)
 }
 
 func locText(l Location) string {
 	if l.Pointer == "" {
 		return fileLine(l) + " (not present)"
 	}
-	return fileLine(l) + " #" + l.Pointer
+	return fileLine(l) + " #" + findings.Escape(l.Pointer)
 }
 
 // WriteJSON prints one change per line (NDJSON), with every field.

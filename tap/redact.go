@@ -1,7 +1,9 @@
 package tap
 
 import (
-	"sort"
+	"bytes"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/acplint/acplint/internal/jsonv"
@@ -10,74 +12,396 @@ import (
 // Redacted replaces each secret value in a recording.
 const Redacted = "[REDACTED]"
 
-// Redact returns line with secret string values replaced by "[REDACTED]",
-// leaving every other byte as it was, so the recording still lints the
-// same. Secrets are the values of MCP server environment variables and
-// HTTP headers ({"name","value"} entries under "env" or "headers"), and
-// string members whose names say they hold credentials (token, apiKey,
-// password, secret, authorization …). A line that is not JSON is returned
-// unchanged: there is nothing structured to find in it.
+// Redact returns line with secret values replaced by "[REDACTED]", leaving
+// every other byte as it was, so the recording still lints the same: a
+// redacted JSON string stays a JSON string, and a valid JSON line stays
+// valid. Only string values change; the structure, numbers, booleans and
+// member names never do.
+//
+// What is replaced, in a line that is JSON (after an optional UTF-8 BOM):
+//   - every string inside the value of a member whose name says it holds a
+//     credential: token, apiKey, password, secret, authorization,
+//     credential, privateKey, cookie, bearer, accessKeyId, sessionKey,
+//     sshKey, and the exact names auth, key and pass (any case, with or
+//     without "_", "-" or "."), whether the value is a string, an object or
+//     an array, and for every duplicate of the member;
+//   - MCP server environment variables and HTTP headers: under "env" or
+//     "headers", every string of each {"name","value"} entry but the name
+//     (duplicate "value" members included), or every value of an object
+//     map; and the "value" of any {"name","value"} object whose name looks
+//     secret (GITHUB_TOKEN);
+//   - in an "args" array, the element after a flag whose name looks secret
+//     ("--token", "X") and the part after "=" of "--api-key=X".
+//
+// In every line, JSON or not (a truncated line, a line cut mid-string,
+// text on stdout), the raw text is also searched for:
+//   - well-known token formats: GitHub (ghp_, gho_, ghu_, ghs_, ghr_,
+//     github_pat_), OpenAI/Anthropic-style sk-…, Slack xox?-…, AWS access
+//     key ids (AKIA…, ASIA…), GitLab glpat-…, Google AIza…, JWTs (eyJ….eyJ…),
+//     "Bearer …" and "Basic …" credentials, and PEM private key blocks;
+//   - the password of a URL's userinfo (https://user:PASS@host) and query
+//     values whose parameter name looks secret (?api_key=…, &token=…);
+//   - "--secret-flag=value" and "--secret-flag value" in command lines
+//     held in strings (two dashes: "-p value" is too ambiguous), and
+//     variable assignments "GITHUB_TOKEN=value" (env GITHUB_TOKEN=… agent);
+//   - "name": "value" pairs whose name looks secret, also inside JSON
+//     escaped into a string (\"token\":\"…\") and in a line that is not
+//     JSON, up to the end of a line cut mid-value.
+//
+// The members of a "properties" object (a JSON Schema, as in an
+// elicitation's requestedSchema) are not judged by their names.
+//
+// Limits: redaction recognises names and formats, not secrets. It errs
+// towards redacting: a "token" or "key" that is no credential (an LSP
+// progress token, a telemetry attribute key) is replaced too. A secret
+// under an innocuous name in a format it does not know (a password in a
+// prompt's prose, a numeric PIN, a token of an unknown vendor) is kept; a
+// token written with JSON escapes (\u0067hp_…) or split across two lines
+// is not seen. Member names are never changed, even when they are
+// secrets, and neither are numbers. What crossed the
+// pipe is never redacted: forwarding is byte for byte.
 func Redact(line []byte) []byte {
-	v, err := jsonv.Parse(line)
-	if err != nil {
-		return line
+	var spans []span
+	body, offset := line, 0
+	if bytes.HasPrefix(body, utf8BOM) {
+		body, offset = body[len(utf8BOM):], len(utf8BOM)
 	}
-	var spans [][2]int
-	collectSecrets(&v, "", &spans)
+	if v, err := jsonv.Parse(body); err == nil {
+		r := redactor{offset: offset, line: line, text: mayHoldText(line)}
+		r.value(&v, "")
+		spans = r.spans
+	} else {
+		// Not JSON: there is no validity to keep, so the patterns run
+		// over the whole line, across what would be strings.
+		spans = textSecrets(line, 0, len(line), nil)
+	}
 	if len(spans) == 0 {
 		return line
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	return replaceSpans(line, spans)
+}
+
+// RedactCommand returns a copy of an agent command line (the recording
+// header's "command") with the values of secret flags and anything that
+// looks like a token or a URL credential replaced, by the rules Redact
+// applies to an "args" array.
+func RedactCommand(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if i > 0 && flagTakesSecret(args[i-1]) {
+			out[i] = Redacted
+			continue
+		}
+		b := []byte(a)
+		if spans := textSecrets(b, 0, len(b), nil); len(spans) > 0 {
+			b = replaceSpans(b, spans)
+		}
+		out[i] = string(b)
+	}
+	return out
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// span is a byte range of the line to replace: a whole JSON string
+// (quoted: replaced by "\"[REDACTED]\"") or a part of one (replaced by
+// "[REDACTED]").
+type span struct {
+	start, end int
+	quoted     bool
+}
+
+// replaceSpans replaces spans in line. Spans that overlap lie in one JSON
+// string (every span does), so they are merged into one replacement.
+func replaceSpans(line []byte, spans []span) []byte {
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
 	out := make([]byte, 0, len(line))
 	at := 0
-	for _, s := range spans {
-		if s[0] < at {
-			continue // nested in a span already replaced
+	for i := 0; i < len(spans); {
+		s := spans[i]
+		for i++; i < len(spans) && spans[i].start < s.end; i++ {
+			// A span that overlaps a whole string (quoted) lies inside it,
+			// so the first of overlapping spans says whether the
+			// replacement needs quotes.
+			s.end = max(s.end, spans[i].end)
 		}
-		out = append(out, line[at:s[0]]...)
-		out = append(out, '"')
-		out = append(out, Redacted...)
-		out = append(out, '"')
-		at = s[1]
+		out = append(out, line[at:s.start]...)
+		if s.quoted {
+			out = append(out, '"')
+			out = append(out, Redacted...)
+			out = append(out, '"')
+		} else {
+			out = append(out, Redacted...)
+		}
+		at = s.end
 	}
 	return append(out, line[at:]...)
 }
 
-func collectSecrets(v *jsonv.Value, key string, spans *[][2]int) {
+// redactor collects the spans of a parsed JSON line.
+type redactor struct {
+	spans  []span
+	offset int    // of the parsed text in the line (a BOM)
+	line   []byte // the whole line
+	// text is set when textSecrets' patterns may match in some string of
+	// the line; most lines hold none, and are not searched string by
+	// string.
+	text bool
+}
+
+// all redacts every string in v.
+func (r *redactor) all(v *jsonv.Value) {
 	switch v.Kind {
+	case jsonv.String:
+		if v.End-v.Start > len(`""`) { // "" hides nothing
+			r.spans = append(r.spans, span{r.offset + v.Start, r.offset + v.End, true})
+		}
+	case jsonv.Array:
+		elems := v.Elems()
+		for i := range elems {
+			r.all(&elems[i])
+		}
 	case jsonv.Object:
 		members := v.Members()
 		for i := range members {
+			r.all(&members[i].Value)
+		}
+	}
+}
+
+// value finds the secrets in v, the value of a member called key.
+func (r *redactor) value(v *jsonv.Value, key string) {
+	switch v.Kind {
+	case jsonv.String:
+		if r.text {
+			// Inside the quotes only: the patterns cannot then reach
+			// past the string, so the line stays valid JSON.
+			r.spans = textSecrets(r.line, r.offset+v.Start+1, r.offset+v.End-1, r.spans)
+		}
+	case jsonv.Object:
+		members := v.Members()
+		if key == "env" || key == "headers" {
+			r.all(v) // an object map of variables or headers
+			return
+		}
+		// {"name":"OPENAI_API_KEY","value":…} anywhere. Only a name that
+		// is an identifier: a select option {"name":"Save tokens",
+		// "value":"low"} is a label and an id, no secret.
+		if name, ok := v.Get("name"); ok && name.Kind == jsonv.String && identifier(name.Str()) && secretName(name.Str()) {
+			for i := range members {
+				if members[i].Key == "value" {
+					r.all(&members[i].Value)
+				}
+			}
+		}
+		// The members of a JSON Schema's "properties" (an elicitation's
+		// requestedSchema) are named after the values they describe: a
+		// "password" there holds {"type":"string"}, which must stay.
+		schemaNames := key == "properties"
+		for i := range members {
 			m := &members[i]
-			if m.Value.Kind == jsonv.String && secretName(m.Key) {
-				*spans = append(*spans, [2]int{m.Value.Start, m.Value.End})
+			if !schemaNames && secretName(m.Key) {
+				r.all(&m.Value)
 				continue
 			}
-			collectSecrets(&m.Value, m.Key, spans)
+			r.value(&m.Value, m.Key)
 		}
 	case jsonv.Array:
 		elems := v.Elems()
 		for i := range elems {
 			e := &elems[i]
-			if (key == "env" || key == "headers") && e.Kind == jsonv.Object {
-				if val, ok := e.Get("value"); ok && val.Kind == jsonv.String {
-					if _, named := e.Get("name"); named {
-						*spans = append(*spans, [2]int{val.Start, val.End})
+			switch {
+			case (key == "env" || key == "headers") && e.Kind == jsonv.Object:
+				// {"name":"GITHUB_TOKEN","value":"…"}: every value of
+				// every entry is a secret, its name is not.
+				members := e.Members()
+				for j := range members {
+					if members[j].Key != "name" {
+						r.all(&members[j].Value)
 					}
 				}
+			case key == "args" && i > 0 && e.Kind == jsonv.String &&
+				elems[i-1].Kind == jsonv.String && flagTakesSecret(elems[i-1].Str()):
+				r.all(e) // "--token", "X"
+			default:
+				r.value(e, "")
 			}
-			collectSecrets(e, "", spans)
 		}
 	}
 }
 
-// secretName reports whether a member name says it holds a credential.
+// identifier reports whether s is a variable or header name: letters,
+// digits, "_", "-" and "." only.
+func identifier(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// flagTakesSecret reports whether arg is a command-line flag whose value
+// is a credential: "--token", "-api-key", "--client_secret".
+func flagTakesSecret(arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	// "--api-key=X" carries its own value (textSecrets redacts it).
+	return len(name) < len(arg) && len(name) > 0 && !strings.Contains(name, "=") && secretName(name)
+}
+
+// secretName reports whether a member, flag, parameter or variable name
+// says it holds a credential. It runs on every member name of every
+// recorded line, so it does not allocate for names of usual length.
 func secretName(k string) bool {
-	k = strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
-	for _, s := range []string{"token", "apikey", "password", "passwd", "secret", "authorization", "credential", "privatekey", "cookie"} {
-		if strings.Contains(k, s) {
-			return true
+	var buf [64]byte
+	norm := buf[:0]
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		norm = append(norm, c)
+	}
+	switch string(norm) { // no allocation: the conversion is only compared
+	case "auth", "key", "pass", "pwd", "sig":
+		return true
+	}
+	// "…tokens" are counts in ACP (usage.inputTokens) and numbers are
+	// never redacted; a string under such a name is.
+	return containsAny(norm, secretWords)
+}
+
+var secretWords = literals("token", "apikey", "password", "passwd", "passphrase", "secret", "authorization", "credential", "privatekey",
+	"cookie", "bearer", "signature", "accesskey", "sessionkey", "sshkey", "clientkey", "signingkey", "encryptionkey", "masterkey")
+
+// The patterns of textSecrets. Their character classes exclude '"', '\\'
+// and control characters, so a match inside a JSON string never leaves
+// it nor cuts an escape: replacing it keeps a valid line valid. A token
+// must start the text or follow a character that cannot be part of it
+// (or a \n, \t … escape), hence the leading group, which is kept.
+var (
+	tokenFormats = regexp.MustCompile(`(^|\\[nrtbf]|[^A-Za-z0-9_\-])(` +
+		`gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,}|` +
+		`sk-[A-Za-z0-9_\-]{8,}|xox[abposr]-[A-Za-z0-9\-]{8,}|` +
+		`(?:AKIA|ASIA)[0-9A-Z]{16}|glpat-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{30,}|` +
+		`eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*|` +
+		`(?:[Bb]earer|BEARER|[Bb]asic|BASIC) +[A-Za-z0-9._~+/=\-]{8,}|` +
+		`-----BEGIN [A-Z ]*PRIVATE KEY-----[^"]*?-----END [A-Z ]*PRIVATE KEY-----)`)
+	// scheme://user:PASSWORD@host, also with JSON-escaped slashes.
+	urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*:(?:\\?/){2}[^/\s"\\@:]*:([^/\s"\\@]+)@`)
+	// ?name=VALUE or &name=VALUE.
+	queryValue = regexp.MustCompile(`[?&]([A-Za-z0-9_.\-]+)=([^&#\s"\\]+)`)
+	// --name=VALUE or --name VALUE inside a string.
+	flagValue = regexp.MustCompile(`(?:^|[\s"])(--[A-Za-z][A-Za-z0-9_.\-]*)(?:=| +)([^\s"\\]+)`)
+	// NAME=VALUE, as env(1) and shells take variables.
+	assignValue = regexp.MustCompile(`(?:^|[\s"])([A-Za-z_][A-Za-z0-9_.\-]*)=([^\s"\\]+)`)
+	// "name": "VALUE (to the closing quote or the end of a cut line), with
+	// the quotes of JSON escaped into a string (\"name\":\"VALUE\") too.
+	namedValue = regexp.MustCompile(`(\\*)"([A-Za-z0-9_.\-]+)\\*"\s*:\s*\\*"([^"\\]*)`)
+)
+
+// Go's regexp has no DFA: on every line it would cost far more than
+// parsing. Each pattern runs only where literals its matches must hold
+// occur, which a plain byte search finds at memory speed.
+var (
+	tokenLiterals = literals("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xox", "AKIA", "ASIA", "glpat-", "AIza", "eyJ",
+		"Bearer", "bearer", "BEARER", "Basic", "basic", "BASIC", "PRIVATE KEY")
+	slashes = literals("://", `:\/\/`)
+	query   = literals("?", "&")
+	flags   = literals(" --", `"--`)
+)
+
+// literalSet finds any of a few literals in a text in one pass, checking
+// at each byte only the literals that start with it.
+type literalSet [256][][]byte
+
+func literals(s ...string) *literalSet {
+	var set literalSet
+	for _, l := range s {
+		set[l[0]] = append(set[l[0]], []byte(l))
+	}
+	return &set
+}
+
+func containsAny(text []byte, set *literalSet) bool {
+	for i, c := range text {
+		for _, l := range set[c] {
+			if bytes.HasPrefix(text[i:], l) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+func mayHoldToken(text []byte) bool { return containsAny(text, tokenLiterals) }
+
+func mayHoldURLPassword(text []byte) bool {
+	return bytes.IndexByte(text, '@') >= 0 && containsAny(text, slashes)
+}
+
+func mayHoldQueryValue(text []byte) bool {
+	return bytes.IndexByte(text, '=') >= 0 && containsAny(text, query)
+}
+
+func mayHoldAssignment(text []byte) bool { return bytes.IndexByte(text, '=') >= 0 }
+
+func mayHoldFlag(text []byte) bool {
+	return bytes.HasPrefix(text, []byte("--")) || containsAny(text, flags)
+}
+
+// mayHoldEscapedJSON: namedValue matches in the text of a JSON string
+// only where JSON is escaped into it.
+func mayHoldEscapedJSON(text []byte) bool { return bytes.Contains(text, []byte(`\"`)) }
+
+// mayHoldText reports whether textSecrets can find anything in a string
+// of line, a JSON text: the literals a match in one string must hold are
+// in the whole line too.
+func mayHoldText(line []byte) bool {
+	return mayHoldToken(line) || mayHoldURLPassword(line) || mayHoldAssignment(line) || mayHoldFlag(line) || mayHoldEscapedJSON(line)
+}
+
+// textSecrets adds the spans of the secrets its patterns find in
+// line[start:end], the text of one JSON string or a whole line.
+func textSecrets(line []byte, start, end int, spans []span) []span {
+	text := line[start:end]
+	add := func(from, to int) { spans = append(spans, span{start + from, start + to, false}) }
+	find := func(re *regexp.Regexp, may func([]byte) bool) [][]int {
+		if !may(text) {
+			return nil
+		}
+		return re.FindAllSubmatchIndex(text, -1)
+	}
+	for _, m := range find(tokenFormats, mayHoldToken) {
+		add(m[4], m[5])
+	}
+	for _, m := range find(urlPassword, mayHoldURLPassword) {
+		add(m[2], m[3])
+	}
+	for _, m := range find(queryValue, mayHoldQueryValue) {
+		if secretName(string(text[m[2]:m[3]])) {
+			add(m[4], m[5])
+		}
+	}
+	for _, m := range find(flagValue, mayHoldFlag) {
+		if flagTakesSecret(string(text[m[2]:m[3]])) {
+			add(m[4], m[5])
+		}
+	}
+	for _, m := range find(assignValue, mayHoldAssignment) {
+		if secretName(string(text[m[2]:m[3]])) {
+			add(m[4], m[5])
+		}
+	}
+	// In a line that is not JSON, "name":"value" needs no escapes.
+	for _, m := range find(namedValue, func([]byte) bool { return true }) {
+		if m[6] < m[7] && secretName(string(text[m[4]:m[5]])) {
+			add(m[6], m[7])
+		}
+	}
+	return spans
 }

@@ -1,11 +1,15 @@
 // Package tap sits between an editor and an ACP agent: it starts the
 // agent, forwards both byte streams unchanged, and hands every line that
-// crosses to an observer (recording, live linting).
+// crosses to observers (recording, live linting).
 //
-// Forwarding never waits for the observer's work on a line beyond copying
-// it: bytes go to the other side as soon as they are read, so a slow
-// recorder cannot stall the editor, and a line of any length (tens of MB)
-// is forwarded in pieces as it arrives.
+// Forwarding is the one path that must never fail, so nothing else is on
+// it. Bytes go to the other side as soon as they are read; each observer
+// gets its own copy of each complete line through its own queue, bounded in
+// bytes, and works on its own goroutine. An observer that falls behind by
+// more than its queue, or a line longer than Options.MaxLine, costs that
+// observer frames, never the connection: the frames are dropped and the
+// observer is told where and how many (a gap frame, transcript.Lost). A
+// panic in an observer stops that observer only.
 package tap
 
 import (
@@ -22,8 +26,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/transcript"
+)
+
+// Defaults for Options.
+const (
+	DefaultGrace      = 5 * time.Second
+	DefaultMaxLine    = codec.DefaultMaxLine
+	DefaultQueueBytes = 64 << 20
+	// DefaultDrainTimeout bounds how long the tap waits, once the agent has
+	// exited, for observers to finish what is queued.
+	DefaultDrainTimeout = 10 * time.Second
 )
 
 // Options configure a tap.
@@ -32,12 +47,36 @@ type Options struct {
 	Command []string
 	// Stderr receives the agent's stderr unchanged (the editor's stderr).
 	Stderr io.Writer
-	// Observe is called once per complete line, in the order the tap saw
-	// the lines, from a single goroutine. It may be nil.
-	Observe func(transcript.Frame)
+	// Observers see every line that crosses, each through its own queue.
+	Observers []Observer
 	// Grace is how long the agent may stay silent after its stdin closed
-	// before it is sent SIGTERM, and again before SIGKILL.
+	// before it is sent SIGTERM, and then how long it has before SIGKILL.
 	Grace time.Duration
+	// MaxLine is the longest line observers are given (DefaultMaxLine when
+	// 0); a longer line is forwarded whole but reaches observers as a gap.
+	MaxLine int
+	// QueueBytes bounds the line bytes waiting for each observer
+	// (DefaultQueueBytes when 0).
+	QueueBytes int
+	// DrainTimeout bounds the wait for observers at the end
+	// (DefaultDrainTimeout when 0).
+	DrainTimeout time.Duration
+	// OnTrouble is told, from any goroutine, of what went wrong off the
+	// forwarding path (an observer panicked or did not finish). May be nil.
+	OnTrouble func(error)
+}
+
+// An Observer is given the lines that cross, in the order the tap saw
+// them, on a goroutine of its own.
+type Observer struct {
+	// Name says which observer, in trouble reports.
+	Name string
+	// Frame is called for every line, and for every gap: a frame with Lost
+	// set stands for the frames this observer missed at that point.
+	Frame func(transcript.Frame)
+	// Idle, when set, is called whenever the queue runs empty: the moment
+	// to flush, so a crash loses at most the frames in flight.
+	Idle func()
 }
 
 // Result describes how the agent ended.
@@ -45,113 +84,194 @@ type Result struct {
 	// ExitCode is the agent's exit code, or 128+signal when a signal
 	// killed it, the convention of shells (and what the editor expects).
 	ExitCode int
-	// Frames counts the lines observed in each direction.
+	// Frames counts the lines that crossed in each direction.
 	FromClient, FromAgent int
 }
 
-// Run starts the agent and forwards clientIn to its stdin and its stdout
-// to clientOut until the agent exits. When clientIn ends, the agent's stdin
-// is closed (the ACP way to ask it to exit); if it does not exit within
-// Grace it gets SIGTERM, then SIGKILL. Signals the tap receives (SIGINT,
-// SIGTERM, SIGHUP) are passed on to the agent.
+// Run starts the agent in a process group of its own and forwards clientIn
+// to its stdin and its stdout to clientOut until the agent exits. When
+// clientIn ends, or clientOut stops taking bytes (the editor went away),
+// the agent's stdin is closed, the ACP way to ask it to exit; if it stays
+// silent for Grace it gets SIGTERM, then SIGKILL, all of its group. SIGINT,
+// SIGTERM and SIGHUP sent to the tap are passed on to the group, and SIGKILL
+// follows after Grace. When the agent closes its stdout, clientOut is
+// closed at once if it is an io.Closer. The agent's process gets SIGKILL if
+// the tap dies first (Linux), and whatever is left of its group is ended
+// when the agent has exited.
 func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Writer) (Result, error) {
 	if len(opts.Command) == 0 {
 		return Result{}, errors.New("tap: no agent command")
 	}
 	if opts.Grace <= 0 {
-		opts.Grace = 5 * time.Second
+		opts.Grace = DefaultGrace
 	}
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = DefaultMaxLine
+	}
+	if opts.QueueBytes <= 0 {
+		opts.QueueBytes = DefaultQueueBytes
+	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = DefaultDrainTimeout
+	}
+	// A write to a closed pipe must be an error the pumps handle, not the
+	// signal that kills the process (the default for stdout and stderr).
+	// Notify, not Ignore: an ignored signal would stay ignored in the agent.
+	pipeSigs := make(chan os.Signal, 1)
+	signal.Notify(pipeSigs, syscall.SIGPIPE)
+	defer signal.Stop(pipeSigs)
+
 	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
 	cmd.Stderr = opts.Stderr
-	agentIn, err := cmd.StdinPipe()
+	cmd.SysProcAttr = agentProcAttr()
+	// A grandchild that keeps the agent's stderr open must not hold Wait
+	// once the agent itself has gone.
+	cmd.WaitDelay = opts.Grace
+	// Plain pipes rather than StdinPipe/StdoutPipe: Wait then returns when
+	// the agent exits, whoever else (a helper it started) still holds its
+	// stdout, so the tap ends with the agent, not with its last helper.
+	agentStdin, agentIn, err := os.Pipe()
 	if err != nil {
 		return Result{}, err
 	}
-	agentOut, err := cmd.StdoutPipe()
+	agentOut, agentStdout, err := os.Pipe()
 	if err != nil {
+		agentStdin.Close()
+		agentIn.Close()
 		return Result{}, err
 	}
-	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("tap: starting the agent: %w", err)
-	}
-
+	cmd.Stdin, cmd.Stdout = agentStdin, agentStdout
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	err = cmd.Start()
+	// The agent has its ends (or failed to start); the tap keeps its own.
+	agentStdin.Close()
+	agentStdout.Close()
+	if err != nil {
+		agentIn.Close()
+		agentOut.Close()
+		return Result{}, fmt.Errorf("tap: starting the agent: %w", err)
+	}
+	group := cmd.Process.Pid // Setpgid: the group's id is the agent's pid
 
-	obs := newObserver(opts.Observe)
+	fan := newFanout(opts)
 	start := time.Now()
-	var wg sync.WaitGroup
-	wg.Add(2)
 	clientDone := make(chan struct{})
 	go func() {
-		defer wg.Done()
 		defer close(clientDone)
-		pump(clientIn, agentIn, domain.FromClient, start, obs)
+		fan.pump(clientIn, agentIn, domain.FromClient, start, nil)
 		agentIn.Close() // EOF from the editor: tell the agent to exit
 	}()
+	editorGone := make(chan struct{})
 	agentDone := make(chan struct{})
 	go func() {
-		defer wg.Done()
 		defer close(agentDone)
-		pump(agentOut, clientOut, domain.FromAgent, start, obs)
+		fan.pump(agentOut, clientOut, domain.FromAgent, start, func() { close(editorGone) })
+		// The agent closed its stdout: the editor should see that now, not
+		// when the agent has also exited.
+		if c, ok := clientOut.(io.Closer); ok {
+			c.Close()
+		}
 	}()
-
 	waitErr := make(chan error, 1)
-	go func() {
-		<-agentDone // read stdout to EOF before Wait closes the pipe
-		waitErr <- cmd.Wait()
-	}()
+	go func() { waitErr <- cmd.Wait() }()
 
 	var werr error
 	ladder := time.NewTimer(time.Hour)
 	ladder.Stop()
+	// The ladder: 0 = not started; 1 = stdin closed, SIGTERM after Grace of
+	// silence; 2 = SIGTERM sent, SIGKILL after Grace whatever the agent
+	// does; 3 = SIGKILL sent.
 	step := 0
+	escalate := func(to int) {
+		if to > step {
+			step = to
+			ladder.Reset(opts.Grace)
+		}
+	}
 	var lastAgentBytes int64
 	// Each of these fires once: a nil channel is never ready, so a closed
 	// one must be set to nil after it is handled, or select picks it again
 	// and again.
-	clientClosed, cancelled := clientDone, ctx.Done()
+	clientClosed, editorLeft, cancelled := clientDone, editorGone, ctx.Done()
 	for done := false; !done; {
 		select {
 		case werr = <-waitErr:
 			done = true
 		case s := <-sigs:
-			_ = cmd.Process.Signal(s)
+			signalGroup(group, s.(syscall.Signal))
+			escalate(2)
 		case <-clientClosed:
 			clientClosed = nil
-			ladder.Reset(opts.Grace)
+			escalate(1)
+		case <-editorLeft:
+			editorLeft = nil
+			agentIn.Close()
+			escalate(1)
 		case <-cancelled:
 			cancelled = nil
 			agentIn.Close()
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			ladder.Reset(opts.Grace)
-			step = 1
+			signalGroup(group, syscall.SIGTERM)
+			escalate(2)
 		case <-ladder.C:
-			if n := obs.agentBytes.Load(); n != lastAgentBytes {
-				// Still writing (a large reply after the editor hung up):
-				// the grace period counts from the agent's last output.
-				lastAgentBytes = n
-				ladder.Reset(opts.Grace)
-				continue
-			}
-			if step == 0 {
-				_ = cmd.Process.Signal(syscall.SIGTERM)
-				step = 1
-				ladder.Reset(opts.Grace)
-			} else {
-				_ = cmd.Process.Kill()
+			switch step {
+			case 1:
+				if n := fan.agentBytes.Load(); n != lastAgentBytes {
+					// Still writing (a large reply after the editor hung
+					// up): the silence counts from the agent's last output.
+					lastAgentBytes = n
+					ladder.Reset(opts.Grace)
+					continue
+				}
+				signalGroup(group, syscall.SIGTERM)
+				escalate(2)
+			case 2:
+				signalGroup(group, syscall.SIGKILL)
+				step = 3
 			}
 		}
 	}
 	ladder.Stop()
+	// The agent has exited. Its stdout ends now, unless a process it left
+	// behind holds it: that one gets Grace to finish, then its group is
+	// ended, and last the tap stops reading.
+	select {
+	case <-agentDone:
+	case <-time.After(opts.Grace):
+	}
+	endGroup(group, opts.Grace)
+	select {
+	case <-agentDone:
+	case <-time.After(opts.Grace):
+		agentOut.Close() // a holder outside the group: stop reading
+		<-agentDone
+	}
+	agentIn.Close()
 	// The client side may still be blocked reading the editor's stdin; the
 	// agent is gone, so its lines have nowhere to go. Do not wait for it.
-	<-agentDone
-	obs.close()
+	fan.close(opts.DrainTimeout)
 	res := Result{ExitCode: exitCode(cmd.ProcessState, werr)}
-	res.FromClient, res.FromAgent = obs.counts()
+	res.FromClient, res.FromAgent = fan.counts()
 	return res, nil
+}
+
+// endGroup ends what is left of the agent's process group once the agent
+// itself has exited (helpers it started and did not stop): SIGTERM, then
+// SIGKILL after grace.
+func endGroup(group int, grace time.Duration) {
+	if !groupAlive(group) {
+		return
+	}
+	signalGroup(group, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if !groupAlive(group) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	signalGroup(group, syscall.SIGKILL)
 }
 
 func exitCode(ps *os.ProcessState, err error) int {
@@ -167,99 +287,280 @@ func exitCode(ps *os.ProcessState, err error) int {
 	return ps.ExitCode()
 }
 
-// pump copies src to dst as bytes arrive, and passes each complete line to
-// the observer. A write error to dst (the reader went away) stops the
-// copy; the rest of src is still drained so the writer does not block.
-func pump(src io.Reader, dst io.Writer, from domain.Direction, start time.Time, obs *observer) {
+// fanout cuts both byte streams into lines and gives each line to every
+// observer's queue, in one order for all of them.
+type fanout struct {
+	maxLine int
+	mu      sync.Mutex // orders the two pumps' lines
+	queues  []*queue
+	n       [3]int
+	// agentBytes counts bytes read from the agent, to tell a busy agent
+	// from a hung one.
+	agentBytes atomic.Int64
+}
+
+func newFanout(opts Options) *fanout {
+	f := &fanout{maxLine: opts.MaxLine}
+	for _, o := range opts.Observers {
+		f.queues = append(f.queues, newQueue(o, int64(opts.QueueBytes), opts.OnTrouble))
+	}
+	return f
+}
+
+// pump copies src to dst as bytes arrive and gives each complete line to
+// the observers. When dst stops taking bytes, onWriteFail is called once
+// and the rest of src is still read (and observed), so the writer on the
+// other end never blocks.
+func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start time.Time, onWriteFail func()) {
 	buf := make([]byte, 256<<10)
 	var partial []byte
+	oversize := 0 // bytes so far of a line longer than maxLine, not kept
 	writeOK := true
 	for {
 		n, err := src.Read(buf)
 		if from == domain.FromAgent {
-			obs.agentBytes.Add(int64(n))
+			f.agentBytes.Add(int64(n))
 		}
 		if n > 0 {
 			chunk := buf[:n]
 			if writeOK {
 				if _, werr := dst.Write(chunk); werr != nil {
 					writeOK = false
+					if onWriteFail != nil {
+						onWriteFail()
+					}
 				}
 			}
-			for {
+			for len(chunk) > 0 {
 				i := bytes.IndexByte(chunk, '\n')
+				piece := chunk
+				if i >= 0 {
+					piece = chunk[:i]
+				}
+				switch {
+				case oversize > 0 || len(partial)+len(piece) > f.maxLine:
+					oversize += len(partial) + len(piece)
+					partial = nil
+				case i < 0:
+					partial = append(partial, piece...)
+				}
 				if i < 0 {
-					partial = append(partial, chunk...)
 					break
 				}
-				line := append(partial, chunk[:i]...)
-				partial = nil
-				obs.send(transcript.Frame{From: from, T: time.Since(start), Conn: 1, Data: bytes.Clone(line)})
+				if oversize > 0 {
+					f.lose(from, start, oversize)
+					oversize = 0
+				} else {
+					// The frame owns its bytes: partial (or a fresh copy)
+					// is handed over, and buf is reused.
+					line := append(partial, piece...)
+					partial = nil
+					f.send(transcript.Frame{From: from, T: time.Since(start), Conn: 1, Data: line})
+				}
 				chunk = chunk[i+1:]
 			}
 		}
 		if err != nil {
-			if len(partial) > 0 {
-				// A last line without "\n": still traffic, keep it.
-				obs.send(transcript.Frame{From: from, T: time.Since(start), Conn: 1, Data: partial})
+			// A last line without "\n" is still traffic.
+			if oversize > 0 {
+				f.lose(from, start, oversize)
+			} else if len(partial) > 0 {
+				f.send(transcript.Frame{From: from, T: time.Since(start), Conn: 1, Data: partial})
 			}
 			return
 		}
 	}
 }
 
-// observer serialises frames from both pumps onto one goroutine, so the
-// observer sees one order, the one a recording keeps.
-type observer struct {
-	fn     func(transcript.Frame)
-	mu     sync.Mutex
-	frames chan transcript.Frame
-	done   chan struct{}
-	closed bool
-	n      [3]int
-	// agentBytes counts bytes read from the agent, to tell a busy agent
-	// from a hung one.
-	agentBytes atomic.Int64
+func (f *fanout) send(fr transcript.Frame) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n[fr.From]++
+	for _, q := range f.queues {
+		q.push(fr)
+	}
 }
 
-func newObserver(fn func(transcript.Frame)) *observer {
-	o := &observer{fn: fn, frames: make(chan transcript.Frame, 1024), done: make(chan struct{})}
-	go func() {
-		defer close(o.done)
-		for f := range o.frames {
-			if o.fn != nil {
-				o.fn(f)
-			}
+// lose tells the observers about a line too long to give them.
+func (f *fanout) lose(from domain.Direction, start time.Time, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n[from]++
+	reason := fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", n, from, f.maxLine)
+	for _, q := range f.queues {
+		q.drop(time.Since(start), int64(n), reason)
+	}
+}
+
+func (f *fanout) close(timeout time.Duration) {
+	f.mu.Lock()
+	for _, q := range f.queues {
+		q.close()
+	}
+	f.mu.Unlock()
+	deadline := time.After(timeout)
+	for _, q := range f.queues {
+		select {
+		case <-q.done:
+		case <-deadline:
+			q.trouble(fmt.Errorf("%s did not finish within %v of the agent's exit; what it had not written is lost", q.obs.Name, timeout))
+			return
 		}
-	}()
-	return o
+	}
 }
 
-func (o *observer) send(f transcript.Frame) {
-	o.mu.Lock()
-	if o.closed {
-		// The agent is gone and the tap is finishing; a late line from the
-		// editor was not delivered to anyone, so it is not traffic.
-		o.mu.Unlock()
+func (f *fanout) counts() (client, agent int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n[domain.FromClient], f.n[domain.FromAgent]
+}
+
+// queue holds one observer's frames, up to a number of bytes. A frame that
+// does not fit is dropped and counted; the count reaches the observer as a
+// gap frame before the next frame that fits.
+type queue struct {
+	obs     Observer
+	max     int64
+	onError func(error)
+
+	mu     sync.Mutex
+	frames []transcript.Frame
+	head   int
+	bytes  int64
+	gap    *transcript.Frame // frames dropped since the last one queued
+	closed bool
+	failed bool // the observer panicked: it gets nothing more
+	wake   chan struct{}
+	done   chan struct{}
+}
+
+func newQueue(o Observer, max int64, onError func(error)) *queue {
+	q := &queue{obs: o, max: max, onError: onError, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go q.run()
+	return q
+}
+
+func (q *queue) push(f transcript.Frame) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed || q.failed {
 		return
 	}
-	o.n[f.From]++
-	// Sending under the lock keeps the channel order equal to the count
-	// order, so the two pumps' lines are observed as they were stamped.
-	o.frames <- f
-	o.mu.Unlock()
+	size := int64(len(f.Data))
+	if q.bytes+size > q.max && q.bytes > 0 {
+		q.dropLocked(f.T, size, fmt.Sprintf("the %s fell behind by more than its %d-byte queue", q.obs.Name, q.max))
+		return
+	}
+	q.flushGapLocked()
+	q.frames = append(q.frames, f)
+	q.bytes += size
+	q.signal()
 }
 
-func (o *observer) close() {
-	o.mu.Lock()
-	o.closed = true
-	close(o.frames)
-	o.mu.Unlock()
-	<-o.done
+// drop counts a frame of n bytes this observer will not get.
+func (q *queue) drop(t time.Duration, n int64, reason string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.closed && !q.failed {
+		q.dropLocked(t, n, reason)
+	}
 }
 
-func (o *observer) counts() (client, agent int) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.n[domain.FromClient], o.n[domain.FromAgent]
+func (q *queue) dropLocked(t time.Duration, n int64, reason string) {
+	if q.gap != nil && q.gap.Lost.Reason != reason {
+		q.flushGapLocked()
+	}
+	if q.gap == nil {
+		q.gap = &transcript.Frame{T: t, Conn: 1, Lost: &transcript.Lost{Reason: reason}}
+	}
+	q.gap.Lost.Frames++
+	q.gap.Lost.Bytes += n
+}
+
+// flushGapLocked queues the pending gap, if any. Gap frames hold no line
+// bytes, so they are queued whatever the queue holds: there is at most one
+// per frame that was queued or per line too long to keep.
+func (q *queue) flushGapLocked() {
+	if q.gap != nil {
+		q.frames = append(q.frames, *q.gap)
+		q.gap = nil
+		q.signal()
+	}
+}
+
+func (q *queue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.flushGapLocked()
+	q.closed = true
+	q.signal()
+}
+
+func (q *queue) run() {
+	defer close(q.done)
+	for {
+		q.mu.Lock()
+		for q.head == len(q.frames) && !q.closed {
+			q.mu.Unlock()
+			<-q.wake
+			q.mu.Lock()
+		}
+		if q.head == len(q.frames) {
+			q.mu.Unlock()
+			return
+		}
+		f := q.frames[q.head]
+		q.frames[q.head] = transcript.Frame{}
+		q.head++
+		failed := q.failed
+		q.mu.Unlock()
+
+		if !failed {
+			q.deliver(f)
+		}
+
+		q.mu.Lock()
+		q.bytes -= int64(len(f.Data))
+		empty := q.head == len(q.frames)
+		if empty || q.head > len(q.frames)/2 {
+			q.frames = append(q.frames[:0], q.frames[q.head:]...)
+			q.head = 0
+		}
+		failed = q.failed
+		q.mu.Unlock()
+		if empty && !failed && q.obs.Idle != nil {
+			q.call(q.obs.Idle)
+		}
+	}
+}
+
+func (q *queue) deliver(f transcript.Frame) {
+	q.call(func() { q.obs.Frame(f) })
+}
+
+// call runs one of the observer's functions; a panic stops the observer,
+// not the tap.
+func (q *queue) call(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			q.mu.Lock()
+			q.failed = true
+			q.mu.Unlock()
+			q.trouble(fmt.Errorf("%s stopped after an internal error: panic: %v", q.obs.Name, r))
+		}
+	}()
+	fn()
+}
+
+func (q *queue) trouble(err error) {
+	if q.onError != nil {
+		q.onError(err)
+	}
 }

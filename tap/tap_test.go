@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,6 +31,34 @@ func TestMain(m *testing.M) {
 	case "crash":
 		echoAgent(2) // answers two lines, then dies with exit code 3
 	case "hang":
+		time.Sleep(time.Hour)
+	case "chatty":
+		// Writes TAP_LINES numbered lines, then waits for the end of its
+		// stdin, as an agent does between turns.
+		var n int
+		fmt.Sscan(os.Getenv("TAP_LINES"), &n)
+		w := bufio.NewWriter(os.Stdout)
+		for i := range n {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"_fixture/line","params":{"i":%d}}`+"\n", i)
+		}
+		w.Flush()
+		io.Copy(io.Discard, os.Stdin)
+	case "closes-stdout":
+		// Says one line, closes its stdout and stays, ignoring its stdin.
+		fmt.Println(`{"jsonrpc":"2.0","method":"_fixture/bye"}`)
+		os.Stdout.Close()
+		time.Sleep(time.Hour)
+	case "wrapper":
+		// A shell script that runs the real agent as its child, the way npx
+		// or a launcher script does: the child ignores SIGTERM and notes
+		// its pid in TAP_PIDFILE.
+		c := exec.Command("/bin/sh", "-c", `env TAP_FIXTURE=stubborn-pid "$0"; echo wrapper-done`, os.Args[0])
+		c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+		c.Run()
+	case "stubborn-pid":
+		signal.Ignore(syscall.SIGTERM)
+		os.WriteFile(os.Getenv("TAP_PIDFILE"), []byte(fmt.Sprint(os.Getpid())), 0o600)
+		fmt.Println(`{"jsonrpc":"2.0","method":"_fixture/ready"}`)
 		time.Sleep(time.Hour)
 	case "stubborn":
 		signal.Ignore(syscall.SIGTERM)
@@ -114,7 +143,7 @@ func tapped(t *testing.T, kind string, input io.Reader) ([]byte, Result, *record
 	t.Helper()
 	var out, stderr bytes.Buffer
 	rec := &recorder{}
-	res, err := Run(context.Background(), Options{Command: fixture(kind), Stderr: &stderr, Observe: rec.observe, Grace: 2 * time.Second}, input, &out)
+	res, err := Run(context.Background(), Options{Command: fixture(kind), Stderr: &stderr, Observers: []Observer{{Name: "test recorder", Frame: rec.observe}}, Grace: 2 * time.Second}, input, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,11 +255,22 @@ func TestHungAgentIsTerminated(t *testing.T) {
 // TestCancelEscalatesToKill cancels the tap's context while the agent
 // ignores SIGTERM: the close ladder must still end in SIGKILL.
 func TestCancelEscalatesToKill(t *testing.T) {
+	t.Setenv("TAP_PIDFILE", filepath.Join(t.TempDir(), "pid"))
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
 	pr, pw := io.Pipe() // the editor stays connected
 	defer pw.Close()
-	res, err := Run(ctx, Options{Command: fixture("stubborn"), Stderr: io.Discard, Grace: 100 * time.Millisecond}, pr, io.Discard)
+	fromAgent, agentWrites := io.Pipe()
+	go func() {
+		// Cancel once the agent says it ignores SIGTERM: before that, a
+		// loaded machine could deliver SIGTERM to an agent not yet set up.
+		sc := bufio.NewScanner(fromAgent)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "_fixture/ready") {
+				cancel()
+			}
+		}
+	}()
+	res, err := Run(ctx, Options{Command: fixture("stubborn-pid"), Stderr: io.Discard, Grace: 100 * time.Millisecond}, pr, agentWrites)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +319,7 @@ func BenchmarkForwarding(b *testing.B) {
 		b.SetBytes(int64(len(input)))
 		for b.Loop() {
 			w, _ := transcript.NewWriter(io.Discard, transcript.Header{})
-			_, err := Run(context.Background(), Options{Command: fixture("echo"), Stderr: io.Discard, Observe: func(f transcript.Frame) { w.Write(f) }}, bytes.NewReader(input), io.Discard)
+			_, err := Run(context.Background(), Options{Command: fixture("echo"), Stderr: io.Discard, Observers: []Observer{{Name: "recording", Frame: func(f transcript.Frame) { w.Write(f) }}}}, bytes.NewReader(input), io.Discard)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -11,12 +11,20 @@
 //	{"t":1520000,"conn":1,"from":"client","frame":"{\"jsonrpc\":\"2.0\",…}"}
 //
 // t is nanoseconds since "started" on a monotonic clock; conn numbers the
-// connection (a recorder may see several); from is "client" or "agent";
+// connection (a recorder may see several); from is "client" or "agent"
+// ("unknown" when the frame was converted from a format without
+// directions and nobody could tell its sender);
 // frame is the line exactly as it crossed the pipe, without its "\n", as a
 // JSON string even when it is not JSON. A frame that is not valid UTF-8
 // cannot be a JSON string and is stored base64-encoded in "frame_b64"
 // instead. The format is versioned: readers reject versions they do not
 // know rather than guess.
+//
+// A recorder that could not keep every frame (it fell behind, or a line
+// was longer than it keeps) writes a gap record where the frames are
+// missing, so a reader knows the recording is incomplete there:
+//
+//	{"t":1530000,"conn":1,"lost":{"frames":3,"bytes":70000,"reason":"…"}}
 package transcript
 
 import (
@@ -59,14 +67,25 @@ type Frame struct {
 	Conn int
 	// Data is the line without its trailing "\n" (a "\r" stays).
 	Data []byte
+	// Lost, when set, makes this a gap record: frames the recorder did not
+	// keep at this point. From and Data are then unset.
+	Lost *Lost
+}
+
+// Lost describes frames a recorder dropped instead of recording.
+type Lost struct {
+	Frames int64  `json:"frames"`
+	Bytes  int64  `json:"bytes"`
+	Reason string `json:"reason"`
 }
 
 type wireFrame struct {
 	T        int64   `json:"t"`
 	Conn     int     `json:"conn"`
-	From     string  `json:"from"`
+	From     string  `json:"from,omitempty"`
 	Frame    *string `json:"frame,omitempty"`
 	FrameB64 *string `json:"frame_b64,omitempty"`
+	Lost     *Lost   `json:"lost,omitempty"`
 }
 
 // Writer writes a transcript.
@@ -102,13 +121,16 @@ func (tw *Writer) write(b []byte) {
 // Write appends one frame. Errors stick: after one, Write does nothing and
 // Flush returns it.
 func (tw *Writer) Write(f Frame) error {
-	wf := wireFrame{T: int64(f.T), Conn: f.Conn, From: f.From.String()}
-	if utf8.Valid(f.Data) {
+	wf := wireFrame{T: int64(f.T), Conn: f.Conn}
+	switch {
+	case f.Lost != nil:
+		wf.Lost = f.Lost
+	case utf8.Valid(f.Data):
 		s := string(f.Data)
-		wf.Frame = &s
-	} else {
+		wf.From, wf.Frame = f.From.String(), &s
+	default:
 		s := base64.StdEncoding.EncodeToString(f.Data)
-		wf.FrameB64 = &s
+		wf.From, wf.FrameB64 = f.From.String(), &s
 	}
 	b, err := json.Marshal(wf)
 	if err != nil {
@@ -156,13 +178,23 @@ func ParseFrame(line []byte) (Frame, error) {
 		return Frame{}, fmt.Errorf("%w: %v", ErrNotFrame, err)
 	}
 	f := Frame{T: time.Duration(wf.T), Conn: wf.Conn}
+	if wf.Lost != nil {
+		if wf.From != "" || wf.Frame != nil || wf.FrameB64 != nil {
+			return Frame{}, fmt.Errorf("%w: a gap record (\"lost\") has no \"from\", \"frame\" or \"frame_b64\"", ErrNotFrame)
+		}
+		f.Lost = wf.Lost
+		return f, nil
+	}
 	switch wf.From {
 	case "client":
 		f.From = domain.FromClient
 	case "agent":
 		f.From = domain.FromAgent
+	case "unknown":
+		// acplint convert of a frame whose sender nobody can tell.
+		f.From = domain.DirUnknown
 	default:
-		return Frame{}, fmt.Errorf("%w: \"from\" is %q, want \"client\" or \"agent\"", ErrNotFrame, wf.From)
+		return Frame{}, fmt.Errorf("%w: \"from\" is %q, want \"client\", \"agent\" or \"unknown\"", ErrNotFrame, wf.From)
 	}
 	switch {
 	case wf.Frame != nil && wf.FrameB64 == nil:

@@ -74,6 +74,7 @@ func TestParseFrameRejects(t *testing.T) {
 		`{"t":1,"conn":1,"from":"client"}`,
 		`{"t":1,"conn":1,"from":"client","frame":"{}","frame_b64":"e30="}`,
 		`{"t":1,"conn":1,"from":"agent","frame_b64":"!!"}`,
+		`{"t":1,"conn":1,"from":"agent","frame":"{}","lost":{"frames":1,"bytes":2,"reason":"x"}}`,
 	} {
 		if _, err := ParseFrame([]byte(line)); err == nil {
 			t.Errorf("ParseFrame(%s) succeeded", line)
@@ -81,7 +82,31 @@ func TestParseFrameRejects(t *testing.T) {
 	}
 }
 
+// TestGapRoundTrip: a gap record written by a recorder that dropped
+// frames reads back as the same gap, not as a frame of either side.
+func TestGapRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, Header{})
+	gap := Frame{T: 5, Conn: 1, Lost: &Lost{Frames: 3, Bytes: 70000, Reason: "the recorder fell behind"}}
+	if err := w.Write(gap); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	got, err := ParseFrame([]byte(lines[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Lost == nil || *got.Lost != *gap.Lost || got.T != 5 || got.Data != nil {
+		t.Errorf("gap read back as %+v (lost %+v), want %+v", got, got.Lost, gap.Lost)
+	}
+	if strings.Contains(lines[1], `"from"`) {
+		t.Errorf("a gap record names a sender: %s", lines[1])
+	}
+}
+
 func FuzzParseFrame(f *testing.F) {
+	f.Add([]byte(`{"t":1,"conn":1,"lost":{"frames":1,"bytes":9,"reason":"r"}}`))
 	f.Add([]byte(`{"t":1,"conn":1,"from":"client","frame":"{}"}`))
 	f.Add([]byte(`{"t":1,"conn":1,"from":"agent","frame_b64":"/w=="}`))
 	f.Fuzz(func(t *testing.T, line []byte) {

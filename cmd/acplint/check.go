@@ -51,8 +51,26 @@ after --close-grace, while stdout is still read.
 Output formats (-f): text, json (every rule, and each failure with its
 transcript window and minimal run), junit.
 
-Exit codes: 0 conformant; 1 not conformant; 2 usage error, or the agent
-would not start (could not be run, or never answered initialize).
+Bounds: whatever the agent writes, check's memory stays bounded. An agent
+line longer than --max-line bytes is read past, not kept, and recorded as a
+gap. Each run is judged in full as it happens, but its transcript keeps
+only its first --max-transcript bytes (on disk, in an owner-only temporary
+file that is removed at once) and its most recent lines after those (up to
+1024 lines and 8 MiB, in memory); a transcript written with --out marks the
+lines dropped between with a gap record ("lost") that lint reports. Lint's
+findings are capped per rule (the first 100, then a count). The startup timeout counts from the
+agent's start: an agent that writes on stdout but never answers initialize
+fails it all the same.
+
+Interrupting check (SIGINT, SIGTERM) ends it promptly: the running agent's
+process group gets stdin closed, SIGTERM and SIGKILL within 1.5 s, the
+verdict of the runs made so far is written, and check exits 2. A second
+signal ends acplint at once; on Linux the agent process is then killed by
+its parent-death signal (its own children are not).
+
+Exit codes: 0 conformant; 1 not conformant; 2 usage error, the agent would
+not start (could not be run, or never answered initialize), or check was
+interrupted.
 
 Examples:
 	acplint check -- go run ./conformance/agents/reference
@@ -78,6 +96,8 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	grace := fs.Duration("close-grace", conformance.DefaultCloseGrace, "`time` given at each step of the close ladder (stdin, SIGTERM, SIGKILL)")
 	shrinkTime := fs.Duration("shrink-time", conformance.DefaultShrinkTime, "`time` allowed to shrink each failure")
 	maxShrinks := fs.Int("max-shrinks", conformance.DefaultMaxShrinks, "shrink at most this `number` of distinct failures")
+	maxLine := fs.Int("max-line", conformance.DefaultMaxLine, "longest agent line kept, in `bytes`; a longer one is recorded as a gap")
+	maxTranscript := fs.Int64("max-transcript", conformance.DefaultMaxTranscript, "`bytes` of the start of each run's transcript kept on disk; after them only a bounded tail is kept, in memory")
 	verbose := fs.Bool("v", false, "print one line per run to stderr")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
@@ -102,8 +122,8 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		e.errorf("check: --fail-on: want error or warning, not %q", *failOn)
 		return exitUsage
 	}
-	if *runs <= 0 || *steps <= 0 || *maxShrinks < 0 {
-		e.errorf("check: --runs and --steps must be positive, --max-shrinks not negative")
+	if *runs <= 0 || *steps <= 0 || *maxShrinks < 0 || *maxLine <= 0 || *maxTranscript <= 0 {
+		e.errorf("check: --runs, --steps, --max-line and --max-transcript must be positive, --max-shrinks not negative")
 		return exitUsage
 	}
 	opts := conformance.Options{
@@ -123,6 +143,8 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		OutDir:          *out,
 		FailOn:          threshold,
 		Version:         version,
+		MaxLine:         *maxLine,
+		MaxTranscript:   *maxTranscript,
 	}
 	if *maxShrinks == 0 {
 		opts.MaxShrinks = -1
@@ -132,6 +154,12 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal stops the check in order; a second one ends acplint
+	// at once (the agent then gets its parent-death signal).
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	v, err := conformance.Check(ctx, opts)
 	if err != nil {
 		e.errorf("check: %v", err)

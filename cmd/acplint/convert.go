@@ -2,12 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/transcript"
 )
@@ -18,13 +19,24 @@ lint') and writes it in another, to standard output:
 
 	acplint   acplint's transcript format (the default): a versioned header,
 	          then each frame with its direction and verbatim bytes
-	jsonl     {"dir":"client|agent","msg":…} lines; a frame that is not JSON
-	          is kept as a string in "msg"
+	jsonl     {"dir":"client|agent|unknown","msg":…} lines: a frame that is
+	          one JSON object is embedded byte for byte, white space and all;
+	          any other frame is a JSON string of its bytes and terminator
+	          (bytes that are not UTF-8 are kept as they are, which acplint
+	          reads back exactly)
 	ndjson    the raw frames, one per line (directions are dropped)
 
-Frames are copied byte for byte; a frame whose direction the input format
-cannot record is written with direction "unknown" to jsonl and is refused
-by the acplint format (convert to jsonl instead, or record with 'acplint tap').
+Frames are copied byte for byte, and whatever convert writes, convert and
+lint read back as the same frames. Where the input does not record which
+side sent a frame (raw NDJSON), convert infers it as lint does; a frame
+whose sender nobody can tell is written with direction "unknown" (lint
+infers it again from there) and reported on standard error as ACP-LINT-001
+with its line. Lines that are not frames of the input's format
+(ACP-LINT-002), and gaps a recorder marked or lines longer than acplint
+reads (ACP-LINT-004), are reported and skipped.
+
+Exit codes: 0 every frame converted with its direction; 1 some lines were
+reported; 2 usage or I/O error.
 `
 
 func runConvert(_ context.Context, args []string, e *env) int {
@@ -57,6 +69,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	out := bufio.NewWriter(e.stdout)
 	var write func(lint.RawFrame) error
 	finish := func() error { return nil } // flushes a format's own buffering
+	recordsDirections := true
 	switch *to {
 	case "acplint":
 		w, err := transcript.NewWriter(out, transcript.Header{Producer: "acplint convert " + version, Started: time.Now().UTC()})
@@ -65,32 +78,30 @@ func runConvert(_ context.Context, args []string, e *env) int {
 			return exitUsage
 		}
 		write = func(f lint.RawFrame) error {
-			if f.Dir == domain.DirUnknown {
-				return fmt.Errorf("%s:%d: the input does not say which side sent this frame, and the acplint format requires it; convert --to jsonl instead", name, f.Line)
+			// A frame of the acplint format is one wire line, as tap
+			// records it: a frame holding several is written as they were.
+			for line := range bytes.SplitSeq(f.Data, []byte("\n")) {
+				if err := w.Write(transcript.Frame{From: f.Dir, Conn: 1, Data: line}); err != nil {
+					return err
+				}
 			}
-			return w.Write(transcript.Frame{From: f.Dir, Conn: 1, Data: f.Data})
+			return nil
 		}
 		finish = w.Flush
 	case "jsonl":
+		var rec, line []byte
 		write = func(f lint.RawFrame) error {
-			rec := struct {
-				Dir string          `json:"dir"`
-				Msg json.RawMessage `json:"msg"`
-			}{Dir: f.Dir.String()}
-			if json.Valid(f.Data) && len(f.Data) > 0 {
-				rec.Msg = f.Data
-			} else {
-				s, _ := json.Marshal(string(f.Data))
-				rec.Msg = s
-			}
-			b, err := json.Marshal(rec)
-			if err != nil {
-				return err
-			}
-			out.Write(b)
-			return out.WriteByte('\n')
+			rec = append(rec[:0], `{"dir":"`...)
+			rec = append(rec, f.Dir.String()...)
+			rec = append(rec, `","msg":`...)
+			line = append(append(line[:0], f.Data...), '\n')
+			rec = transcript.AppendJSONLMessage(rec, line)
+			rec = append(rec, "}\n"...)
+			_, err := out.Write(rec)
+			return err
 		}
 	case "ndjson":
+		recordsDirections = false
 		write = func(f lint.RawFrame) error {
 			out.Write(f.Data)
 			return out.WriteByte('\n')
@@ -100,12 +111,21 @@ func runConvert(_ context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 
-	bad := 0
+	reported := 0
+	report := func(line int, rule *findings.Rule, msg string) {
+		reported++
+		fmt.Fprintf(e.stderr, "%s:%d: %s: %s (%s)\n", findings.Escape(name), line, rule.Severity, findings.Escape(msg), rule.ID)
+	}
 	_, err = lint.ReadFrames(in, inFormat, func(f lint.RawFrame) error {
-		if f.Bad != "" {
-			bad++
-			fmt.Fprintf(e.stderr, "acplint: %s:%d: skipped: %s\n", name, f.Line, f.Bad)
+		switch {
+		case f.Bad != "":
+			report(f.Line, findings.LINTBadWrapper, "skipped: "+f.Bad)
 			return nil
+		case f.Lost != "":
+			report(f.Line, findings.LINTFramesLost, "skipped: "+f.Lost)
+			return nil
+		case f.Dir == domain.DirUnknown && recordsDirections:
+			report(f.Line, findings.LINTDirectionUnknown, f.Unknown+`; written with direction "unknown"`)
 		}
 		return write(f)
 	})
@@ -119,7 +139,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 		e.errorf("convert: %v", err)
 		return exitUsage
 	}
-	if bad > 0 {
+	if reported > 0 {
 		return exitFindings
 	}
 	return exitClean

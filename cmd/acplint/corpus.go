@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/safefile"
 	"github.com/acplint/acplint/lint"
 )
 
@@ -25,8 +26,11 @@ what changed: findings the new schema adds ("new") and findings it no
 longer gives ("gone"). Protocol rules do not depend on the schema, so they
 cancel out.
 
-Transcripts are the files under DIR ending in .ndjson, .jsonl or .json (any
-input format lint reads); DIR may also be a single file.
+Transcripts are the regular files under DIR ending in .ndjson, .jsonl or
+.json (any input format lint reads); DIR may also be a single file.
+Symbolic links under DIR are not followed, so corpus never reads outside
+DIR; they and other files that are not regular (named pipes, devices,
+sockets) are skipped with a note on stderr. DIR itself may be a link.
 
 Output formats (-f): text; json (one finding per line with "change": "new"
 or "gone"); sarif, github and junit report the new findings only, which is
@@ -86,7 +90,8 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 		e.errorf("corpus: --schema: %v", err)
 		return exitUsage
 	}
-	files, err := transcripts(dirs[0])
+	skipped := func(why error) { fmt.Fprintf(e.stderr, "acplint corpus: skipping %v\n", why) }
+	files, err := transcripts(dirs[0], skipped)
 	if err != nil {
 		e.errorf("corpus: %v", err)
 		return exitUsage
@@ -100,19 +105,13 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 	ioFailed := false
 	for _, name := range files {
 		opts := lint.Options{Format: inFormat, File: name, CleanEnd: *cleanEnd}
-		opts.Schema = oldSchema
-		before, err := lintFile(name, nil, opts)
-		if err == nil {
-			opts.Schema = newSchema
-			var after *lint.Result
-			after, err = lintFile(name, nil, opts)
-			if err == nil {
-				diffs = append(diffs, compareFindings(name, before.Findings, after.Findings))
-				continue
-			}
+		d, err := relint(name, opts, oldSchema, newSchema)
+		if err != nil {
+			e.errorf("%v", err)
+			ioFailed = true
+			continue
 		}
-		e.errorf("%v", err)
-		ioFailed = true
+		diffs = append(diffs, d)
 	}
 
 	var added []findings.ValidationFinding
@@ -160,17 +159,55 @@ func parseInterspersed(fs *flag.FlagSet, args []string, e *env) (positional []st
 	}
 }
 
-// transcripts lists the transcript files under root, sorted.
-func transcripts(root string) ([]string, error) {
+// relint lints one transcript under both schemas. The file is opened
+// once, as a regular file that is not a link (it may have been swapped
+// since it was listed), and read twice.
+func relint(name string, opts lint.Options, oldSchema, newSchema *lint.Schema) (fileDiff, error) {
+	f, err := safefile.OpenRegular(name)
+	if err != nil {
+		return fileDiff{}, err
+	}
+	defer f.Close()
+	opts.Schema = oldSchema
+	before, err := lint.Transcript(f, opts)
+	if err != nil {
+		return fileDiff{}, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fileDiff{}, err
+	}
+	opts.Schema = newSchema
+	after, err := lint.Transcript(f, opts)
+	if err != nil {
+		return fileDiff{}, err
+	}
+	return compareFindings(name, before.Findings, after.Findings), nil
+}
+
+// transcripts lists the transcript files under root, sorted. root may be
+// a link (the user named it); links under it are not followed, so nothing
+// outside root is read, and they and files that are not regular are
+// passed to skipped instead of listed.
+func transcripts(root string, skipped func(error)) ([]string, error) {
 	info, err := os.Stat(root)
 	if err != nil {
 		return nil, err
 	}
 	if !info.IsDir() {
+		if !info.Mode().IsRegular() {
+			// Corpus reads each file twice: a pipe or device cannot be.
+			return nil, fmt.Errorf("%s is not a regular file or a directory", root)
+		}
 		return []string{root}, nil
 	}
+	// WalkDir does not follow a link at its root either; the walk starts
+	// at the directory the user meant, and paths still begin with root.
+	resolved, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(resolved, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -179,6 +216,20 @@ func transcripts(root string) ([]string, error) {
 		}
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".ndjson", ".jsonl", ".json":
+		default:
+			return nil
+		}
+		rel, err := filepath.Rel(resolved, path)
+		if err != nil {
+			return err
+		}
+		path = filepath.Join(root, rel)
+		switch t := d.Type(); {
+		case t&fs.ModeSymlink != 0:
+			skipped(fmt.Errorf("%s: a symbolic link (corpus does not follow links, so that it stays inside %s)", path, root))
+		case !t.IsRegular():
+			skipped(fmt.Errorf("%s: not a regular file (%s)", path, t))
+		default:
 			out = append(out, path)
 		}
 		return nil
@@ -253,7 +304,7 @@ func writeCorpusText(w io.Writer, oldFile, newFile string, diffs []fileDiff, thr
 			continue
 		}
 		changed++
-		fmt.Fprintf(bw, "== %s: %d new, %d gone\n", d.file, len(d.added), len(d.removed))
+		fmt.Fprintf(bw, "== %s: %d new, %d gone\n", findings.Escape(d.file), len(d.added), len(d.removed))
 		for _, f := range d.added {
 			writeCorpusFinding(bw, "new ", f)
 			added++
@@ -275,9 +326,11 @@ func writeCorpusText(w io.Writer, oldFile, newFile string, diffs []fileDiff, thr
 }
 
 func writeCorpusFinding(bw *bufio.Writer, tag string, f findings.ValidationFinding) {
-	fmt.Fprintf(bw, "%s %s:%d: %s: %s (%s)\n", tag, f.Location.File, f.Location.Line, f.Severity, f.Message, f.RuleID)
+	// File names come from the walked directory and messages quote
+	// recorded traffic: escaped like every text report (findings.Escape).
+	fmt.Fprintf(bw, "%s %s:%d: %s: %s (%s)\n", tag, findings.Escape(f.Location.File), f.Location.Line, f.Severity, findings.Escape(f.Message), findings.Escape(f.RuleID))
 	if f.Location.Pointer != "" {
-		fmt.Fprintf(bw, "\tat %s\n", f.Location.Pointer)
+		fmt.Fprintf(bw, "\tat %s\n", findings.Escape(f.Location.Pointer))
 	}
 }
 

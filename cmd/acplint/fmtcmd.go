@@ -8,14 +8,23 @@ import (
 	"io"
 
 	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/lint"
 )
 
 const fmtDoc = `
-Fmt decodes each line of a raw NDJSON transcript into typed ACP messages
-and writes it back out re-encoded, one message per line. Decoding is
-lossless: "_meta", members acplint does not know and extension payloads
-come out as they went in. Lines that do not decode are copied unchanged,
-and each problem is reported on standard error with its line number.
+Fmt rewrites a raw NDJSON transcript in acplint's canonical form, one
+line at a time. A line that holds one JSON-RPC message which decodes
+without any problem is re-encoded compactly: the members a type declares
+in schema order, then the others ("_meta", extensions, members acplint
+does not know) as they came. Fmt writes the re-encoding only when it is
+provably the same JSON value as the line, with every number spelled and
+every string written as before; every other line (a problem, a batch,
+text, a number or string the re-encoding would change) is copied byte
+for byte, so fmt never changes what a line says. Line endings ("\r\n",
+a last line without one) are kept. Each problem is reported on standard
+error with its line number. A line longer than --max-line is copied
+through as it is read, never held, and reported as not decoded.
 
 Exit codes: 0 every line decoded cleanly; 1 some lines have problems;
 2 usage or I/O error.
@@ -23,6 +32,7 @@ Exit codes: 0 every line decoded cleanly; 1 some lines have problems;
 
 func runFmt(_ context.Context, args []string, e *env) int {
 	fs := newFlagSet("fmt", "acplint fmt [FILE|-]", fmtDoc, e)
+	maxLine := fs.Int("max-line", lint.DefaultMaxLine, "longest line, in `bytes`, that is decoded; a longer one is copied through unchanged")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
@@ -42,6 +52,10 @@ func runFmt(_ context.Context, args []string, e *env) int {
 	defer done()
 	out := bufio.NewWriter(e.stdout)
 	lines := codec.NewLineReader(in)
+	lines.SetMaxLine(*maxLine)
+	// An over-long line goes straight to the output, in order: everything
+	// before it is flushed first.
+	lines.SetPassLong(flushFirst{out})
 	code := exitClean
 	for {
 		l, err := lines.Next()
@@ -52,21 +66,45 @@ func runFmt(_ context.Context, args []string, e *env) int {
 			e.errorf("%s: %v", name, err)
 			return exitUsage
 		}
+		if l.TooLong > 0 {
+			fmt.Fprintf(e.stderr, "%s:%d: the line is %d bytes, longer than --max-line %d: copied, not decoded\n", findings.Escape(name), l.Num, l.TooLong, *maxLine)
+			code = exitFindings
+			continue // its bytes, terminator included, are already out
+		}
 		d := codec.DecodeLine(l)
 		for _, p := range d.Problems {
-			fmt.Fprintf(e.stderr, "%s:%d: %s\n", name, l.Num, p)
+			fmt.Fprintf(e.stderr, "%s:%d: %s\n", findings.Escape(name), l.Num, findings.Escape(p.String()))
 			code = exitFindings
 		}
-		if len(d.Msgs) != 1 || d.Msgs[0].Kind == 0 {
-			out.Write(l.Bytes) // keep what cannot be re-encoded exactly as it was
+		if b, ok := codec.Reencode(d); ok {
+			out.Write(b)
 		} else {
-			out.Write(codec.Encode(d.Msgs[0]))
+			out.Write(l.Bytes)
 		}
-		out.WriteByte('\n')
+		switch {
+		case l.Unterminated:
+		case l.CRLF:
+			out.WriteString("\r\n")
+		default:
+			out.WriteByte('\n')
+		}
 	}
 	if err := out.Flush(); err != nil {
 		e.errorf("fmt: %v", err)
 		return exitUsage
 	}
 	return code
+}
+
+// flushFirst writes to a buffered writer's destination directly, after
+// what the buffer holds, so a long line passes through without filling it.
+type flushFirst struct{ w *bufio.Writer }
+
+func (f flushFirst) Write(p []byte) (int, error) {
+	if f.w.Buffered() > 0 {
+		if err := f.w.Flush(); err != nil {
+			return 0, err
+		}
+	}
+	return f.w.Write(p)
 }

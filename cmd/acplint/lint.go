@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/safefile"
 	"github.com/acplint/acplint/lint"
 )
 
@@ -34,6 +35,20 @@ Output formats (-f): text (file:line: severity: message (RULE-ID)), json
 (one finding per line), sarif (SARIF 2.1.0 for code scanning), github
 (workflow annotations), junit.
 
+Findings are reported as they are found, in transcript order, file after
+file; findings known only at the end of a transcript (requests never
+answered, a line ending repeated on many lines, the counts below) follow
+its other findings. A rule reports at most --max-per-rule findings per file
+(default 100): later ones are only counted, and one finding of that rule
+at the first of them ends the file's list with "… and N more like this",
+as severe as the worst it stands for. Findings dropped by --disable,
+--severity or --baseline do not count. Memory does not grow with the
+number of findings (a JUnit report is assembled in a temporary file);
+--write-baseline keeps one entry per distinct finding and writes them all.
+Should acplint itself fail on a transcript (a bug that panics), that is an
+error finding (ACP-LINT-003) at the line it hit; the rest of that file is
+read but not checked, and the other files are linted.
+
 Exit codes: 0 no finding at or above --fail-on; 1 findings at or above
 --fail-on, or a baseline entry that no longer fires; 2 usage or I/O error.
 
@@ -54,6 +69,8 @@ func runLint(_ context.Context, args []string, e *env) int {
 	cleanEnd := fs.Bool("clean-end", false, "the transcripts end with a clean shutdown: unanswered requests are errors, not truncation")
 	disable := fs.String("disable", "", "comma-separated rule `IDs` to drop from the report")
 	minSeverity := fs.String("severity", "info", "report only findings with at least this `severity`")
+	maxPerRule := fs.Int("max-per-rule", lint.DefaultMaxPerRule, "report at most `N` findings of one rule per file, then one finding counting the rest; 0 for no limit")
+	maxLine := fs.Int("max-line", lint.DefaultMaxLine, "longest line, in `bytes`, that is read; a longer one is skipped without being held and reported (ACP-LINT-004)")
 	schemaFile := fs.String("schema", "", "check params and results against this ACP schema `file` (upstream format) instead of the compiled-in schema")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
@@ -89,6 +106,10 @@ func runLint(_ context.Context, args []string, e *env) int {
 		}
 		disabled[id] = true
 	}
+	if *maxPerRule < 0 {
+		e.errorf("lint: --max-per-rule: %d is negative; 0 means no limit", *maxPerRule)
+		return exitUsage
+	}
 	var schema *lint.Schema
 	if *schemaFile != "" {
 		if schema, err = lint.LoadSchema(*schemaFile); err != nil {
@@ -101,59 +122,100 @@ func runLint(_ context.Context, args []string, e *env) int {
 		files = []string{"-"}
 	}
 
-	var all []findings.ValidationFinding
-	ioFailed := false
-	for _, name := range files {
-		res, err := lintFile(name, e.stdin, lint.Options{Format: inFormat, File: name, CleanEnd: *cleanEnd, Schema: schema})
-		if err != nil {
-			// Like go vet: report the unreadable file, lint the others,
-			// and exit 2 at the end so CI cannot mistake it for clean.
-			e.errorf("%v", err)
-			ioFailed = true
-			continue
-		}
-		for _, f := range res.Findings {
-			if !disabled[f.RuleID] && f.Severity >= floor {
-				all = append(all, f)
-			}
-		}
-	}
-
-	if *writeBaseline != "" {
-		if ioFailed {
-			return exitUsage
-		}
-		if err := writeBaselineFile(*writeBaseline, all); err != nil {
-			e.errorf("lint: %v", err)
-			return exitUsage
-		}
-		fmt.Fprintf(e.stderr, "acplint: wrote %d findings to %s\n", len(all), *writeBaseline)
-		return exitClean
-	}
-	var stale []findings.BaselineEntry
+	// Findings go to the report as lint produces them: nothing is kept
+	// but the baseline (read, or being written) and a count per rule.
+	var matcher *findings.BaselineMatcher
 	if *baseline != "" {
 		b, err := readBaselineFile(*baseline)
 		if err != nil {
 			e.errorf("lint: %v", err)
 			return exitUsage
 		}
-		all, stale = b.Filter(all)
+		matcher = b.Matcher()
 	}
-	if err := findings.Write(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version, Files: files, Findings: all}); err != nil {
+	var collect *findings.BaselineWriter
+	var report *findings.Stream
+	if *writeBaseline != "" {
+		collect = findings.NewBaselineWriter()
+		// Every finding goes into the baseline: one held back by the cap
+		// would be new on the next run.
+		*maxPerRule = 0
+	} else if report, err = findings.NewStream(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version}); err != nil {
 		e.errorf("lint: writing the report: %v", err)
 		return exitUsage
 	}
-	for _, s := range stale {
-		fmt.Fprintf(e.stderr, "acplint: stale baseline entry: %s in %s (%s) no longer fires; remove it from %s\n", s.Rule, s.File, s.Message, *baseline)
+	perRule := *maxPerRule
+	if perRule == 0 {
+		perRule = -1 // Options' "no cap"
 	}
-	code := exitClean
-	for _, f := range all {
-		if f.Severity >= threshold {
-			code = exitFindings
-			break
+	var outErr error // the first error writing the report or baseline
+	failed := false  // a reported finding is at or above --fail-on
+	baselined := 0   // findings written to the baseline
+	opts := lint.Options{Format: inFormat, CleanEnd: *cleanEnd, Schema: schema, MaxPerRule: perRule, MaxLine: *maxLine,
+		Filter: func(f findings.ValidationFinding) bool {
+			return !disabled[f.RuleID] && f.Severity >= floor && (matcher == nil || !matcher.Accepts(f))
+		},
+		OnFinding: func(f findings.ValidationFinding) {
+			failed = failed || f.Severity >= threshold
+			var err error
+			if collect != nil {
+				err = collect.Add(f)
+				baselined++
+			} else {
+				err = report.Add(f)
+			}
+			if outErr == nil {
+				outErr = err
+			}
+		},
+	}
+	ioFailed := false
+	for _, name := range files {
+		opts.File = name
+		if _, err := lintFile(name, e.stdin, opts); err != nil {
+			// Like go vet: report the unreadable file, lint the others,
+			// and exit 2 at the end so CI cannot mistake it for clean.
+			e.errorf("%v", err)
+			ioFailed = true
+			continue
+		}
+		if report != nil {
+			// JUnit lists clean files too (a file with findings has its
+			// suite already).
+			report.StartFile(name)
 		}
 	}
-	if len(stale) > 0 {
+
+	if collect != nil {
+		if ioFailed {
+			return exitUsage
+		}
+		if outErr == nil {
+			outErr = writeBaselineFile(*writeBaseline, collect)
+		}
+		if outErr != nil {
+			e.errorf("lint: %v", outErr)
+			return exitUsage
+		}
+		fmt.Fprintf(e.stderr, "acplint: wrote %d findings to %s\n", baselined, *writeBaseline)
+		return exitClean
+	}
+	if err := report.Close(); outErr == nil {
+		outErr = err
+	}
+	if outErr != nil {
+		e.errorf("lint: writing the report: %v", outErr)
+		return exitUsage
+	}
+	var stale []findings.BaselineEntry
+	if matcher != nil {
+		stale = matcher.Stale()
+	}
+	for _, s := range stale {
+		fmt.Fprintf(e.stderr, "acplint: stale baseline entry: %s in %s (%s) no longer fires; remove it from %s\n", findings.Escape(s.Rule), findings.Escape(s.File), findings.Escape(s.Message), *baseline)
+	}
+	code := exitClean
+	if failed || len(stale) > 0 {
 		code = exitFindings
 	}
 	if ioFailed {
@@ -184,14 +246,8 @@ func readBaselineFile(name string) (*findings.Baseline, error) {
 	return b, nil
 }
 
-func writeBaselineFile(name string, fs []findings.ValidationFinding) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := findings.WriteBaseline(f, fs); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+// writeBaselineFile replaces the baseline atomically, owner-only (see
+// package safefile).
+func writeBaselineFile(name string, b *findings.BaselineWriter) error {
+	return safefile.Replace(name, b.Write)
 }

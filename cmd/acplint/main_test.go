@@ -11,9 +11,19 @@ import (
 // TestMain lets the scripts run acplint as a command of its own, in a
 // separate process, exactly as a user or a CI job runs it.
 func TestMain(m *testing.M) {
-	if os.Getenv("ACPLINT_FIXTURE_AGENT") != "" {
+	switch kind := os.Getenv("ACPLINT_FIXTURE_AGENT"); kind {
+	case "":
+	case "1":
 		fixtureAgent()
 		os.Exit(0)
+	default:
+		faultAgent(kind)
+		os.Exit(0)
+	}
+	if os.Getenv("ACPLINT_AS_COMMAND") != "" {
+		// The test binary as the acplint command, for tests that must
+		// signal, starve or kill it as a separate process.
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	testscript.Main(m, map[string]func(){
 		"acplint": func() {

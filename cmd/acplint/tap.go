@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sync"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/safefile"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/tap"
 	"github.com/acplint/acplint/transcript"
@@ -22,15 +25,32 @@ byte, passes the agent's stderr through, and lints every line as it
 crosses. Findings never go to stdout (that is the editor's channel): they
 go to --lint-out, or to stderr.
 
-When the editor closes the connection the agent's stdin is closed; an agent
-that stays silent for --grace after that gets SIGTERM, then SIGKILL. The tap
-exits with the agent's exit code (128+N when signal N killed it).
+Forwarding comes first. The recorder and the live linter each work behind a
+queue of --queue bytes; one that falls behind by more drops frames rather
+than slow the connection, and the recording and the findings say where and
+how many (ACP-LINT-004). A line longer than --max-line is forwarded whole
+but not recorded or linted (a gap too). Nobody reading stderr, an editor
+that stops reading, a full disk or a bug in a rule (ACP-LINT-003) never
+stall or end the forwarding. The recording is flushed whenever the recorder
+has caught up, so a tap killed outright loses at most the frames in flight.
+
+The agent runs in a process group of its own, so signals reach the real
+agent behind a wrapper (a script, npx, go run); on Linux it is killed if the
+tap is. When the editor closes the connection, or stops reading, the
+agent's stdin is closed; an agent that stays silent for --grace after that
+gets SIGTERM, and SIGKILL --grace later, all of its group. SIGINT, SIGTERM
+and SIGHUP sent to the tap go to the agent's group, and SIGKILL follows
+--grace later. When the agent closes its stdout, the editor sees the end of
+the stream at once. The tap exits with the agent's exit code (128+N when
+signal N ended it).
 
 --record writes the traffic in acplint's transcript format (a versioned
 header, then one frame per line with direction, time and the verbatim
-bytes); 'acplint lint' reads it. --redact replaces secrets in the recording
-only (MCP env values, HTTP header values, credential-named members) and
-says so in the header; forwarding is never altered.
+bytes); 'acplint lint' reads it and gives the findings the tap gave live.
+--redact replaces secrets in the recording only (MCP env values, HTTP
+header values, credential-named members, tokens in arguments and URLs) and
+says so in the header; forwarding is never altered. Output files are
+created 0600 and never written through a symbolic link.
 
 Zed (settings.json):
 	"agent_servers": {
@@ -44,11 +64,13 @@ Zed (settings.json):
 
 func runTap(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("tap", "acplint tap [flags] -- AGENT_CMD [ARGS…]", tapDoc, e)
-	record := fs.String("record", "", "write the transcript to this `file`")
-	lintOut := fs.String("lint-out", "", "write findings to this `file` instead of stderr")
+	record := fs.String("record", "", "write the transcript to this `file` (0600; a file from an earlier run is replaced, a link is refused, and while another tap writes FILE this one writes FILE.PID)")
+	lintOut := fs.String("lint-out", "", "write findings to this `file` instead of stderr (created like --record's)")
 	redact := fs.Bool("redact", false, "replace secret values in the recording (never in the forwarded traffic)")
 	noLint := fs.Bool("no-lint", false, "only forward and record")
-	grace := fs.Duration("grace", 5*time.Second, "how long the agent may stay silent after the editor closed the connection before it is terminated")
+	grace := fs.Duration("grace", tap.DefaultGrace, "how long the agent may stay silent after the editor closed the connection before it is sent SIGTERM, and then how long before SIGKILL")
+	maxLine := fs.Int("max-line", tap.DefaultMaxLine, "longest line, in `bytes`, that is recorded and linted; a longer one is forwarded whole and shows as a gap (ACP-LINT-004)")
+	queue := fs.Int("queue", tap.DefaultQueueBytes, "`bytes` of traffic the recorder and the live linter may each fall behind by before they drop frames (ACP-LINT-004)")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
@@ -57,15 +79,25 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		e.errorf("tap: no agent command; usage: acplint tap [flags] -- AGENT_CMD [ARGS…]")
 		return exitUsage
 	}
+	// Writes to a closed stdout or stderr must fail, not kill the tap (and
+	// orphan the agent) with SIGPIPE; tap.Run does the same while it runs.
+	ignorePipe := make(chan os.Signal, 1)
+	signal.Notify(ignorePipe, syscall.SIGPIPE)
+	defer signal.Stop(ignorePipe)
 
 	var rec *transcript.Writer
 	header := transcript.Header{Producer: "acplint " + version, Started: time.Now().UTC(), Redacted: *redact, Command: command}
+	if *redact {
+		header.Command = tap.RedactCommand(command)
+	}
+	var recFile *os.File
 	if *record != "" {
-		f, err := os.Create(*record)
+		f, err := openTapOutput(*record, e)
 		if err != nil {
-			e.errorf("tap: %v", err)
+			e.errorf("tap: --record: %v", err)
 			return exitUsage
 		}
+		recFile = f
 		defer f.Close()
 		if rec, err = transcript.NewWriter(f, header); err != nil {
 			e.errorf("tap: %v", err)
@@ -73,90 +105,143 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		}
 	}
 
-	findingsOut := e.stderr
+	var findingsDst io.Writer = e.stderr
 	if *lintOut != "" {
-		f, err := os.Create(*lintOut)
+		f, err := openTapOutput(*lintOut, e)
 		if err != nil {
-			e.errorf("tap: %v", err)
+			e.errorf("tap: --lint-out: %v", err)
 			return exitUsage
 		}
 		defer f.Close()
-		findingsOut = f
+		findingsDst = f
+	}
+	// Whoever reads the findings (a stderr the editor may never read) must
+	// not be able to hold the linter, and through it anything else.
+	findingsOut := tap.NewDetachedWriter(findingsDst, 1<<20)
+	trouble := func(err error) {
+		writeFinding(findingsOut, findings.New(findings.LINTInternal, findings.Location{File: "tap"}, err.Error()))
 	}
 	// Live findings name the recording, so their lines can be opened there.
 	liveName := "tap"
 	if *record != "" {
 		liveName = *record
 	}
-	live := newLiveLinter(findingsOut, liveName, !*noLint)
 
-	observe := func(fr transcript.Frame) {
-		live.frame(fr)
-		if rec != nil {
-			if *redact {
-				fr.Data = tap.Redact(fr.Data)
-			}
-			rec.Write(fr) // errors stick; reported after the run
-		}
+	var observers []tap.Observer
+	if rec != nil {
+		observers = append(observers, tap.Observer{
+			Name: "recorder",
+			Frame: func(fr transcript.Frame) {
+				if *redact && fr.Lost == nil {
+					fr.Data = tap.Redact(fr.Data)
+				}
+				rec.Write(fr) // errors stick; reported after the run
+			},
+			// Flushing whenever the recorder has caught up keeps the file
+			// current: a tap killed outright loses at most a frame.
+			Idle: func() { rec.Flush() },
+		})
 	}
-	res, err := tap.Run(ctx, tap.Options{Command: command, Stderr: e.stderr, Observe: observe, Grace: *grace}, e.stdin, e.stdout)
+	var live *liveLinter
+	if !*noLint {
+		live = newLiveLinter(findingsOut, liveName)
+		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame})
+	}
+	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
+		MaxLine: *maxLine, QueueBytes: *queue, OnTrouble: trouble}
+	// From here on stderr may be a pipe nobody reads (the agent's stderr
+	// goes there too): the tap's own messages must not wait on it either.
+	notes := tap.NewDetachedWriter(e.stderr, 64<<10)
+	defer notes.Close(time.Second)
+	note := func(format string, args ...any) { fmt.Fprintf(notes, "acplint: "+format+"\n", args...) }
+	res, err := tap.Run(ctx, opts, e.stdin, e.stdout)
 	if err != nil {
-		e.errorf("%v", err)
+		note("%v", err)
 		return exitUsage
 	}
-	live.close()
+	if live != nil {
+		live.close(3 * time.Second)
+	}
 	if rec != nil {
 		if err := rec.Flush(); err != nil {
-			e.errorf("tap: writing %s: %v", *record, err)
+			note("tap: writing %s: %v", *record, err)
+		} else if err := recFile.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+			note("tap: writing %s: %v", *record, err)
 		}
+	}
+	if dropped, err := findingsOut.Close(2 * time.Second); dropped > 0 || err != nil {
+		note("tap: %d bytes of findings could not be written (%v)", dropped, err)
 	}
 	return res.ExitCode
 }
 
+// openTapOutput opens a file the tap writes as it runs (--record,
+// --lint-out): 0600, never through a link. The editor starts the tap with
+// the same arguments every time, so a file left by an earlier run is
+// replaced; a file another tap is writing right now is not, and this tap
+// writes name.PID instead, and says so.
+func openTapOutput(name string, e *env) (*os.File, error) {
+	f, err := safefile.Overwrite(name)
+	if errors.Is(err, safefile.ErrInUse) {
+		alt := fmt.Sprintf("%s.%d", name, os.Getpid())
+		if f, err = safefile.Create(alt); err == nil {
+			e.errorf("tap: %s is being written by another acplint tap; writing %s instead", name, alt)
+		}
+	}
+	return f, err
+}
+
+// writeFinding prints one finding in the text format.
+func writeFinding(w io.Writer, f findings.ValidationFinding) {
+	findings.Write(w, findings.FormatText, findings.Report{Findings: []findings.ValidationFinding{f}})
+}
+
 // liveLinter feeds frames to lint.Transcript through a pipe, in the
 // canonical format, so live linting is exactly `acplint lint` of the
-// recording; findings are printed as soon as they are found.
+// recording, gaps included; findings are printed as soon as they are found.
 type liveLinter struct {
 	pw   *io.PipeWriter
 	w    *transcript.Writer
-	done sync.WaitGroup
+	done chan struct{}
 }
 
-func newLiveLinter(out io.Writer, file string, enabled bool) *liveLinter {
-	if !enabled {
-		return &liveLinter{}
-	}
+func newLiveLinter(out io.Writer, file string) *liveLinter {
 	pr, pw := io.Pipe()
-	l := &liveLinter{pw: pw}
-	l.done.Add(1)
+	l := &liveLinter{pw: pw, done: make(chan struct{})}
 	go func() {
-		defer l.done.Done()
-		print := func(f findings.ValidationFinding) {
-			fmt.Fprintf(out, "%s: %s: %s (%s)\n", f.Location, f.Severity, f.Message, f.RuleID)
-		}
+		defer close(l.done)
+		defer func() {
+			// lint recovers from a panic in a rule itself; this is the last
+			// line, so that nothing in linting can end the tap.
+			if r := recover(); r != nil {
+				writeFinding(out, findings.New(findings.LINTInternal, findings.Location{File: file}, fmt.Sprintf("live lint stopped after an internal error: panic: %v", r)))
+				pr.CloseWithError(errLintStopped)
+			}
+		}()
+		print := func(f findings.ValidationFinding) { writeFinding(out, f) }
 		_, err := lint.Transcript(pr, lint.Options{Format: lint.FormatTranscript, File: file, OnFinding: print})
 		if err != nil {
 			fmt.Fprintf(out, "acplint tap: live lint stopped: %v\n", err)
 		}
-		io.Copy(io.Discard, pr) // never block the tap
+		pr.CloseWithError(errLintStopped) // the tap's side must not block
 	}()
 	// The header goes through the pipe too, so the reader must be running.
 	l.w, _ = transcript.NewWriter(pw, transcript.Header{Producer: "acplint tap"})
 	return l
 }
 
+var errLintStopped = errors.New("live lint stopped")
+
 func (l *liveLinter) frame(fr transcript.Frame) {
-	if l.w == nil {
-		return
-	}
 	l.w.Write(fr)
 	l.w.Flush()
 }
 
-func (l *liveLinter) close() {
-	if l.pw == nil {
-		return
-	}
+// close ends the input and waits, at most timeout, for the last findings.
+func (l *liveLinter) close(timeout time.Duration) {
 	l.pw.Close()
-	l.done.Wait()
+	select {
+	case <-l.done:
+	case <-time.After(timeout):
+	}
 }

@@ -1,0 +1,424 @@
+package tap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acplint/acplint/internal/proctest"
+	"github.com/acplint/acplint/transcript"
+)
+
+// The fault matrix of the tap: each test breaks one thing around the
+// forwarding path (an observer, the editor, the agent, a signal) and checks
+// the promise: every byte forwarded unchanged, the tap ends with the agent
+// and leaves no process behind. Every test is bounded by within().
+
+// within fails the test if fn does not return in d: a stalled tap must
+// fail, not hang CI.
+func within(t *testing.T, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %v", d)
+	}
+}
+
+func chattyLines(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"_fixture/line","params":{"i":%d}}`+"\n", i)
+	}
+	return b.Bytes()
+}
+
+// gapRecorder is an observer that counts frames and gaps.
+type gapRecorder struct {
+	mu                 sync.Mutex
+	frames, lostFrames int
+	lostBytes          int64
+	reasons            []string
+	block              chan struct{} // while open, Frame waits on it
+}
+
+func (g *gapRecorder) frame(f transcript.Frame) {
+	if g.block != nil {
+		<-g.block
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f.Lost != nil {
+		g.lostFrames += int(f.Lost.Frames)
+		g.lostBytes += f.Lost.Bytes
+		g.reasons = append(g.reasons, f.Lost.Reason)
+		return
+	}
+	g.frames++
+}
+
+// TestStuckObserverDoesNotStallForwarding: an observer that cannot keep up
+// (here: one that does not return until the agent is done) costs it
+// frames, which it is told about, never the editor's bytes.
+func TestStuckObserverDoesNotStallForwarding(t *testing.T) {
+	const n = 20000
+	t.Setenv("TAP_LINES", strconv.Itoa(n))
+	stuck := &gapRecorder{block: make(chan struct{})}
+	var trouble atomic.Value
+	pr, pw := io.Pipe() // the editor stays connected until it has every line
+	var out bytes.Buffer
+	var res Result
+	within(t, 30*time.Second, func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			var err error
+			res, err = Run(context.Background(), Options{Command: fixture("chatty"), Stderr: io.Discard, QueueBytes: 64 << 10,
+				DrainTimeout: 200 * time.Millisecond, OnTrouble: func(err error) { trouble.Store(err.Error()) },
+				Observers: []Observer{{Name: "stuck", Frame: stuck.frame}}}, pr, &syncWriter{w: &out, onLines: n, done: func() { pw.Close() }})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+		<-done
+	})
+	close(stuck.block) // too late for the run; lets the goroutine end
+	if !bytes.Equal(out.Bytes(), chattyLines(n)) {
+		t.Fatalf("the editor got %d bytes, want the agent's %d", out.Len(), len(chattyLines(n)))
+	}
+	if res.FromAgent != n {
+		t.Errorf("counted %d agent lines, want %d", res.FromAgent, n)
+	}
+	// The observer never returned, so the tap gave up waiting for it at
+	// the end, and said so.
+	if msg, _ := trouble.Load().(string); !strings.Contains(msg, "stuck did not finish") {
+		t.Errorf("trouble reported: %q, want that the stuck observer did not finish", msg)
+	}
+}
+
+// syncWriter is an editor's stdout: it counts lines and calls done once
+// it has seen onLines of them.
+type syncWriter struct {
+	mu      sync.Mutex
+	w       *bytes.Buffer
+	onLines int
+	seen    int
+	done    func()
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w.Write(p)
+	before := s.seen
+	s.seen += bytes.Count(p, []byte("\n"))
+	if before < s.onLines && s.seen >= s.onLines {
+		s.done()
+	}
+	return len(p), nil
+}
+
+// TestSlowObserverIsToldWhatItMissed: an observer that stalls until the
+// editor has every line, then catches up, gets what fitted in its queue
+// and gap frames for the rest: delivered plus lost add up to every line.
+func TestSlowObserverIsToldWhatItMissed(t *testing.T) {
+	const n = 5000
+	t.Setenv("TAP_LINES", strconv.Itoa(n))
+	release := make(chan struct{})
+	slow := &gapRecorder{}
+	var first sync.Once
+	slowFrame := func(f transcript.Frame) {
+		first.Do(func() { <-release })
+		slow.frame(f)
+	}
+	var out bytes.Buffer
+	within(t, 30*time.Second, func() {
+		_, err := Run(context.Background(), Options{Command: fixture("chatty"), Stderr: io.Discard, QueueBytes: 4 << 10,
+			Observers: []Observer{{Name: "slow observer", Frame: slowFrame}}},
+			bytes.NewReader(nil), &syncWriter{w: &out, onLines: n, done: func() { close(release) }})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	if !bytes.Equal(out.Bytes(), chattyLines(n)) {
+		t.Fatalf("the editor got %d bytes, want %d", out.Len(), len(chattyLines(n)))
+	}
+	if got := slow.frames + slow.lostFrames; got != n || slow.lostFrames == 0 {
+		t.Errorf("delivered %d + lost %d = %d frames, want %d with some lost", slow.frames, slow.lostFrames, got, n)
+	}
+	if slow.lostBytes <= 0 {
+		t.Errorf("lost %d bytes", slow.lostBytes)
+	}
+	for _, r := range slow.reasons {
+		if !strings.Contains(r, "slow observer fell behind") {
+			t.Errorf("gap reason %q does not say the observer fell behind", r)
+		}
+	}
+}
+
+// TestObserverPanicStopsOnlyTheObserver: a bug in an observer (a lint
+// rule, the recorder) is reported once and forwarding goes on.
+func TestObserverPanicStopsOnlyTheObserver(t *testing.T) {
+	const n = 1000
+	t.Setenv("TAP_LINES", strconv.Itoa(n))
+	var seen atomic.Int64
+	var troubles []error
+	var mu sync.Mutex
+	healthy := &gapRecorder{}
+	var out bytes.Buffer
+	within(t, 30*time.Second, func() {
+		res, err := Run(context.Background(), Options{Command: fixture("chatty"), Stderr: io.Discard,
+			Observers: []Observer{
+				{Name: "buggy rule", Frame: func(transcript.Frame) {
+					if seen.Add(1) == 3 {
+						panic("index out of range")
+					}
+				}},
+				{Name: "recorder", Frame: healthy.frame},
+			},
+			OnTrouble: func(err error) { mu.Lock(); troubles = append(troubles, err); mu.Unlock() },
+		}, bytes.NewReader(nil), &out)
+		if err != nil || res.ExitCode != 0 {
+			t.Errorf("exit %d, err %v", res.ExitCode, err)
+		}
+	})
+	if !bytes.Equal(out.Bytes(), chattyLines(n)) {
+		t.Errorf("the editor got %d bytes, want %d", out.Len(), len(chattyLines(n)))
+	}
+	if len(troubles) != 1 || !strings.Contains(troubles[0].Error(), "buggy rule") || !strings.Contains(troubles[0].Error(), "index out of range") {
+		t.Errorf("troubles reported: %v, want one naming the observer and the panic", troubles)
+	}
+	if seen.Load() != 3 {
+		t.Errorf("the panicking observer was called %d times, want 3 (it stops at its panic)", seen.Load())
+	}
+	if healthy.frames != n {
+		t.Errorf("the other observer got %d frames, want all %d", healthy.frames, n)
+	}
+}
+
+// brokenEditor takes limit bytes, then fails every write as a closed pipe
+// does.
+type brokenEditor struct {
+	mu    sync.Mutex
+	got   bytes.Buffer
+	limit int
+}
+
+func (b *brokenEditor) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.got.Len()+len(p) > b.limit {
+		return 0, syscall.EPIPE
+	}
+	return b.got.Write(p)
+}
+
+// TestEditorGoneKeepsRecording: the editor stops reading (its end of the
+// pipe closed): the tap keeps reading the agent so it never blocks,
+// observes every line, closes the agent's stdin and ends with it.
+func TestEditorGoneKeepsRecording(t *testing.T) {
+	const n = 300
+	t.Setenv("TAP_LINES", strconv.Itoa(n))
+	rec := &gapRecorder{}
+	editorIn, editorKeepsOpen := io.Pipe() // the editor never closes its side
+	defer editorKeepsOpen.Close()
+	var res Result
+	within(t, 30*time.Second, func() {
+		var err error
+		res, err = Run(context.Background(), Options{Command: fixture("chatty"), Stderr: io.Discard, Grace: 5 * time.Second,
+			Observers: []Observer{{Name: "recorder", Frame: rec.frame}}}, editorIn, &brokenEditor{limit: 300})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	if res.ExitCode != 0 {
+		t.Errorf("exit code %d, want the agent's 0: its stdin should have been closed when the editor left", res.ExitCode)
+	}
+	if rec.frames != n {
+		t.Errorf("recorded %d lines, want all %d the agent wrote", rec.frames, n)
+	}
+}
+
+// TestAgentStdoutEOFReachesEditorAtOnce: an agent that closes its stdout
+// but keeps running; the editor must see the end of the stream then, not
+// when the agent finally exits.
+func TestAgentStdoutEOFReachesEditorAtOnce(t *testing.T) {
+	editorIn, editorWrites := io.Pipe()
+	fromAgent, agentWrites := io.Pipe()
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := Run(context.Background(), Options{Command: fixture("closes-stdout"), Stderr: io.Discard, Grace: 200 * time.Millisecond}, editorIn, agentWrites)
+		done <- res
+	}()
+	within(t, 10*time.Second, func() {
+		got, err := io.ReadAll(fromAgent)
+		if err != nil || !strings.Contains(string(got), "_fixture/bye") {
+			t.Errorf("editor read %q, %v", got, err)
+		}
+	})
+	select {
+	case <-done:
+		t.Fatal("the tap ended before the agent did")
+	default:
+	}
+	editorWrites.Close() // the editor hangs up: now the agent is ended
+	within(t, 10*time.Second, func() {
+		if res := <-done; res.ExitCode != 128+int(syscall.SIGTERM) {
+			t.Errorf("exit code %d, want 143", res.ExitCode)
+		}
+	})
+}
+
+// startReady runs the tap over fixture kind with the editor connected,
+// and returns once the agent has said it is ready (through the tap, so the
+// tap is past setting up its signal handling); done yields the result.
+func startReady(t *testing.T, kind string) (editorWrites *io.PipeWriter, done chan Result) {
+	t.Helper()
+	editorIn, editorWrites := io.Pipe()
+	fromAgent, agentWrites := io.Pipe()
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(fromAgent)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "_fixture/ready") {
+				close(ready)
+			}
+		}
+	}()
+	done = make(chan Result, 1)
+	go func() {
+		res, _ := Run(context.Background(), Options{Command: fixture(kind), Stderr: io.Discard, Grace: 200 * time.Millisecond}, editorIn, agentWrites)
+		agentWrites.Close()
+		done <- res
+	}()
+	within(t, 10*time.Second, func() { <-ready })
+	return editorWrites, done
+}
+
+// TestWrapperGrandchildIsEnded: the agent command is a wrapper whose child
+// is the real agent, which ignores SIGTERM. When the editor hangs up, the
+// whole group is signalled: the tap ends within the close ladder and the
+// grandchild is gone.
+func TestWrapperGrandchildIsEnded(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Setenv("TAP_PIDFILE", pidFile)
+	editorWrites, done := startReady(t, "wrapper")
+	editorWrites.Close()
+	within(t, 10*time.Second, func() { <-done })
+	proctest.AssertGone(t, pidFile)
+}
+
+// TestSignalToTapEscalatesToKill: SIGTERM sent to the tap reaches the agent
+// (and its group); an agent that ignores it is killed after the grace.
+func TestSignalToTapEscalatesToKill(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Setenv("TAP_PIDFILE", pidFile)
+	editorWrites, done := startReady(t, "stubborn-pid")
+	defer editorWrites.Close()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 10*time.Second, func() {
+		if res := <-done; res.ExitCode != 128+int(syscall.SIGKILL) {
+			t.Errorf("exit code %d, want 137: the agent ignores SIGTERM", res.ExitCode)
+		}
+	})
+	proctest.AssertGone(t, pidFile)
+}
+
+// TestLongLineIsForwardedNotKept: a line longer than MaxLine is forwarded
+// byte for byte; observers get a gap in its place and the lines after it.
+func TestLongLineIsForwardedNotKept(t *testing.T) {
+	long := `{"jsonrpc":"2.0","method":"_x/big","params":{"s":"` + strings.Repeat("z", 3<<20) + `"}}` + "\n"
+	input := []byte(long + `{"jsonrpc":"2.0","method":"_x/after"}` + "\n")
+	rec := &gapRecorder{}
+	var out bytes.Buffer
+	within(t, 30*time.Second, func() {
+		_, err := Run(context.Background(), Options{Command: []string{"cat"}, Stderr: io.Discard, MaxLine: 1 << 20,
+			Observers: []Observer{{Name: "recorder", Frame: rec.frame}}}, bytes.NewReader(input), &out)
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	if !bytes.Equal(out.Bytes(), input) {
+		t.Fatalf("forwarded %d bytes, want the %d sent", out.Len(), len(input))
+	}
+	// Both directions: cat echoes, so each line crosses twice.
+	if rec.lostFrames != 2 || rec.lostBytes != 2*int64(len(long)-1) || rec.frames != 2 {
+		t.Errorf("observer got %d frames and %d lost (%d bytes), want 2 frames and 2 lost of %d bytes", rec.frames, rec.lostFrames, rec.lostBytes, len(long)-1)
+	}
+	for _, r := range rec.reasons {
+		if !strings.Contains(r, "--max-line") {
+			t.Errorf("gap reason %q does not name --max-line", r)
+		}
+	}
+}
+
+// TestDetachedWriterNeverBlocks: a destination that blocks for ever (a
+// stderr nobody reads) costs the writer bytes, never its callers' time.
+func TestDetachedWriterNeverBlocks(t *testing.T) {
+	pr, pw := io.Pipe() // nobody reads pr
+	w := NewDetachedWriter(pw, 1<<10)
+	within(t, 5*time.Second, func() {
+		for range 10000 {
+			w.Write([]byte("acplint: a finding nobody reads\n"))
+		}
+	})
+	var dropped int64
+	within(t, 5*time.Second, func() { dropped, _ = w.Close(100 * time.Millisecond) })
+	if dropped == 0 {
+		t.Error("no bytes counted as dropped")
+	}
+	pr.Close()
+	// A failed destination: the error is kept and later writes dropped.
+	w = NewDetachedWriter(failingWriter{}, 1<<10)
+	w.Write([]byte("x\n"))
+	time.Sleep(10 * time.Millisecond)
+	w.Write([]byte("y\n"))
+	if _, err := w.Close(time.Second); !errors.Is(err, syscall.EPIPE) {
+		t.Errorf("Close reported %v, want EPIPE", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// TestAgentExitEndsTapDespiteHelper: the agent exits (code 5) leaving a
+// helper that holds its stdout and never exits. The editor must learn that
+// the agent ended, with its exit code, and the helper must not outlive the
+// tap.
+func TestAgentExitEndsTapDespiteHelper(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	editorIn, editorWrites := io.Pipe() // the editor stays connected
+	defer editorWrites.Close()
+	script := `echo '{"jsonrpc":"2.0","method":"_fixture/hi"}'; sleep 3600 & echo $! > "$0"; exit 5`
+	var out bytes.Buffer
+	within(t, 10*time.Second, func() {
+		res, err := Run(context.Background(), Options{Command: []string{"/bin/sh", "-c", script, pidFile}, Stderr: io.Discard, Grace: 200 * time.Millisecond}, editorIn, &out)
+		if err != nil || res.ExitCode != 5 {
+			t.Errorf("exit code %d (%v), want the agent's 5", res.ExitCode, err)
+		}
+	})
+	if !strings.Contains(out.String(), "_fixture/hi") {
+		t.Errorf("the editor got %q", out.String())
+	}
+	proctest.AssertGone(t, pidFile)
+}
