@@ -35,6 +35,49 @@ type decoder struct {
 	// unknownNames indexes the names kept in an object's Unknown members
 	// once there are too many to scan (repeatedUnknown).
 	unknownNames map[*domain.Member]*nameIndex
+	// reported counts the problems reported, kept or not: problem k (from
+	// 0) is problems[k] while k < MaxProblemsPerMessage. lastDropped
+	// remembers the last type or range problem past the cap, which
+	// rejectedHere still needs.
+	reported    int
+	lastDropped droppedReject
+}
+
+// MaxProblemsPerMessage is the most problems a message keeps. A line with a
+// million duplicate members must not hold a million problems (over 1 KB
+// each) while it is judged; the rest are counted (ProbTooMany). A real
+// message has a handful.
+const MaxProblemsPerMessage = 100
+
+// droppedReject is a type or range problem that was not kept: its number
+// among the reported ones and the depth of the value it rejected.
+type droppedReject struct {
+	serial, depth int
+}
+
+// keep counts a problem being reported and says whether it is kept.
+func (d *decoder) keep() bool {
+	d.reported++
+	return len(d.problems) < MaxProblemsPerMessage
+}
+
+// add reports a problem whose pointer is already set.
+func (d *decoder) add(p Problem) {
+	if d.keep() {
+		d.problems = append(d.problems, p)
+	}
+}
+
+// mark is where the problems reported from now on start, for rejectedHere.
+func (d *decoder) mark() int { return d.reported }
+
+// finish returns the problems kept, followed by one that counts the rest.
+func (d *decoder) finish(ptr string) []Problem {
+	if dropped := d.reported - len(d.problems); dropped > 0 {
+		d.problems = append(d.problems, Problem{Kind: ProbTooMany, Pointer: ptr,
+			Detail: fmt.Sprintf("%d more problems in this message are not reported: acplint keeps the first %d of a message", dropped, MaxProblemsPerMessage)})
+	}
+	return d.problems
 }
 
 func newDecoder(src []byte, base jsonv.Pointer) *decoder {
@@ -72,6 +115,12 @@ func (d *decoder) pointer(extra string) string {
 // reportHere records a problem about the value at the current position.
 // A problem about a member's value names the member.
 func (d *decoder) reportHere(p Problem) {
+	if !d.keep() {
+		if p.Kind == ProbType || p.Kind == ProbRange {
+			d.lastDropped = droppedReject{serial: d.reported - 1, depth: len(d.path)}
+		}
+		return // before the pointer is built: past the cap, a problem costs nothing
+	}
 	p.Pointer = d.pointer("")
 	if p.Member == "" && len(d.path) > 0 && d.path[len(d.path)-1].index < 0 {
 		p.Member = d.path[len(d.path)-1].key
@@ -81,6 +130,9 @@ func (d *decoder) reportHere(p Problem) {
 
 // reportMember records a problem about member name of the current object.
 func (d *decoder) reportMember(name string, p Problem) {
+	if !d.keep() {
+		return
+	}
 	p.Pointer = d.pointer(name)
 	if p.Member == "" {
 		p.Member = name
@@ -166,7 +218,7 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 			return
 		}
 		rv.Field(1).SetUint(uint64(domain.Present))
-		n := len(d.problems)
+		n := d.mark()
 		d.decodeAs(v, rv.Field(0), p.elemTypePlan(), def)
 		if d.rejectedHere(n) {
 			// The value is unusable (a string for an integer, say): leave
@@ -252,19 +304,25 @@ func (d *decoder) decodeAs(v *jsonv.Value, rv reflect.Value, p *typePlan, def st
 	}
 }
 
-// rejectedHere reports whether a problem since problem n rejected the
-// value at the current position as a whole (its type or its range).
+// rejectedHere reports whether a problem reported since mark n rejected
+// the value at the current position as a whole (its type or its range).
 func (d *decoder) rejectedHere(n int) bool {
-	if len(d.problems) == n {
+	if d.reported == n {
 		return false
 	}
-	here := d.pointer("")
-	for _, p := range d.problems[n:] {
-		if (p.Kind == ProbType || p.Kind == ProbRange) && p.Pointer == here {
-			return true
+	if n < len(d.problems) {
+		here := d.pointer("")
+		for _, p := range d.problems[n:] {
+			if (p.Kind == ProbType || p.Kind == ProbRange) && p.Pointer == here {
+				return true
+			}
 		}
 	}
-	return false
+	// Past the cap only the last rejection is remembered, and that is
+	// enough: a value rejected whole is not decoded further, so nothing
+	// inside it is reported after its rejection, and a rejection at this
+	// depth since the mark can only be of this value.
+	return d.lastDropped.serial >= n && d.lastDropped.depth == len(d.path) && d.reported > MaxProblemsPerMessage
 }
 
 // intValue, uintValue and floatValue read number v for a member of the
@@ -741,7 +799,7 @@ func (d *decoder) reportMissingScopes(arms []inlineArm) {
 			}
 		}
 		// The problem is about the object, not about a member of it.
-		d.problems = append(d.problems, Problem{Kind: ProbUnknownVariant, Pointer: d.pointer(""), Def: u.Name,
+		d.add(Problem{Kind: ProbUnknownVariant, Pointer: d.pointer(""), Def: u.Name,
 			Detail: fmt.Sprintf("the object carries no %s: want one of the members %s", u.Name, quoteList(names))})
 	}
 }

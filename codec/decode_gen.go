@@ -206,7 +206,7 @@ func decodeGenInitializeRequest(d *decoder, v *jsonv.Value, out *domain.Initiali
 				out.ClientCapabilities.State = domain.Null
 			} else {
 				out.ClientCapabilities.State = domain.Present
-				n2 := len(d.problems)
+				n2 := d.mark()
 				if d.is(mv, jsonv.Object, "InitializeRequest", "object") {
 					decodeGenClientCapabilities(d, mv, &out.ClientCapabilities.Val, "")
 				}
@@ -226,7 +226,7 @@ func decodeGenInitializeRequest(d *decoder, v *jsonv.Value, out *domain.Initiali
 				out.ClientInfo.State = domain.Null
 			} else {
 				out.ClientInfo.State = domain.Present
-				n3 := len(d.problems)
+				n3 := d.mark()
 				if d.is(mv, jsonv.Object, "InitializeRequest", "object") {
 					decodeGenImplementation(d, mv, &out.ClientInfo.Val, "")
 				}
@@ -292,7 +292,7 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 				out.AgentCapabilities.State = domain.Null
 			} else {
 				out.AgentCapabilities.State = domain.Present
-				n5 := len(d.problems)
+				n5 := d.mark()
 				if d.is(mv, jsonv.Object, "InitializeResponse", "object") {
 					decodeGenAgentCapabilities(d, mv, &out.AgentCapabilities.Val, "")
 				}
@@ -318,7 +318,7 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 				out.AuthMethods.State = domain.Null
 			} else {
 				out.AuthMethods.State = domain.Present
-				n6 := len(d.problems)
+				n6 := d.mark()
 				if d.is(mv, jsonv.Array, "InitializeResponse", "array") {
 					elems10 := mv.Elems()
 					s7 := make([]domain.AuthMethod, len(elems10))
@@ -346,7 +346,7 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 				out.AgentInfo.State = domain.Null
 			} else {
 				out.AgentInfo.State = domain.Present
-				n11 := len(d.problems)
+				n11 := d.mark()
 				if d.is(mv, jsonv.Object, "InitializeResponse", "object") {
 					decodeGenImplementation(d, mv, &out.AgentInfo.Val, "")
 				}
@@ -480,7 +480,7 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n12 := len(d.problems)
+				n12 := d.mark()
 				if d.is(mv, jsonv.Array, "NewSessionRequest", "array") {
 					elems16 := mv.Elems()
 					s13 := make([]string, len(elems16))
@@ -569,7 +569,7 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 				out.Modes.State = domain.Null
 			} else {
 				out.Modes.State = domain.Present
-				n21 := len(d.problems)
+				n21 := d.mark()
 				if d.is(mv, jsonv.Object, "NewSessionResponse", "object") {
 					decodeGenSessionModeState(d, mv, &out.Modes.Val, "")
 				}
@@ -589,7 +589,7 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 				out.ConfigOptions.State = domain.Null
 			} else {
 				out.ConfigOptions.State = domain.Present
-				n22 := len(d.problems)
+				n22 := d.mark()
 				if d.is(mv, jsonv.Array, "NewSessionResponse", "array") {
 					elems26 := mv.Elems()
 					s23 := make([]domain.SessionConfigOption, len(elems26))
@@ -682,7 +682,7 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n31 := len(d.problems)
+				n31 := d.mark()
 				if d.is(mv, jsonv.Array, "LoadSessionRequest", "array") {
 					elems35 := mv.Elems()
 					s32 := make([]string, len(elems35))
@@ -752,7 +752,7 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 				out.Modes.State = domain.Null
 			} else {
 				out.Modes.State = domain.Present
-				n36 := len(d.problems)
+				n36 := d.mark()
 				if d.is(mv, jsonv.Object, "LoadSessionResponse", "object") {
 					decodeGenSessionModeState(d, mv, &out.Modes.Val, "")
 				}
@@ -772,7 +772,7 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 				out.ConfigOptions.State = domain.Null
 			} else {
 				out.ConfigOptions.State = domain.Present
-				n37 := len(d.problems)
+				n37 := d.mark()
 				if d.is(mv, jsonv.Array, "LoadSessionResponse", "array") {
 					elems41 := mv.Elems()
 					s38 := make([]domain.SessionConfigOption, len(elems41))
@@ -1094,7 +1094,7 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 				out.Cwd.State = domain.Null
 			} else {
 				out.Cwd.State = domain.Present
-				n50 := len(d.problems)
+				n50 := d.mark()
 				if d.is(mv, jsonv.String, "ListSessionsRequest", "string") {
 					out.Cwd.Val = d.str(mv.Str())
 				}
@@ -1114,7 +1114,7 @@ func decodeGenListSessionsRequest(d *decoder, v *jsonv.Value, out *domain.ListSe
 				out.Cursor.State = domain.Null
 			} else {
 				out.Cursor.State = domain.Present
-				n51 := len(d.problems)
+				n51 := d.mark()
 				if d.is(mv, jsonv.String, "ListSessionsRequest", "string") {
 					out.Cursor.Val = d.str(mv.Str())
 				}
@@ -1183,7 +1183,7 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 				out.NextCursor.State = domain.Null
 			} else {
 				out.NextCursor.State = domain.Present
-				n56 := len(d.problems)
+				n56 := d.mark()
 				if d.is(mv, jsonv.String, "ListSessionsResponse", "string") {
 					out.NextCursor.Val = d.str(mv.Str())
 				}
@@ -1328,7 +1328,7 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n57 := len(d.problems)
+				n57 := d.mark()
 				if d.is(mv, jsonv.Array, "ResumeSessionRequest", "array") {
 					elems61 := mv.Elems()
 					s58 := make([]string, len(elems61))
@@ -1364,7 +1364,7 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 				out.McpServers.State = domain.Null
 			} else {
 				out.McpServers.State = domain.Present
-				n62 := len(d.problems)
+				n62 := d.mark()
 				if d.is(mv, jsonv.Array, "ResumeSessionRequest", "array") {
 					elems66 := mv.Elems()
 					s63 := make([]domain.McpServer, len(elems66))
@@ -1421,7 +1421,7 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 				out.Modes.State = domain.Null
 			} else {
 				out.Modes.State = domain.Present
-				n67 := len(d.problems)
+				n67 := d.mark()
 				if d.is(mv, jsonv.Object, "ResumeSessionResponse", "object") {
 					decodeGenSessionModeState(d, mv, &out.Modes.Val, "")
 				}
@@ -1441,7 +1441,7 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 				out.ConfigOptions.State = domain.Null
 			} else {
 				out.ConfigOptions.State = domain.Present
-				n68 := len(d.problems)
+				n68 := d.mark()
 				if d.is(mv, jsonv.Array, "ResumeSessionResponse", "array") {
 					elems72 := mv.Elems()
 					s69 := make([]domain.SessionConfigOption, len(elems72))
@@ -1892,7 +1892,7 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 				out.Line.State = domain.Null
 			} else {
 				out.Line.State = domain.Present
-				n77 := len(d.problems)
+				n77 := d.mark()
 				if x78, ok := d.uintValue(mv, 32, "ReadTextFileRequest"); ok {
 					out.Line.Val = uint32(x78)
 				}
@@ -1912,7 +1912,7 @@ func decodeGenReadTextFileRequest(d *decoder, v *jsonv.Value, out *domain.ReadTe
 				out.Limit.State = domain.Null
 			} else {
 				out.Limit.State = domain.Present
-				n79 := len(d.problems)
+				n79 := d.mark()
 				if x80, ok := d.uintValue(mv, 32, "ReadTextFileRequest"); ok {
 					out.Limit.Val = uint32(x80)
 				}
@@ -2029,7 +2029,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Args.State = domain.Null
 			} else {
 				out.Args.State = domain.Present
-				n81 := len(d.problems)
+				n81 := d.mark()
 				if d.is(mv, jsonv.Array, "CreateTerminalRequest", "array") {
 					elems85 := mv.Elems()
 					s82 := make([]string, len(elems85))
@@ -2065,7 +2065,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Env.State = domain.Null
 			} else {
 				out.Env.State = domain.Present
-				n86 := len(d.problems)
+				n86 := d.mark()
 				if d.is(mv, jsonv.Array, "CreateTerminalRequest", "array") {
 					elems90 := mv.Elems()
 					s87 := make([]domain.EnvVariable, len(elems90))
@@ -2095,7 +2095,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.Cwd.State = domain.Null
 			} else {
 				out.Cwd.State = domain.Present
-				n91 := len(d.problems)
+				n91 := d.mark()
 				if d.is(mv, jsonv.String, "CreateTerminalRequest", "string") {
 					out.Cwd.Val = d.str(mv.Str())
 				}
@@ -2115,7 +2115,7 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				out.OutputByteLimit.State = domain.Null
 			} else {
 				out.OutputByteLimit.State = domain.Present
-				n92 := len(d.problems)
+				n92 := d.mark()
 				if x93, ok := d.uintValue(mv, 64, "CreateTerminalRequest"); ok {
 					out.OutputByteLimit.Val = x93
 				}
@@ -2277,7 +2277,7 @@ func decodeGenTerminalOutputResponse(d *decoder, v *jsonv.Value, out *domain.Ter
 				out.ExitStatus.State = domain.Null
 			} else {
 				out.ExitStatus.State = domain.Present
-				n94 := len(d.problems)
+				n94 := d.mark()
 				if d.is(mv, jsonv.Object, "TerminalOutputResponse", "object") {
 					decodeGenTerminalExitStatus(d, mv, &out.ExitStatus.Val, "")
 				}
@@ -2456,7 +2456,7 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 				out.ExitCode.State = domain.Null
 			} else {
 				out.ExitCode.State = domain.Present
-				n95 := len(d.problems)
+				n95 := d.mark()
 				if x96, ok := d.uintValue(mv, 32, "WaitForTerminalExitResponse"); ok {
 					out.ExitCode.Val = uint32(x96)
 				}
@@ -2476,7 +2476,7 @@ func decodeGenWaitForTerminalExitResponse(d *decoder, v *jsonv.Value, out *domai
 				out.Signal.State = domain.Null
 			} else {
 				out.Signal.State = domain.Present
-				n97 := len(d.problems)
+				n97 := d.mark()
 				if d.is(mv, jsonv.String, "WaitForTerminalExitResponse", "string") {
 					out.Signal.Val = d.str(mv.Str())
 				}
@@ -2738,7 +2738,7 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.FS.State = domain.Null
 			} else {
 				out.FS.State = domain.Present
-				n99 := len(d.problems)
+				n99 := d.mark()
 				if d.is(mv, jsonv.Object, "ClientCapabilities", "object") {
 					decodeGenFileSystemCapabilities(d, mv, &out.FS.Val, "")
 				}
@@ -2764,7 +2764,7 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.Terminal.State = domain.Null
 			} else {
 				out.Terminal.State = domain.Present
-				n100 := len(d.problems)
+				n100 := d.mark()
 				if d.is(mv, jsonv.Bool, "ClientCapabilities", "boolean") {
 					out.Terminal.Val = mv.Bool
 				}
@@ -2784,7 +2784,7 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.Session.State = domain.Null
 			} else {
 				out.Session.State = domain.Present
-				n101 := len(d.problems)
+				n101 := d.mark()
 				if d.is(mv, jsonv.Object, "ClientCapabilities", "object") {
 					decodeGenClientSessionCapabilities(d, mv, &out.Session.Val, "")
 				}
@@ -2810,7 +2810,7 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.Auth.State = domain.Null
 			} else {
 				out.Auth.State = domain.Present
-				n102 := len(d.problems)
+				n102 := d.mark()
 				if d.is(mv, jsonv.Object, "ClientCapabilities", "object") {
 					decodeGenAuthCapabilities(d, mv, &out.Auth.Val, "")
 				}
@@ -2830,7 +2830,7 @@ func decodeGenClientCapabilities(d *decoder, v *jsonv.Value, out *domain.ClientC
 				out.Elicitation.State = domain.Null
 			} else {
 				out.Elicitation.State = domain.Present
-				n103 := len(d.problems)
+				n103 := d.mark()
 				if d.is(mv, jsonv.Object, "ClientCapabilities", "object") {
 					decodeGenElicitationCapabilities(d, mv, &out.Elicitation.Val, "")
 				}
@@ -2889,7 +2889,7 @@ func decodeGenImplementation(d *decoder, v *jsonv.Value, out *domain.Implementat
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n104 := len(d.problems)
+				n104 := d.mark()
 				if d.is(mv, jsonv.String, "Implementation", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
@@ -2955,7 +2955,7 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.LoadSession.State = domain.Null
 			} else {
 				out.LoadSession.State = domain.Present
-				n105 := len(d.problems)
+				n105 := d.mark()
 				if d.is(mv, jsonv.Bool, "AgentCapabilities", "boolean") {
 					out.LoadSession.Val = mv.Bool
 				}
@@ -2981,7 +2981,7 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.PromptCapabilities.State = domain.Null
 			} else {
 				out.PromptCapabilities.State = domain.Present
-				n106 := len(d.problems)
+				n106 := d.mark()
 				if d.is(mv, jsonv.Object, "AgentCapabilities", "object") {
 					decodeGenPromptCapabilities(d, mv, &out.PromptCapabilities.Val, "")
 				}
@@ -3007,7 +3007,7 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.McpCapabilities.State = domain.Null
 			} else {
 				out.McpCapabilities.State = domain.Present
-				n107 := len(d.problems)
+				n107 := d.mark()
 				if d.is(mv, jsonv.Object, "AgentCapabilities", "object") {
 					decodeGenMcpCapabilities(d, mv, &out.McpCapabilities.Val, "")
 				}
@@ -3033,7 +3033,7 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.SessionCapabilities.State = domain.Null
 			} else {
 				out.SessionCapabilities.State = domain.Present
-				n108 := len(d.problems)
+				n108 := d.mark()
 				if d.is(mv, jsonv.Object, "AgentCapabilities", "object") {
 					decodeGenSessionCapabilities(d, mv, &out.SessionCapabilities.Val, "")
 				}
@@ -3059,7 +3059,7 @@ func decodeGenAgentCapabilities(d *decoder, v *jsonv.Value, out *domain.AgentCap
 				out.Auth.State = domain.Null
 			} else {
 				out.Auth.State = domain.Present
-				n109 := len(d.problems)
+				n109 := d.mark()
 				if d.is(mv, jsonv.Object, "AgentCapabilities", "object") {
 					decodeGenAgentAuthCapabilities(d, mv, &out.Auth.Val, "")
 				}
@@ -3305,7 +3305,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n114 := len(d.problems)
+				n114 := d.mark()
 				if d.is(mv, jsonv.Array, "SessionInfo", "array") {
 					elems118 := mv.Elems()
 					s115 := make([]string, len(elems118))
@@ -3335,7 +3335,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n119 := len(d.problems)
+				n119 := d.mark()
 				if d.is(mv, jsonv.String, "SessionInfo", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
@@ -3355,7 +3355,7 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				out.UpdatedAt.State = domain.Null
 			} else {
 				out.UpdatedAt.State = domain.Present
-				n120 := len(d.problems)
+				n120 := d.mark()
 				if d.is(mv, jsonv.String, "SessionInfo", "string") {
 					out.UpdatedAt.Val = d.str(mv.Str())
 				}
@@ -3415,7 +3415,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Kind.State = domain.Null
 			} else {
 				out.Kind.State = domain.Present
-				n121 := len(d.problems)
+				n121 := d.mark()
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
 					out.Kind.Val = domain.ToolKind(d.enumValue(mv, genEnums[1], false, "ToolKind"))
 				}
@@ -3435,7 +3435,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Status.State = domain.Null
 			} else {
 				out.Status.State = domain.Present
-				n122 := len(d.problems)
+				n122 := d.mark()
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
 					out.Status.Val = domain.ToolCallStatus(d.enumValue(mv, genEnums[2], false, "ToolCallStatus"))
 				}
@@ -3455,7 +3455,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n123 := len(d.problems)
+				n123 := d.mark()
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
@@ -3475,7 +3475,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Name.State = domain.Null
 			} else {
 				out.Name.State = domain.Present
-				n124 := len(d.problems)
+				n124 := d.mark()
 				if d.is(mv, jsonv.String, "ToolCallUpdate", "string") {
 					out.Name.Val = d.str(mv.Str())
 				}
@@ -3495,7 +3495,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Content.State = domain.Null
 			} else {
 				out.Content.State = domain.Present
-				n125 := len(d.problems)
+				n125 := d.mark()
 				if d.is(mv, jsonv.Array, "ToolCallUpdate", "array") {
 					elems129 := mv.Elems()
 					s126 := make([]domain.ToolCallContent, len(elems129))
@@ -3523,7 +3523,7 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				out.Locations.State = domain.Null
 			} else {
 				out.Locations.State = domain.Present
-				n130 := len(d.problems)
+				n130 := d.mark()
 				if d.is(mv, jsonv.Array, "ToolCallUpdate", "array") {
 					elems134 := mv.Elems()
 					s131 := make([]domain.ToolCallLocation, len(elems134))
@@ -3823,7 +3823,7 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 				out.ExitCode.State = domain.Null
 			} else {
 				out.ExitCode.State = domain.Present
-				n135 := len(d.problems)
+				n135 := d.mark()
 				if x136, ok := d.uintValue(mv, 32, "TerminalExitStatus"); ok {
 					out.ExitCode.Val = uint32(x136)
 				}
@@ -3843,7 +3843,7 @@ func decodeGenTerminalExitStatus(d *decoder, v *jsonv.Value, out *domain.Termina
 				out.Signal.State = domain.Null
 			} else {
 				out.Signal.State = domain.Present
-				n137 := len(d.problems)
+				n137 := d.mark()
 				if d.is(mv, jsonv.String, "TerminalExitStatus", "string") {
 					out.Signal.Val = d.str(mv.Str())
 				}
@@ -3897,7 +3897,7 @@ func decodeGenFileSystemCapabilities(d *decoder, v *jsonv.Value, out *domain.Fil
 				out.ReadTextFile.State = domain.Null
 			} else {
 				out.ReadTextFile.State = domain.Present
-				n138 := len(d.problems)
+				n138 := d.mark()
 				if d.is(mv, jsonv.Bool, "FileSystemCapabilities", "boolean") {
 					out.ReadTextFile.Val = mv.Bool
 				}
@@ -3923,7 +3923,7 @@ func decodeGenFileSystemCapabilities(d *decoder, v *jsonv.Value, out *domain.Fil
 				out.WriteTextFile.State = domain.Null
 			} else {
 				out.WriteTextFile.State = domain.Present
-				n139 := len(d.problems)
+				n139 := d.mark()
 				if d.is(mv, jsonv.Bool, "FileSystemCapabilities", "boolean") {
 					out.WriteTextFile.Val = mv.Bool
 				}
@@ -3971,7 +3971,7 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 				out.Compaction.State = domain.Null
 			} else {
 				out.Compaction.State = domain.Present
-				n140 := len(d.problems)
+				n140 := d.mark()
 				if d.is(mv, jsonv.Object, "ClientSessionCapabilities", "object") {
 					decodeGenCompactionCapabilities(d, mv, &out.Compaction.Val, "")
 				}
@@ -3991,7 +3991,7 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 				out.ConfigOptions.State = domain.Null
 			} else {
 				out.ConfigOptions.State = domain.Present
-				n141 := len(d.problems)
+				n141 := d.mark()
 				if d.is(mv, jsonv.Object, "ClientSessionCapabilities", "object") {
 					decodeGenSessionConfigOptionsCapabilities(d, mv, &out.ConfigOptions.Val, "")
 				}
@@ -4011,7 +4011,7 @@ func decodeGenClientSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.
 				out.Notices.State = domain.Null
 			} else {
 				out.Notices.State = domain.Present
-				n142 := len(d.problems)
+				n142 := d.mark()
 				if d.is(mv, jsonv.Object, "ClientSessionCapabilities", "object") {
 					decodeGenNoticeCapabilities(d, mv, &out.Notices.Val, "")
 				}
@@ -4065,7 +4065,7 @@ func decodeGenAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.AuthCapab
 				out.Terminal.State = domain.Null
 			} else {
 				out.Terminal.State = domain.Present
-				n143 := len(d.problems)
+				n143 := d.mark()
 				if d.is(mv, jsonv.Bool, "AuthCapabilities", "boolean") {
 					out.Terminal.Val = mv.Bool
 				}
@@ -4113,7 +4113,7 @@ func decodeGenElicitationCapabilities(d *decoder, v *jsonv.Value, out *domain.El
 				out.Form.State = domain.Null
 			} else {
 				out.Form.State = domain.Present
-				n144 := len(d.problems)
+				n144 := d.mark()
 				if d.is(mv, jsonv.Object, "ElicitationCapabilities", "object") {
 					decodeGenElicitationFormCapabilities(d, mv, &out.Form.Val, "")
 				}
@@ -4133,7 +4133,7 @@ func decodeGenElicitationCapabilities(d *decoder, v *jsonv.Value, out *domain.El
 				out.URL.State = domain.Null
 			} else {
 				out.URL.State = domain.Present
-				n145 := len(d.problems)
+				n145 := d.mark()
 				if d.is(mv, jsonv.Object, "ElicitationCapabilities", "object") {
 					decodeGenElicitationUrlCapabilities(d, mv, &out.URL.Val, "")
 				}
@@ -4187,7 +4187,7 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 				out.Image.State = domain.Null
 			} else {
 				out.Image.State = domain.Present
-				n146 := len(d.problems)
+				n146 := d.mark()
 				if d.is(mv, jsonv.Bool, "PromptCapabilities", "boolean") {
 					out.Image.Val = mv.Bool
 				}
@@ -4213,7 +4213,7 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 				out.Audio.State = domain.Null
 			} else {
 				out.Audio.State = domain.Present
-				n147 := len(d.problems)
+				n147 := d.mark()
 				if d.is(mv, jsonv.Bool, "PromptCapabilities", "boolean") {
 					out.Audio.Val = mv.Bool
 				}
@@ -4239,7 +4239,7 @@ func decodeGenPromptCapabilities(d *decoder, v *jsonv.Value, out *domain.PromptC
 				out.EmbeddedContext.State = domain.Null
 			} else {
 				out.EmbeddedContext.State = domain.Present
-				n148 := len(d.problems)
+				n148 := d.mark()
 				if d.is(mv, jsonv.Bool, "PromptCapabilities", "boolean") {
 					out.EmbeddedContext.Val = mv.Bool
 				}
@@ -4293,7 +4293,7 @@ func decodeGenMcpCapabilities(d *decoder, v *jsonv.Value, out *domain.McpCapabil
 				out.HTTP.State = domain.Null
 			} else {
 				out.HTTP.State = domain.Present
-				n149 := len(d.problems)
+				n149 := d.mark()
 				if d.is(mv, jsonv.Bool, "McpCapabilities", "boolean") {
 					out.HTTP.Val = mv.Bool
 				}
@@ -4319,7 +4319,7 @@ func decodeGenMcpCapabilities(d *decoder, v *jsonv.Value, out *domain.McpCapabil
 				out.SSE.State = domain.Null
 			} else {
 				out.SSE.State = domain.Present
-				n150 := len(d.problems)
+				n150 := d.mark()
 				if d.is(mv, jsonv.Bool, "McpCapabilities", "boolean") {
 					out.SSE.Val = mv.Bool
 				}
@@ -4367,7 +4367,7 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.List.State = domain.Null
 			} else {
 				out.List.State = domain.Present
-				n151 := len(d.problems)
+				n151 := d.mark()
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionListCapabilities(d, mv, &out.List.Val, "")
 				}
@@ -4387,7 +4387,7 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.Delete.State = domain.Null
 			} else {
 				out.Delete.State = domain.Present
-				n152 := len(d.problems)
+				n152 := d.mark()
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionDeleteCapabilities(d, mv, &out.Delete.Val, "")
 				}
@@ -4407,7 +4407,7 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.AdditionalDirectories.State = domain.Null
 			} else {
 				out.AdditionalDirectories.State = domain.Present
-				n153 := len(d.problems)
+				n153 := d.mark()
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionAdditionalDirectoriesCapabilities(d, mv, &out.AdditionalDirectories.Val, "")
 				}
@@ -4427,7 +4427,7 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.Resume.State = domain.Null
 			} else {
 				out.Resume.State = domain.Present
-				n154 := len(d.problems)
+				n154 := d.mark()
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionResumeCapabilities(d, mv, &out.Resume.Val, "")
 				}
@@ -4447,7 +4447,7 @@ func decodeGenSessionCapabilities(d *decoder, v *jsonv.Value, out *domain.Sessio
 				out.Close.State = domain.Null
 			} else {
 				out.Close.State = domain.Present
-				n155 := len(d.problems)
+				n155 := d.mark()
 				if d.is(mv, jsonv.Object, "SessionCapabilities", "object") {
 					decodeGenSessionCloseCapabilities(d, mv, &out.Close.Val, "")
 				}
@@ -4495,7 +4495,7 @@ func decodeGenAgentAuthCapabilities(d *decoder, v *jsonv.Value, out *domain.Agen
 				out.Logout.State = domain.Null
 			} else {
 				out.Logout.State = domain.Present
-				n156 := len(d.problems)
+				n156 := d.mark()
 				if d.is(mv, jsonv.Object, "AgentAuthCapabilities", "object") {
 					decodeGenLogoutCapabilities(d, mv, &out.Logout.Val, "")
 				}
@@ -4565,7 +4565,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n157 := len(d.problems)
+				n157 := d.mark()
 				if d.is(mv, jsonv.String, "AuthMethodTerminal", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
@@ -4591,7 +4591,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Args.State = domain.Null
 			} else {
 				out.Args.State = domain.Present
-				n158 := len(d.problems)
+				n158 := d.mark()
 				if d.is(mv, jsonv.Array, "AuthMethodTerminal", "array") {
 					elems162 := mv.Elems()
 					s159 := make([]string, len(elems162))
@@ -4627,7 +4627,7 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				out.Env.State = domain.Null
 			} else {
 				out.Env.State = domain.Present
-				n163 := len(d.problems)
+				n163 := d.mark()
 				d.decodeAs(mv, reflect.ValueOf(&out.Env.Val).Elem(), genPlans[39].of(reflect.TypeFor[map[string]string]()), "AuthMethodTerminal")
 				if d.rejectedHere(n163) {
 					setZero(&out.Env)
@@ -4696,7 +4696,7 @@ func decodeGenAuthMethodAgent(d *decoder, v *jsonv.Value, out *domain.AuthMethod
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n164 := len(d.problems)
+				n164 := d.mark()
 				if d.is(mv, jsonv.String, "AuthMethodAgent", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
@@ -5004,7 +5004,7 @@ func decodeGenSessionMode(d *decoder, v *jsonv.Value, out *domain.SessionMode, s
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n181 := len(d.problems)
+				n181 := d.mark()
 				if d.is(mv, jsonv.String, "SessionMode", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
@@ -5064,7 +5064,7 @@ func decodeGenTextContent(d *decoder, v *jsonv.Value, out *domain.TextContent, s
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n182 := len(d.problems)
+				n182 := d.mark()
 				if d.is(mv, jsonv.Object, "TextContent", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
@@ -5135,7 +5135,7 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 				out.URI.State = domain.Null
 			} else {
 				out.URI.State = domain.Present
-				n183 := len(d.problems)
+				n183 := d.mark()
 				if d.is(mv, jsonv.String, "ImageContent", "string") {
 					out.URI.Val = d.str(mv.Str())
 				}
@@ -5155,7 +5155,7 @@ func decodeGenImageContent(d *decoder, v *jsonv.Value, out *domain.ImageContent,
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n184 := len(d.problems)
+				n184 := d.mark()
 				if d.is(mv, jsonv.Object, "ImageContent", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
@@ -5226,7 +5226,7 @@ func decodeGenAudioContent(d *decoder, v *jsonv.Value, out *domain.AudioContent,
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n185 := len(d.problems)
+				n185 := d.mark()
 				if d.is(mv, jsonv.Object, "AudioContent", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
@@ -5297,7 +5297,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.MimeType.State = domain.Null
 			} else {
 				out.MimeType.State = domain.Present
-				n186 := len(d.problems)
+				n186 := d.mark()
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
 					out.MimeType.Val = d.str(mv.Str())
 				}
@@ -5317,7 +5317,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n187 := len(d.problems)
+				n187 := d.mark()
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
@@ -5337,7 +5337,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n188 := len(d.problems)
+				n188 := d.mark()
 				if d.is(mv, jsonv.String, "ResourceLink", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
@@ -5357,7 +5357,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Size.State = domain.Null
 			} else {
 				out.Size.State = domain.Present
-				n189 := len(d.problems)
+				n189 := d.mark()
 				if x190, ok := d.intValue(mv, 64, "ResourceLink"); ok {
 					out.Size.Val = x190
 				}
@@ -5377,7 +5377,7 @@ func decodeGenResourceLink(d *decoder, v *jsonv.Value, out *domain.ResourceLink,
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n191 := len(d.problems)
+				n191 := d.mark()
 				if d.is(mv, jsonv.Object, "ResourceLink", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
@@ -5435,7 +5435,7 @@ func decodeGenEmbeddedResource(d *decoder, v *jsonv.Value, out *domain.EmbeddedR
 				out.Annotations.State = domain.Null
 			} else {
 				out.Annotations.State = domain.Present
-				n192 := len(d.problems)
+				n192 := d.mark()
 				if d.is(mv, jsonv.Object, "EmbeddedResource", "object") {
 					decodeGenAnnotations(d, mv, &out.Annotations.Val, "")
 				}
@@ -5530,7 +5530,7 @@ func decodeGenToolCallLocation(d *decoder, v *jsonv.Value, out *domain.ToolCallL
 				out.Line.State = domain.Null
 			} else {
 				out.Line.State = domain.Present
-				n193 := len(d.problems)
+				n193 := d.mark()
 				if x194, ok := d.uintValue(mv, 32, "ToolCallLocation"); ok {
 					out.Line.Val = uint32(x194)
 				}
@@ -5645,7 +5645,7 @@ func decodeGenUserMessageChunk(d *decoder, v *jsonv.Value, out *domain.UserMessa
 				out.MessageID.State = domain.Null
 			} else {
 				out.MessageID.State = domain.Present
-				n195 := len(d.problems)
+				n195 := d.mark()
 				if d.is(mv, jsonv.String, "UserMessageChunk", "string") {
 					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
@@ -5703,7 +5703,7 @@ func decodeGenAgentMessageChunk(d *decoder, v *jsonv.Value, out *domain.AgentMes
 				out.MessageID.State = domain.Null
 			} else {
 				out.MessageID.State = domain.Present
-				n196 := len(d.problems)
+				n196 := d.mark()
 				if d.is(mv, jsonv.String, "AgentMessageChunk", "string") {
 					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
@@ -5761,7 +5761,7 @@ func decodeGenAgentThoughtChunk(d *decoder, v *jsonv.Value, out *domain.AgentTho
 				out.MessageID.State = domain.Null
 			} else {
 				out.MessageID.State = domain.Present
-				n197 := len(d.problems)
+				n197 := d.mark()
 				if d.is(mv, jsonv.String, "AgentThoughtChunk", "string") {
 					out.MessageID.Val = domain.MessageID(d.name(mv.Str()))
 				}
@@ -5832,7 +5832,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Name.State = domain.Null
 			} else {
 				out.Name.State = domain.Present
-				n198 := len(d.problems)
+				n198 := d.mark()
 				if d.is(mv, jsonv.String, "ToolCall", "string") {
 					out.Name.Val = d.str(mv.Str())
 				}
@@ -5858,7 +5858,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Kind.State = domain.Null
 			} else {
 				out.Kind.State = domain.Present
-				n199 := len(d.problems)
+				n199 := d.mark()
 				if d.is(mv, jsonv.String, "ToolCall", "string") {
 					out.Kind.Val = domain.ToolKind(d.enumValue(mv, genEnums[1], false, "ToolKind"))
 				}
@@ -5884,7 +5884,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Status.State = domain.Null
 			} else {
 				out.Status.State = domain.Present
-				n200 := len(d.problems)
+				n200 := d.mark()
 				if d.is(mv, jsonv.String, "ToolCall", "string") {
 					out.Status.Val = domain.ToolCallStatus(d.enumValue(mv, genEnums[2], false, "ToolCallStatus"))
 				}
@@ -5910,7 +5910,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Content.State = domain.Null
 			} else {
 				out.Content.State = domain.Present
-				n201 := len(d.problems)
+				n201 := d.mark()
 				if d.is(mv, jsonv.Array, "ToolCall", "array") {
 					elems205 := mv.Elems()
 					s202 := make([]domain.ToolCallContent, len(elems205))
@@ -5944,7 +5944,7 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				out.Locations.State = domain.Null
 			} else {
 				out.Locations.State = domain.Present
-				n206 := len(d.problems)
+				n206 := d.mark()
 				if d.is(mv, jsonv.Array, "ToolCall", "array") {
 					elems210 := mv.Elems()
 					s207 := make([]domain.ToolCallLocation, len(elems210))
@@ -6209,7 +6209,7 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 				out.Title.State = domain.Null
 			} else {
 				out.Title.State = domain.Present
-				n223 := len(d.problems)
+				n223 := d.mark()
 				if d.is(mv, jsonv.String, "SessionInfoUpdate", "string") {
 					out.Title.Val = d.str(mv.Str())
 				}
@@ -6229,7 +6229,7 @@ func decodeGenSessionInfoUpdate(d *decoder, v *jsonv.Value, out *domain.SessionI
 				out.UpdatedAt.State = domain.Null
 			} else {
 				out.UpdatedAt.State = domain.Present
-				n224 := len(d.problems)
+				n224 := d.mark()
 				if d.is(mv, jsonv.String, "SessionInfoUpdate", "string") {
 					out.UpdatedAt.Val = d.str(mv.Str())
 				}
@@ -6299,7 +6299,7 @@ func decodeGenUsageUpdate(d *decoder, v *jsonv.Value, out *domain.UsageUpdate, s
 				out.Cost.State = domain.Null
 			} else {
 				out.Cost.State = domain.Present
-				n227 := len(d.problems)
+				n227 := d.mark()
 				if d.is(mv, jsonv.Object, "UsageUpdate", "object") {
 					decodeGenCost(d, mv, &out.Cost.Val, "")
 				}
@@ -6370,7 +6370,7 @@ func decodeGenNotice(d *decoder, v *jsonv.Value, out *domain.Notice, skip string
 				out.Description.State = domain.Null
 			} else {
 				out.Description.State = domain.Present
-				n228 := len(d.problems)
+				n228 := d.mark()
 				if d.is(mv, jsonv.String, "Notice", "string") {
 					out.Description.Val = d.str(mv.Str())
 				}
@@ -6441,7 +6441,7 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 				out.Summary.State = domain.Null
 			} else {
 				out.Summary.State = domain.Present
-				n229 := len(d.problems)
+				n229 := d.mark()
 				if d.is(mv, jsonv.Array, "CompactionUpdate", "array") {
 					elems233 := mv.Elems()
 					s230 := make([]domain.ContentBlock, len(elems233))
@@ -6469,7 +6469,7 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 				out.Error.State = domain.Null
 			} else {
 				out.Error.State = domain.Present
-				n234 := len(d.problems)
+				n234 := d.mark()
 				if d.is(mv, jsonv.String, "CompactionUpdate", "string") {
 					out.Error.Val = d.str(mv.Str())
 				}
@@ -6584,7 +6584,7 @@ func decodeGenSessionConfigOptionsCapabilities(d *decoder, v *jsonv.Value, out *
 				out.Boolean.State = domain.Null
 			} else {
 				out.Boolean.State = domain.Present
-				n235 := len(d.problems)
+				n235 := d.mark()
 				if d.is(mv, jsonv.Object, "SessionConfigOptionsCapabilities", "object") {
 					decodeGenBooleanConfigOptionCapabilities(d, mv, &out.Boolean.Val, "")
 				}
@@ -6924,7 +6924,7 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.Audience.State = domain.Null
 			} else {
 				out.Audience.State = domain.Present
-				n236 := len(d.problems)
+				n236 := d.mark()
 				if d.is(mv, jsonv.Array, "Annotations", "array") {
 					elems240 := mv.Elems()
 					s237 := make([]domain.Role, len(elems240))
@@ -6954,7 +6954,7 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.LastModified.State = domain.Null
 			} else {
 				out.LastModified.State = domain.Present
-				n241 := len(d.problems)
+				n241 := d.mark()
 				if d.is(mv, jsonv.String, "Annotations", "string") {
 					out.LastModified.Val = d.str(mv.Str())
 				}
@@ -6974,7 +6974,7 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				out.Priority.State = domain.Null
 			} else {
 				out.Priority.State = domain.Present
-				n242 := len(d.problems)
+				n242 := d.mark()
 				if x243, ok := d.floatValue(mv, 64, "Annotations"); ok {
 					out.Priority.Val = x243
 				}
@@ -7101,7 +7101,7 @@ func decodeGenDiff(d *decoder, v *jsonv.Value, out *domain.Diff, skip string) {
 				out.OldText.State = domain.Null
 			} else {
 				out.OldText.State = domain.Present
-				n244 := len(d.problems)
+				n244 := d.mark()
 				if d.is(mv, jsonv.String, "Diff", "string") {
 					out.OldText.Val = d.str(mv.Str())
 				}
@@ -7285,7 +7285,7 @@ func decodeGenAvailableCommand(d *decoder, v *jsonv.Value, out *domain.Available
 				out.Input.State = domain.Null
 			} else {
 				out.Input.State = domain.Present
-				n245 := len(d.problems)
+				n245 := d.mark()
 				decodeGenAvailableCommandInput(d, mv, &out.Input.Val, "AvailableCommand")
 				if d.rejectedHere(n245) {
 					setZero(&out.Input)
@@ -7433,7 +7433,7 @@ func decodeGenTextResourceContents(d *decoder, v *jsonv.Value, out *domain.TextR
 				out.MimeType.State = domain.Null
 			} else {
 				out.MimeType.State = domain.Present
-				n247 := len(d.problems)
+				n247 := d.mark()
 				if d.is(mv, jsonv.String, "TextResourceContents", "string") {
 					out.MimeType.Val = d.str(mv.Str())
 				}
@@ -7504,7 +7504,7 @@ func decodeGenBlobResourceContents(d *decoder, v *jsonv.Value, out *domain.BlobR
 				out.MimeType.State = domain.Null
 			} else {
 				out.MimeType.State = domain.Present
-				n248 := len(d.problems)
+				n248 := d.mark()
 				if d.is(mv, jsonv.String, "BlobResourceContents", "string") {
 					out.MimeType.Val = d.str(mv.Str())
 				}

@@ -264,7 +264,7 @@ func (g *decoderGen) value(out string, t reflect.Type, v, def, in string) {
 	case p.class == classOpt:
 		n := g.tmp("n")
 		g.printf("%sif %s.Kind == jsonv.Null {\n%s\t%s.State = domain.Null\n%s} else {\n", in, v, in, out, in)
-		g.printf("%s\t%s.State = domain.Present\n%s\t%s := len(d.problems)\n", in, out, in, n)
+		g.printf("%s\t%s.State = domain.Present\n%s\t%s := d.mark()\n", in, out, in, n)
 		g.value(out+".Val", p.elem, v, def, in+"\t")
 		g.printf("%s\tif d.rejectedHere(%s) {\n%s\t\tsetZero(&%s)\n%s\t}\n%s}\n", in, n, in, out, in, in)
 	case p.class == classUnion && !p.arrayArm:

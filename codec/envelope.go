@@ -242,7 +242,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 		}
 	}
 	if m.JSONRPC == nil {
-		dec.problems = append(dec.problems, Problem{Kind: ProbJSONRPC, Pointer: string(ptr),
+		dec.add(Problem{Kind: ProbJSONRPC, Pointer: string(ptr),
 			Detail: `the message lacks "jsonrpc": "2.0"`})
 	}
 	if params != nil {
@@ -257,7 +257,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	if id != nil {
 		m.ID = domain.RequestID{Raw: dec.raw(id)}
 	}
-	whole := func(p Problem) { p.Pointer = string(ptr); dec.problems = append(dec.problems, p) }
+	whole := func(p Problem) { p.Pointer = string(ptr); dec.add(p) }
 	var resultTree *jsonv.Value
 	switch {
 	case method != nil:
@@ -309,7 +309,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	d.results = append(d.results, resultTree)
 	d.prefixes = append(d.prefixes, ptr)
 	d.metas = append(d.metas, dec.metaSeen)
-	d.Problems = append(d.Problems, dec.problems...)
+	d.Problems = append(d.Problems, dec.finish(string(ptr))...)
 }
 
 // paramsTarget returns memory for the params of m, the message of method
@@ -397,8 +397,10 @@ func decodeError(dec *decoder, v *jsonv.Value) *domain.Error {
 		case ProbMissing, ProbType, ProbRange:
 			p.Kind = ProbErrorObject
 		}
-		dec.problems = append(dec.problems, p)
+		dec.add(p)
 	}
+	// The error object's problems past its own cap count in the message's.
+	dec.reported += sub.reported - len(sub.problems)
 	return e
 }
 
@@ -427,7 +429,7 @@ func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
 		m.Result = target
 	}
 	d.metas[i] = d.metas[i] || dec.metaSeen
-	return dec.problems
+	return dec.finish(string(d.prefixes[i]))
 }
 
 // Encode renders m as one line of JSON (without the newline). Typed params

@@ -33,6 +33,10 @@ const (
 	ProbUnknownMember  // a member the type does not declare
 	ProbMeta           // "_meta" is neither an object nor null
 	ProbNullResult     // "result": null for a method whose result is an object
+
+	// ProbTooMany counts the problems of a message past the most a message
+	// keeps (MaxProblemsPerMessage); it comes last.
+	ProbTooMany
 )
 
 var problemNames = map[ProblemKind]string{
@@ -42,7 +46,7 @@ var problemNames = map[ProblemKind]string{
 	ProbIDFraction: "id-fraction", ProbErrorObject: "error-object", ProbMissing: "missing",
 	ProbType: "type", ProbRange: "range", ProbEnum: "enum", ProbOpenEnum: "open-enum",
 	ProbUnknownVariant: "unknown-variant", ProbUnknownMember: "unknown-member", ProbMeta: "meta",
-	ProbNullResult: "null-result",
+	ProbNullResult: "null-result", ProbTooMany: "too-many",
 }
 
 func (k ProblemKind) String() string {

@@ -107,6 +107,7 @@ func All() []*Rule {
 		LINTBadWrapper,
 		LINTInternal,
 		LINTFramesLost,
+		LINTProblemsCapped,
 		MODEUnknownMode,
 		PERMUnofferedOption,
 		PERMOutcomeShape,

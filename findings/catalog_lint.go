@@ -49,3 +49,14 @@ var LINTFramesLost = &Rule{
 		"Findings after a gap may be wrong, because the protocol machine did not see the messages in it (a response to a request it never saw, for example). " +
 		"Give the recorder a faster disk or a larger --queue, or raise --max-line, to record everything.",
 }
+
+var LINTProblemsCapped = &Rule{
+	ID:       "ACP-LINT-005",
+	Title:    "a message has more problems than acplint reports",
+	Severity: SeverityWarning,
+	Blame:    PartyTool,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/transports",
+	Doc: "acplint keeps at most 100 problems of one message while it judges the message, so that a line of a million repeated or mistyped members cannot exhaust memory. " +
+		"The first 100 are reported as usual and this finding counts the rest. " +
+		"Fix the reported ones and lint again to see the others.",
+}

@@ -447,6 +447,8 @@ func (l *linter) problem(p codec.Problem, m *domain.Message, loc findings.Locati
 		f = findings.New(findings.SCHNullResult, at, p.Detail+"; reference receivers accept null, but schema validators do not")
 	case codec.ProbDuplicate:
 		f = duplicateMember(p, at)
+	case codec.ProbTooMany:
+		f = findings.New(findings.LINTProblemsCapped, at, p.Detail)
 	case codec.ProbUnknownMember:
 		f = unknownMember(p, m, at)
 	case codec.ProbOpenEnum:
