@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/proctest"
 	"github.com/acplint/acplint/transcript"
 )
@@ -421,4 +422,75 @@ func TestAgentExitEndsTapDespiteHelper(t *testing.T) {
 		t.Errorf("the editor got %q", out.String())
 	}
 	proctest.AssertGone(t, pidFile)
+}
+
+// TestEmptyLineFloodIsBounded: a queued frame costs its bytes and itself,
+// so a flood of empty lines, which have no bytes, fills an observer's queue
+// like any other traffic instead of growing it without bound.
+func TestEmptyLineFloodIsBounded(t *testing.T) {
+	const lines = 1 << 20
+	const queue = 64 << 10
+	release := make(chan struct{})
+	slow := &gapRecorder{}
+	var first sync.Once
+	slowFrame := func(f transcript.Frame) {
+		first.Do(func() { <-release })
+		slow.frame(f)
+	}
+	var out bytes.Buffer
+	within(t, 60*time.Second, func() {
+		_, err := Run(context.Background(), Options{Command: []string{"/bin/sh", "-c", "yes '' | head -c " + strconv.Itoa(2*lines)},
+			Stderr: io.Discard, QueueBytes: queue, Observers: []Observer{{Name: "slow observer", Frame: slowFrame}}},
+			bytes.NewReader(nil), &syncWriter{w: &out, onLines: 2 * lines, done: func() { close(release) }})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	if out.Len() != 2*lines {
+		t.Fatalf("forwarded %d bytes, want %d", out.Len(), 2*lines)
+	}
+	// The observer stalled until every line had crossed, so it got what
+	// its queue held then, and gaps for the rest.
+	if most := queue/int(frameCost(transcript.Frame{})) + 2; slow.frames > most {
+		t.Errorf("the observer got %d frames through a %d-byte queue; at most %d fit", slow.frames, queue, most)
+	}
+	if slow.frames+slow.lostFrames != 2*lines {
+		t.Errorf("delivered %d + lost %d, want %d", slow.frames, slow.lostFrames, 2*lines)
+	}
+}
+
+// TestRecordingKeepsCauseBeforeAnswer: the editor writes a burst larger
+// than the pipe; the agent answers the first line while the tap's write of
+// the burst still blocks. The observers must see each line before the
+// agent's answer to it.
+func TestRecordingKeepsCauseBeforeAnswer(t *testing.T) {
+	input := chattyLines(20000)
+	_, _, rec := tapped(t, "echo", bytes.NewReader(input))
+	seen := 0 // client lines observed so far
+	for _, f := range rec.frames {
+		switch f.From {
+		case domain.FromClient:
+			seen++
+		case domain.FromAgent:
+			var n int
+			if _, err := fmt.Sscanf(string(f.Data), `{"jsonrpc":"2.0","method":"_fixture/seen","params":{"n":%d`, &n); err == nil && n >= seen {
+				t.Fatalf("the agent's answer to line %d was observed when only %d client lines were", n, seen)
+			}
+		}
+	}
+}
+
+// TestEditorGoneFloodingAgentEnds: the editor stopped reading and the
+// agent floods its stdout for ever, ignoring its stdin. Its output goes
+// nowhere, so it does not extend the grace: it gets SIGTERM.
+func TestEditorGoneFloodingAgentEnds(t *testing.T) {
+	editorIn, editorKeepsOpen := io.Pipe()
+	defer editorKeepsOpen.Close()
+	within(t, 20*time.Second, func() {
+		res, err := Run(context.Background(), Options{Command: []string{"yes"}, Stderr: io.Discard, Grace: 200 * time.Millisecond},
+			editorIn, &brokenEditor{limit: 100})
+		if err != nil || res.ExitCode != 128+int(syscall.SIGTERM) {
+			t.Errorf("exit %d (%v), want 143", res.ExitCode, err)
+		}
+	})
 }

@@ -61,24 +61,42 @@ const Redacted = "[REDACTED]"
 // secrets, and neither are numbers. What crossed the
 // pipe is never redacted: forwarding is byte for byte.
 func Redact(line []byte) []byte {
-	var spans []span
+	if out, isJSON := redactJSON(line); isJSON {
+		return out
+	}
+	// Not JSON: there is no validity to keep, so the patterns run over the
+	// whole line, across what would be strings.
+	spans := textSecrets(line, 0, len(line), nil)
+	if len(spans) == 0 {
+		return line
+	}
+	out := replaceSpans(line, spans)
+	// A secret can be what made the line invalid (a raw control character
+	// in its value): once it is replaced, the line may be JSON, and then
+	// the JSON rules apply too, or redacting twice would change it again.
+	if again, isJSON := redactJSON(out); isJSON {
+		return again
+	}
+	return out
+}
+
+// redactJSON redacts line by the JSON rules; isJSON is false, and nothing
+// is done, when line (after a byte order mark) is not one JSON value.
+func redactJSON(line []byte) (out []byte, isJSON bool) {
 	body, offset := line, 0
 	if bytes.HasPrefix(body, utf8BOM) {
 		body, offset = body[len(utf8BOM):], len(utf8BOM)
 	}
-	if v, err := jsonv.Parse(body); err == nil {
-		r := redactor{offset: offset, line: line, text: mayHoldText(line)}
-		r.value(&v, "")
-		spans = r.spans
-	} else {
-		// Not JSON: there is no validity to keep, so the patterns run
-		// over the whole line, across what would be strings.
-		spans = textSecrets(line, 0, len(line), nil)
+	v, err := jsonv.Parse(body)
+	if err != nil {
+		return nil, false
 	}
-	if len(spans) == 0 {
-		return line
+	r := redactor{offset: offset, line: line, text: mayHoldText(line)}
+	r.value(&v, "")
+	if len(r.spans) == 0 {
+		return line, true
 	}
-	return replaceSpans(line, spans)
+	return replaceSpans(line, r.spans), true
 }
 
 // RedactCommand returns a copy of an agent command line (the recording

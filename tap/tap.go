@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
@@ -191,6 +192,7 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 		}
 	}
 	var lastAgentBytes int64
+	impatient := false // the editor left: the agent's output extends nothing
 	// Each of these fires once: a nil channel is never ready, so a closed
 	// one must be set to nil after it is handled, or select picks it again
 	// and again.
@@ -206,9 +208,12 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 			clientClosed = nil
 			escalate(1)
 		case <-editorLeft:
+			// What the agent writes now goes nowhere, so its output does
+			// not extend the grace: SIGTERM follows Grace after this.
 			editorLeft = nil
 			agentIn.Close()
 			escalate(1)
+			impatient = true
 		case <-cancelled:
 			cancelled = nil
 			agentIn.Close()
@@ -217,7 +222,7 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 		case <-ladder.C:
 			switch step {
 			case 1:
-				if n := fan.agentBytes.Load(); n != lastAgentBytes {
+				if n := fan.agentBytes.Load(); n != lastAgentBytes && !impatient {
 					// Still writing (a large reply after the editor hung
 					// up): the silence counts from the agent's last output.
 					lastAgentBytes = n
@@ -322,15 +327,11 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 			f.agentBytes.Add(int64(n))
 		}
 		if n > 0 {
+			// The lines go to the observers before the bytes go on (queuing
+			// never blocks): a write to the peer may block, and the peer may
+			// answer a line before the write returns; the recording must not
+			// show the answer before the line.
 			chunk := buf[:n]
-			if writeOK {
-				if _, werr := dst.Write(chunk); werr != nil {
-					writeOK = false
-					if onWriteFail != nil {
-						onWriteFail()
-					}
-				}
-			}
 			for len(chunk) > 0 {
 				i := bytes.IndexByte(chunk, '\n')
 				piece := chunk
@@ -358,6 +359,14 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 					f.send(transcript.Frame{From: from, T: time.Since(start), Conn: 1, Data: line})
 				}
 				chunk = chunk[i+1:]
+			}
+			if writeOK {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					writeOK = false
+					if onWriteFail != nil {
+						onWriteFail()
+					}
+				}
 			}
 		}
 		if err != nil {
@@ -446,7 +455,7 @@ func (q *queue) push(f transcript.Frame) {
 	if q.closed || q.failed {
 		return
 	}
-	size := int64(len(f.Data))
+	size := frameCost(f)
 	if q.bytes+size > q.max && q.bytes > 0 {
 		q.dropLocked(f.T, size, fmt.Sprintf("the %s fell behind by more than its %d-byte queue", q.obs.Name, q.max))
 		return
@@ -455,6 +464,12 @@ func (q *queue) push(f transcript.Frame) {
 	q.frames = append(q.frames, f)
 	q.bytes += size
 	q.signal()
+}
+
+// frameCost is what a queued frame costs: its bytes and the frame itself,
+// so that a flood of empty lines is bounded by the queue as well.
+func frameCost(f transcript.Frame) int64 {
+	return int64(len(f.Data)) + int64(unsafe.Sizeof(f))
 }
 
 // drop counts a frame of n bytes this observer will not get.
@@ -527,7 +542,7 @@ func (q *queue) run() {
 		}
 
 		q.mu.Lock()
-		q.bytes -= int64(len(f.Data))
+		q.bytes -= frameCost(f)
 		empty := q.head == len(q.frames)
 		if empty || q.head > len(q.frames)/2 {
 			q.frames = append(q.frames[:0], q.frames[q.head:]...)

@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -121,23 +122,71 @@ func (tw *Writer) write(b []byte) {
 // Write appends one frame. Errors stick: after one, Write does nothing and
 // Flush returns it.
 func (tw *Writer) Write(f Frame) error {
-	wf := wireFrame{T: int64(f.T), Conn: f.Conn}
-	switch {
-	case f.Lost != nil:
-		wf.Lost = f.Lost
-	case utf8.Valid(f.Data):
-		s := string(f.Data)
-		wf.From, wf.Frame = f.From.String(), &s
-	default:
-		s := base64.StdEncoding.EncodeToString(f.Data)
-		wf.From, wf.FrameB64 = f.From.String(), &s
+	if f.Lost != nil {
+		b, err := json.Marshal(wireFrame{T: int64(f.T), Conn: f.Conn, Lost: f.Lost})
+		if err != nil {
+			return err
+		}
+		tw.write(b)
+		return tw.err
 	}
-	b, err := json.Marshal(wf)
-	if err != nil {
-		return err
+	if tw.err != nil {
+		return tw.err
 	}
-	tw.write(b)
+	// The frame is escaped straight into the buffered writer, not built
+	// whole first: a line of 60 MiB of NUL bytes is 360 MiB of JSON, and a
+	// recorder must not hold that (or twice that, with a marshaller's
+	// growing buffer) to write it.
+	w := tw.w
+	w.WriteString(`{"t":`)
+	w.WriteString(strconv.FormatInt(int64(f.T), 10))
+	w.WriteString(`,"conn":`)
+	w.WriteString(strconv.Itoa(f.Conn))
+	w.WriteString(`,"from":"`)
+	w.WriteString(f.From.String())
+	if utf8.Valid(f.Data) {
+		w.WriteString(`","frame":"`)
+		writeJSONString(w, f.Data)
+	} else {
+		w.WriteString(`","frame_b64":"`)
+		enc := base64.NewEncoder(base64.StdEncoding, w)
+		enc.Write(f.Data)
+		enc.Close()
+	}
+	w.WriteString(`"}`)
+	tw.err = w.WriteByte('\n')
 	return tw.err
+}
+
+// writeJSONString writes valid UTF-8 text as the body of a JSON string:
+// quotes, backslashes and control characters escaped, every other byte as
+// it is (no HTML escaping: a recording is not a web page).
+func writeJSONString(w *bufio.Writer, b []byte) {
+	const hex = "0123456789abcdef"
+	start := 0
+	for i, c := range b {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		w.Write(b[start:i])
+		switch c {
+		case '"', '\\':
+			w.WriteByte('\\')
+			w.WriteByte(c)
+		case '\n':
+			w.WriteString(`\n`)
+		case '\r':
+			w.WriteString(`\r`)
+		case '\t':
+			w.WriteString(`\t`)
+		default:
+			w.WriteString(`\u00`)
+			w.WriteByte(hex[c>>4])
+			w.WriteByte(hex[c&0xf])
+		}
+		start = i + 1
+	}
+	w.Write(b[start:])
 }
 
 // Flush writes buffered frames to the underlying writer.

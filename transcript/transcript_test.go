@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -130,4 +131,40 @@ func FuzzParseFrame(f *testing.F) {
 			t.Fatalf("round trip changed the frame: %+v vs %+v", fr, again)
 		}
 	})
+}
+
+// TestWriteStreamsTheFrame: a frame is escaped straight into the writer,
+// so a 16 MiB line of NUL bytes (96 MiB of JSON) costs the writer its
+// buffer, not a copy of the JSON; and it reads back the same.
+func TestWriteStreamsTheFrame(t *testing.T) {
+	data := make([]byte, 16<<20) // NUL bytes: six bytes of JSON each
+	var out bytes.Buffer
+	out.Grow(6*len(data) + 1024)
+	w, _ := NewWriter(&out, Header{})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := w.Write(Frame{From: domain.FromAgent, T: 7, Conn: 1, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("writing a 16 MiB frame allocated %d MiB", alloc>>20)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
+	got, err := ParseFrame(lines[len(lines)-1])
+	if err != nil || !bytes.Equal(got.Data, data) || got.From != domain.FromAgent || got.T != 7 {
+		t.Errorf("read back %d bytes from %v (%v), want the %d written", len(got.Data), got.From, err, len(data))
+	}
+	// Every byte that needs escaping, and some that must not be.
+	for _, s := range []string{"\"\\\x00\x1f\x7f\n\r\t<>&\u2028é", "\xff\xfe invalid"} {
+		var b bytes.Buffer
+		w, _ := NewWriter(&b, Header{})
+		w.Write(Frame{From: domain.FromClient, Data: []byte(s)})
+		w.Flush()
+		ls := bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n"))
+		if fr, err := ParseFrame(ls[len(ls)-1]); err != nil || string(fr.Data) != s {
+			t.Errorf("%q read back as %q (%v)", s, fr.Data, err)
+		}
+	}
 }
