@@ -122,9 +122,13 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 	signal.Notify(pipeSigs, syscall.SIGPIPE)
 	defer signal.Stop(pipeSigs)
 
-	cmd := exec.Command(opts.Command[0], opts.Command[1:]...)
+	cmd, started, supervised := supervisedCommand(opts.Command)
+	if !supervised {
+		cmd = exec.Command(opts.Command[0], opts.Command[1:]...)
+		cmd.SysProcAttr = agentProcAttr()
+		started = func() error { return nil }
+	}
 	cmd.Stderr = opts.Stderr
-	cmd.SysProcAttr = agentProcAttr()
 	// A grandchild that keeps the agent's stderr open must not hold Wait
 	// once the agent itself has gone.
 	cmd.WaitDelay = opts.Grace
@@ -149,12 +153,19 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 	// The agent has its ends (or failed to start); the tap keeps its own.
 	agentStdin.Close()
 	agentStdout.Close()
+	if err == nil {
+		if err = started(); err != nil {
+			cmd.Wait()
+		}
+	}
 	if err != nil {
 		agentIn.Close()
 		agentOut.Close()
 		return Result{}, fmt.Errorf("tap: starting the agent: %w", err)
 	}
-	group := cmd.Process.Pid // Setpgid: the group's id is the agent's pid
+	// Setpgid: the group's id is the pid of its leader, the supervisor or
+	// the agent.
+	group := cmd.Process.Pid
 
 	fan := newFanout(opts)
 	start := time.Now()

@@ -8,9 +8,11 @@ import (
 	"os"
 
 	"github.com/acplint/acplint/internal/gcpolicy"
+	"github.com/acplint/acplint/tap"
 )
 
 func main() {
+	tap.Supervise() // when this process is the tap's agent supervisor
 	gcpolicy.Apply()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -5,12 +5,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/acplint/acplint/tap"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the scripts run acplint as a command of its own, in a
 // separate process, exactly as a user or a CI job runs it.
 func TestMain(m *testing.M) {
+	tap.Supervise() // the tap's agent supervisor is this binary too
 	switch kind := os.Getenv("ACPLINT_FIXTURE_AGENT"); kind {
 	case "":
 	case "1":

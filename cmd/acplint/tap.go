@@ -35,8 +35,9 @@ stall or end the forwarding. The recording is flushed whenever the recorder
 has caught up, so a tap killed outright loses at most the frames in flight.
 
 The agent runs in a process group of its own, so signals reach the real
-agent behind a wrapper (a script, npx, go run); on Linux it is killed if the
-tap is. When the editor closes the connection, or stops reading, the
+agent behind a wrapper (a script, npx, go run); on Linux the whole group is
+killed even if the tap is killed outright (a small supervisor, this same
+executable, leads the group and kills it when the tap dies). When the editor closes the connection, or stops reading, the
 agent's stdin is closed; an agent that stays silent for --grace after that
 gets SIGTERM, and SIGKILL --grace later, all of its group. SIGINT, SIGTERM
 and SIGHUP sent to the tap go to the agent's group, and SIGKILL follows

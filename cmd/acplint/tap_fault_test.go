@@ -50,7 +50,10 @@ func faultAgent(kind string) {
 		if os.Getenv("FAULT_LATE") != "" {
 			time.Sleep(300 * time.Millisecond)
 			fmt.Fprintln(w, `{"jsonrpc":"2.0","method":"_fixture/late"}`)
-			w.Flush()
+			if w.Flush() == nil {
+				// Written: the tap has it, whatever happens to the editor.
+				os.WriteFile(os.Getenv("FAULT_LATE"), []byte("written"), 0o600)
+			}
 		}
 		time.Sleep(time.Hour)
 	}
@@ -121,7 +124,8 @@ func TestTapEditorGoneMidStream(t *testing.T) {
 	const n = 300
 	dir := t.TempDir()
 	rec, pidFile := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "pid")
-	c := tapProcess(t, "chatty-hang", []string{"FAULT_LINES=" + strconv.Itoa(n), "FAULT_PIDFILE=" + pidFile, "FAULT_LATE=1"},
+	late := filepath.Join(dir, "late")
+	c := tapProcess(t, "chatty-hang", []string{"FAULT_LINES=" + strconv.Itoa(n), "FAULT_PIDFILE=" + pidFile, "FAULT_LATE=" + late},
 		"--grace", "200ms", "--record", rec, "--lint-out", filepath.Join(dir, "lint.txt"))
 	editorIn, _ := c.StdinPipe() // the editor's end stays open
 	defer editorIn.Close()
@@ -142,8 +146,15 @@ func TestTapEditorGoneMidStream(t *testing.T) {
 		t.Errorf("exit code %d, want 143: the agent ignores its stdin and gets SIGTERM", code)
 	}
 	proctest.AssertGone(t, pidFile)
-	if frames := recordedFrames(t, rec); frames != n+1 {
-		t.Errorf("recorded %d agent frames, want all %d", frames, n+1)
+	// The agent may have been stopped before its late line (the editor's
+	// leaving is noticed at the first write that fails): every line it
+	// wrote must be in the recording.
+	wrote := n
+	if _, err := os.Stat(late); err == nil {
+		wrote++
+	}
+	if frames := recordedFrames(t, rec); frames != wrote {
+		t.Errorf("recorded %d agent frames, want all %d the agent wrote", frames, wrote)
 	}
 }
 
@@ -281,4 +292,28 @@ func recordedFrames(t *testing.T, file string) int {
 		}
 	}
 	return n
+}
+
+// TestTapKilledEndsWrappedAgent: the tap is killed outright while the
+// agent runs behind a wrapper script; neither the wrapper nor the real
+// agent (nor its helpers) may outlive it.
+func TestTapKilledEndsWrappedAgent(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	script := `echo $$ >>"$FAULT_PIDFILE"; sleep 100 & echo $! >>"$FAULT_PIDFILE"; echo ready; wait`
+	c := exec.Command(os.Args[0], "tap", "--no-lint", "--", "/bin/sh", "-c", script)
+	c.Env = append(os.Environ(), "ACPLINT_AS_COMMAND=1", "FAULT_PIDFILE="+pidFile)
+	editorIn, _ := c.StdinPipe()
+	defer editorIn.Close()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "ready" {
+		c.Process.Kill()
+		t.Fatalf("the agent did not start: %q", sc.Text())
+	}
+	c.Process.Kill()
+	c.Wait()
+	proctest.AssertGone(t, pidFile)
 }
