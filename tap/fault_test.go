@@ -494,3 +494,42 @@ func TestEditorGoneFloodingAgentEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestSupervisedAgentEndsAsItself: under the supervisor the tap still
+// reports the agent's own end (exit code, signal), a missing agent is a
+// start error, and the agent's stdout EOF reaches the editor at once.
+func TestSupervisedAgentEndsAsItself(t *testing.T) {
+	run := func(command []string, in io.Reader, out io.Writer, grace time.Duration) (Result, error) {
+		return Run(context.Background(), Options{Command: command, Stderr: io.Discard, Grace: grace, Supervised: true}, in, out)
+	}
+	within(t, 20*time.Second, func() {
+		if res, err := run([]string{"/bin/sh", "-c", "echo hi; exit 3"}, strings.NewReader(""), io.Discard, time.Second); err != nil || res.ExitCode != 3 {
+			t.Errorf("exit 3: got %d (%v)", res.ExitCode, err)
+		}
+		if res, err := run([]string{"/bin/sh", "-c", "kill -TERM $$"}, strings.NewReader(""), io.Discard, time.Second); err != nil || res.ExitCode != 128+int(syscall.SIGTERM) {
+			t.Errorf("killed by SIGTERM: got %d (%v), want 143", res.ExitCode, err)
+		}
+		if _, err := run([]string{"/nonexistent/agent"}, strings.NewReader(""), io.Discard, time.Second); err == nil || !strings.Contains(err.Error(), "starting the agent") {
+			t.Errorf("missing agent: %v, want a start error", err)
+		}
+	})
+	// The stdout EOF: the supervisor must not hold the agent's stdout.
+	editorIn, editorWrites := io.Pipe()
+	fromAgent, agentWrites := io.Pipe()
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := run(fixture("closes-stdout"), editorIn, agentWrites, 200*time.Millisecond)
+		done <- res
+	}()
+	within(t, 10*time.Second, func() {
+		if got, err := io.ReadAll(fromAgent); err != nil || !strings.Contains(string(got), "_fixture/bye") {
+			t.Errorf("editor read %q, %v", got, err)
+		}
+	})
+	editorWrites.Close()
+	within(t, 10*time.Second, func() {
+		if res := <-done; res.ExitCode != 128+int(syscall.SIGTERM) {
+			t.Errorf("exit code %d, want 143", res.ExitCode)
+		}
+	})
+}

@@ -65,6 +65,12 @@ type Options struct {
 	// OnTrouble is told, from any goroutine, of what went wrong off the
 	// forwarding path (an observer panicked or did not finish). May be nil.
 	OnTrouble func(error)
+	// Supervised runs the agent under a supervisor, this same executable,
+	// so that on Linux the agent's whole process group ends even when the
+	// tap is killed outright (supervise_linux.go). The program must call
+	// Supervise first thing in main, or the supervisor would run the
+	// program itself.
+	Supervised bool
 }
 
 // An Observer is given the lines that cross, in the order the tap saw
@@ -122,7 +128,12 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 	signal.Notify(pipeSigs, syscall.SIGPIPE)
 	defer signal.Stop(pipeSigs)
 
-	cmd, started, supervised := supervisedCommand(opts.Command)
+	var cmd *exec.Cmd
+	var started func() error
+	supervised := false
+	if opts.Supervised {
+		cmd, started, supervised = supervisedCommand(opts.Command)
+	}
 	if !supervised {
 		cmd = exec.Command(opts.Command[0], opts.Command[1:]...)
 		cmd.SysProcAttr = agentProcAttr()

@@ -23,7 +23,7 @@ import (
 // The test binary doubles as the fixture agent: with TAP_FIXTURE set it
 // runs one of the agents below instead of the tests.
 func TestMain(m *testing.M) {
-	Supervise() // the agent's supervisor is this binary too
+	Supervise() // for the tests that run the agent under a supervisor
 	switch os.Getenv("TAP_FIXTURE") {
 	case "":
 		os.Exit(m.Run())

@@ -149,7 +149,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame})
 	}
 	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
-		MaxLine: *maxLine, QueueBytes: *queue, OnTrouble: trouble}
+		MaxLine: *maxLine, QueueBytes: *queue, OnTrouble: trouble, Supervised: true}
 	// From here on stderr may be a pipe nobody reads (the agent's stderr
 	// goes there too): the tap's own messages must not wait on it either.
 	notes := tap.NewDetachedWriter(e.stderr, 64<<10)
