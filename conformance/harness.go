@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/procgroup"
 )
 
 // AgentCommand is how to start the agent under test.
@@ -83,7 +85,7 @@ func startProc(c AgentCommand, rec *Transcript, maxLine int) (*proc, error) {
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
-	setProcessGroup(cmd)
+	cmd.SysProcAttr = procgroup.Attr()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -292,8 +294,15 @@ func (p *proc) shutdown(grace time.Duration, interrupt <-chan struct{}, drain fu
 	// Whatever the rung, nothing of the agent's process group outlives the
 	// run: a grandchild (a wrapper's child, a forked helper) that still
 	// holds stdout open, or that the agent left behind when it exited.
-	signalGroup(p.cmd, sigKill)
+	p.signal(syscall.SIGKILL)
 	return step
+}
+
+// signal sends sig to the agent's whole process group.
+func (p *proc) signal(sig syscall.Signal) {
+	if p.cmd.Process != nil {
+		procgroup.Signal(p.cmd.Process.Pid, sig)
+	}
 }
 
 // ladder is the grace of the close ladder's rungs, which an interrupt
@@ -312,11 +321,11 @@ func (p *proc) closeLadder(l *ladder, drain func(frame)) CloseStep {
 		}
 		return ClosedOnStdin
 	}
-	signalGroup(p.cmd, sigTerm)
+	p.signal(syscall.SIGTERM)
 	if p.waitExit(l, drain) {
 		return ClosedOnTerm
 	}
-	signalGroup(p.cmd, sigKill)
+	p.signal(syscall.SIGKILL)
 	if p.waitExit(l, drain) {
 		return ClosedOnKill
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/procgroup"
 	"github.com/acplint/acplint/transcript"
 )
 
@@ -102,9 +103,9 @@ type Result struct {
 // silent for Grace it gets SIGTERM, then SIGKILL, all of its group. SIGINT,
 // SIGTERM and SIGHUP sent to the tap are passed on to the group, and SIGKILL
 // follows after Grace. When the agent closes its stdout, clientOut is
-// closed at once if it is an io.Closer. The agent's process gets SIGKILL if
-// the tap dies first (Linux), and whatever is left of its group is ended
-// when the agent has exited.
+// closed at once if it is an io.Closer. On Linux the agent gets SIGKILL if
+// the tap dies first, and its whole group does under Options.Supervised;
+// whatever is left of the group is ended when the agent has exited.
 func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Writer) (Result, error) {
 	if len(opts.Command) == 0 {
 		return Result{}, errors.New("tap: no agent command")
@@ -136,7 +137,7 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 	}
 	if !supervised {
 		cmd = exec.Command(opts.Command[0], opts.Command[1:]...)
-		cmd.SysProcAttr = agentProcAttr()
+		cmd.SysProcAttr = procgroup.Attr()
 		started = func() error { return nil }
 	}
 	cmd.Stderr = opts.Stderr
@@ -214,7 +215,6 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 		}
 	}
 	var lastAgentBytes int64
-	impatient := false // the editor left: the agent's output extends nothing
 	// Each of these fires once: a nil channel is never ready, so a closed
 	// one must be set to nil after it is handled, or select picks it again
 	// and again.
@@ -224,7 +224,7 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 		case werr = <-waitErr:
 			done = true
 		case s := <-sigs:
-			signalGroup(group, s.(syscall.Signal))
+			procgroup.Signal(group, s.(syscall.Signal))
 			escalate(2)
 		case <-clientClosed:
 			clientClosed = nil
@@ -235,26 +235,27 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 			editorLeft = nil
 			agentIn.Close()
 			escalate(1)
-			impatient = true
 		case <-cancelled:
 			cancelled = nil
 			agentIn.Close()
-			signalGroup(group, syscall.SIGTERM)
+			procgroup.Signal(group, syscall.SIGTERM)
 			escalate(2)
 		case <-ladder.C:
 			switch step {
 			case 1:
-				if n := fan.agentBytes.Load(); n != lastAgentBytes && !impatient {
+				// editorLeft is nil once the editor stopped reading: then
+				// the agent's output goes nowhere and extends nothing.
+				if n := fan.agentBytes.Load(); n != lastAgentBytes && editorLeft != nil {
 					// Still writing (a large reply after the editor hung
 					// up): the silence counts from the agent's last output.
 					lastAgentBytes = n
 					ladder.Reset(opts.Grace)
 					continue
 				}
-				signalGroup(group, syscall.SIGTERM)
+				procgroup.Signal(group, syscall.SIGTERM)
 				escalate(2)
 			case 2:
-				signalGroup(group, syscall.SIGKILL)
+				procgroup.Signal(group, syscall.SIGKILL)
 				step = 3
 			}
 		}
@@ -287,18 +288,18 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 // itself has exited (helpers it started and did not stop): SIGTERM, then
 // SIGKILL after grace.
 func endGroup(group int, grace time.Duration) {
-	if !groupAlive(group) {
+	if !procgroup.Alive(group) {
 		return
 	}
-	signalGroup(group, syscall.SIGTERM)
+	procgroup.Signal(group, syscall.SIGTERM)
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
-		if !groupAlive(group) {
+		if !procgroup.Alive(group) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	signalGroup(group, syscall.SIGKILL)
+	procgroup.Signal(group, syscall.SIGKILL)
 }
 
 func exitCode(ps *os.ProcessState, err error) int {

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package proctest helps tests that run fake agents as real processes
 // check that none of them outlives the program under test.
 package proctest

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package conformance
+package procgroup
 
 import "syscall"
 

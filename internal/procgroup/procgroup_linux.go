@@ -1,0 +1,7 @@
+package procgroup
+
+import "syscall"
+
+func setParentDeathSignal(attr *syscall.SysProcAttr) {
+	attr.Pdeathsig = syscall.SIGKILL
+}
