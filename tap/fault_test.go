@@ -57,7 +57,7 @@ type gapRecorder struct {
 	frames, lostFrames int
 	lostBytes          int64
 	reasons            []string
-	block              chan struct{} // while open, Frame waits on it
+	block              chan struct{} // Frame waits until it is closed
 }
 
 func (g *gapRecorder) frame(f transcript.Frame) {
@@ -143,16 +143,11 @@ func TestSlowObserverIsToldWhatItMissed(t *testing.T) {
 	const n = 5000
 	t.Setenv("TAP_LINES", strconv.Itoa(n))
 	release := make(chan struct{})
-	slow := &gapRecorder{}
-	var first sync.Once
-	slowFrame := func(f transcript.Frame) {
-		first.Do(func() { <-release })
-		slow.frame(f)
-	}
+	slow := &gapRecorder{block: release} // stalls until the editor has every line
 	var out bytes.Buffer
 	within(t, 30*time.Second, func() {
 		_, err := Run(context.Background(), Options{Command: fixture("chatty"), Stderr: io.Discard, QueueBytes: 4 << 10,
-			Observers: []Observer{{Name: "slow observer", Frame: slowFrame}}},
+			Observers: []Observer{{Name: "slow observer", Frame: slow.frame}}},
 			bytes.NewReader(nil), &syncWriter{w: &out, onLines: n, done: func() { close(release) }})
 		if err != nil {
 			t.Error(err)
@@ -431,16 +426,11 @@ func TestEmptyLineFloodIsBounded(t *testing.T) {
 	const lines = 1 << 20
 	const queue = 64 << 10
 	release := make(chan struct{})
-	slow := &gapRecorder{}
-	var first sync.Once
-	slowFrame := func(f transcript.Frame) {
-		first.Do(func() { <-release })
-		slow.frame(f)
-	}
+	slow := &gapRecorder{block: release} // stalls until the editor has every line
 	var out bytes.Buffer
 	within(t, 60*time.Second, func() {
 		_, err := Run(context.Background(), Options{Command: []string{"/bin/sh", "-c", "yes '' | head -c " + strconv.Itoa(2*lines)},
-			Stderr: io.Discard, QueueBytes: queue, Observers: []Observer{{Name: "slow observer", Frame: slowFrame}}},
+			Stderr: io.Discard, QueueBytes: queue, Observers: []Observer{{Name: "slow observer", Frame: slow.frame}}},
 			bytes.NewReader(nil), &syncWriter{w: &out, onLines: 2 * lines, done: func() { close(release) }})
 		if err != nil {
 			t.Error(err)

@@ -1,9 +1,9 @@
 package tap
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -120,9 +120,8 @@ func supervisedCommand(command []string) (cmd *exec.Cmd, started func() error, o
 	started = func() error {
 		w.Close()
 		defer r.Close()
-		msg, _ := bufio.NewReader(r).ReadString(0)
-		if msg != "" {
-			return errors.New(msg)
+		if msg, _ := io.ReadAll(r); len(msg) > 0 {
+			return errors.New(string(msg))
 		}
 		return nil
 	}

@@ -71,10 +71,15 @@ func noisyLines(n int) []byte {
 // as a process of its own.
 func tapProcess(t *testing.T, kind string, env []string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmdArgs := append([]string{"tap"}, args...)
 	// env(1) execs the agent, so the pid it notes is the agent's.
-	cmdArgs = append(cmdArgs, "--", "/usr/bin/env", "ACPLINT_FIXTURE_AGENT="+kind, os.Args[0])
-	c := exec.Command(os.Args[0], cmdArgs...)
+	return tapCommand(env, args, "/usr/bin/env", "ACPLINT_FIXTURE_AGENT="+kind, os.Args[0])
+}
+
+// tapCommand is `acplint tap TAPARGS -- AGENT…`, the test binary as acplint,
+// with env added to the environment.
+func tapCommand(env, tapArgs []string, agent ...string) *exec.Cmd {
+	args := append(append(append([]string{"tap"}, tapArgs...), "--"), agent...)
+	c := exec.Command(os.Args[0], args...)
 	c.Env = append(append(os.Environ(), "ACPLINT_AS_COMMAND=1"), env...)
 	return c
 }
@@ -230,8 +235,7 @@ func TestTapHugeLineMemory(t *testing.T) {
 		t.Skip("moves 600 MB through two pipes")
 	}
 	const size = 300 << 20
-	c := exec.Command(os.Args[0], "tap", "--max-line", strconv.Itoa(16<<20), "--", "cat")
-	c.Env = append(os.Environ(), "ACPLINT_AS_COMMAND=1")
+	c := tapCommand(nil, []string{"--max-line", strconv.Itoa(16 << 20)}, "cat")
 	stdin, _ := c.StdinPipe()
 	stdout, _ := c.StdoutPipe()
 	c.Stderr = io.Discard
@@ -300,8 +304,7 @@ func recordedFrames(t *testing.T, file string) int {
 func TestTapKilledEndsWrappedAgent(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	script := `echo $$ >>"$FAULT_PIDFILE"; sleep 100 & echo $! >>"$FAULT_PIDFILE"; echo ready; wait`
-	c := exec.Command(os.Args[0], "tap", "--no-lint", "--", "/bin/sh", "-c", script)
-	c.Env = append(os.Environ(), "ACPLINT_AS_COMMAND=1", "FAULT_PIDFILE="+pidFile)
+	c := tapCommand([]string{"FAULT_PIDFILE=" + pidFile}, []string{"--no-lint"}, "/bin/sh", "-c", script)
 	editorIn, _ := c.StdinPipe()
 	defer editorIn.Close()
 	stdout, _ := c.StdoutPipe()
