@@ -21,7 +21,7 @@ import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/jsonv"
-	"github.com/acplint/acplint/schemadiff"
+	"github.com/acplint/acplint/schemamodel"
 )
 
 // Schema is a version of the ACP schema to check params and results
@@ -29,18 +29,18 @@ import (
 // The compiled codec stays the fast default; this path validates each
 // message with a JSON Schema validator against its own method's $def
 // (never the schema root, whose extension definitions admit anything), and
-// walks the resolved shapes of package schemadiff for what JSON Schema does
+// walks the resolved shapes of package schemamodel for what JSON Schema does
 // not reject: unknown members and values of open enums.
 type Schema struct {
-	model *schemadiff.Schema
-	defs  map[schemadiff.Key]*jsonschema.Schema
+	model *schemamodel.Schema
+	defs  map[schemamodel.Key]*jsonschema.Schema
 }
 
 // LoadSchema reads and compiles a schema file in the upstream format. It
 // resolves only references inside the file ("#/$defs/…"): a schema is
 // input, and must not make acplint read other files or the network.
 func LoadSchema(file string) (*Schema, error) {
-	m, err := schemadiff.LoadFile(file, schemadiff.Options{})
+	m, err := schemamodel.LoadFile(file, schemamodel.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,7 @@ func LoadSchema(file string) (*Schema, error) {
 const schemaURL = "acplint:schema.json"
 
 // CompileSchema compiles a loaded schema for validation.
-func CompileSchema(m *schemadiff.Schema) (*Schema, error) {
+func CompileSchema(m *schemamodel.Schema) (*Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(m.Raw))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
@@ -70,7 +70,7 @@ func CompileSchema(m *schemadiff.Schema) (*Schema, error) {
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
 	}
-	s := &Schema{model: m, defs: map[schemadiff.Key]*jsonschema.Schema{}}
+	s := &Schema{model: m, defs: map[schemamodel.Key]*jsonschema.Schema{}}
 	for k, msg := range m.Messages {
 		sch, err := c.Compile(schemaURL + "#/$defs/" + url.PathEscape(msg.Def))
 		if err != nil {
@@ -99,7 +99,7 @@ var dataKeywords = map[string]bool{"const": true, "enum": true, "default": true,
 // checkLocalRefs fails on the first reference in m that leaves the file,
 // naming it with its JSON Pointer and line. Only fragment references
 // ("#/$defs/…", "#anchor") are resolved.
-func checkLocalRefs(m *schemadiff.Schema) error {
+func checkLocalRefs(m *schemamodel.Schema) error {
 	var first, firstPtr string
 	outside := 0
 	var walk func(node any, ptr jsonv.Pointer)
@@ -161,15 +161,15 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, loc 
 	if l.schema == nil || m.Method == "" || m.Method.IsExtension() {
 		return msgProbs, resultProbs
 	}
-	var key schemadiff.Key
+	var key schemamodel.Key
 	var raw json.RawMessage
 	switch m.Kind {
 	case domain.KindRequest:
-		key, raw = schemadiff.Key{Method: string(m.Method), Kind: schemadiff.KindRequest}, m.RawParams
+		key, raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindRequest}, m.RawParams
 	case domain.KindNotification:
-		key, raw = schemadiff.Key{Method: string(m.Method), Kind: schemadiff.KindNotification}, m.RawParams
+		key, raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindNotification}, m.RawParams
 	case domain.KindResult:
-		key, raw = schemadiff.Key{Method: string(m.Method), Kind: schemadiff.KindResponse}, m.RawResult
+		key, raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindResponse}, m.RawResult
 	default:
 		return msgProbs, resultProbs
 	}
@@ -178,7 +178,7 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, loc 
 		prefix = "/" + strconv.Itoa(i)
 	}
 	member := "params"
-	if key.Kind == schemadiff.KindResponse {
+	if key.Kind == schemamodel.KindResponse {
 		member = "result"
 	}
 	base := prefix + "/" + member
@@ -187,7 +187,7 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, loc 
 
 	sch := l.schema.defs[key]
 	if sch == nil {
-		if key.Kind != schemadiff.KindResponse && !definesMethod(l.schema.model, key.Method) && l.schema.reportsUndefined(m.Method) {
+		if key.Kind != schemamodel.KindResponse && !definesMethod(l.schema.model, key.Method) && l.schema.reportsUndefined(m.Method) {
 			f := findings.New(findings.EXTNUnknownMethod, loc.At(prefix+"/method"), fmt.Sprintf(
 				"method %q is not defined by the schema %s; a peer built on that schema answers -32601 (method not found)", m.Method, l.schema.File()))
 			l.add(blame(f, m.Dir))
@@ -195,7 +195,7 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, loc 
 		return msgProbs, resultProbs
 	}
 	probs := l.schema.validate(key, raw, base)
-	if key.Kind == schemadiff.KindResponse {
+	if key.Kind == schemamodel.KindResponse {
 		return msgProbs, append(resultProbs, probs...)
 	}
 	return append(msgProbs, probs...), resultProbs
@@ -215,7 +215,7 @@ func (s *Schema) reportsUndefined(method domain.Method) bool {
 	return unstable && s.model.Superset
 }
 
-func definesMethod(s *schemadiff.Schema, method string) bool {
+func definesMethod(s *schemamodel.Schema, method string) bool {
 	for k := range s.Messages {
 		if k.Method == method {
 			return true
@@ -237,7 +237,7 @@ func dropSchemaProblems(ps []codec.Problem, base string) []codec.Problem {
 
 // validate checks one params or result value (raw; nil when absent)
 // against the $def of key, returning problems with pointers under base.
-func (s *Schema) validate(key schemadiff.Key, raw json.RawMessage, base string) []codec.Problem {
+func (s *Schema) validate(key schemamodel.Key, raw json.RawMessage, base string) []codec.Problem {
 	msg := s.model.Message(key.Method, key.Kind)
 	var inst any = map[string]any{} // absent params read as {}, as the codec does
 	if raw != nil {
@@ -254,7 +254,7 @@ func (s *Schema) validate(key schemadiff.Key, raw json.RawMessage, base string) 
 			r.walk(ve)
 		}
 	}
-	if inst == nil && key.Kind == schemadiff.KindResponse {
+	if inst == nil && key.Kind == schemamodel.KindResponse {
 		// "result": null for an object result: the codec's own rule
 		// (ACP-SCH-003) says it better than a type error.
 		for i, p := range r.probs {
@@ -271,7 +271,7 @@ func (s *Schema) validate(key schemadiff.Key, raw json.RawMessage, base string) 
 
 type validation struct {
 	s     *Schema
-	key   schemadiff.Key
+	key   schemamodel.Key
 	root  any
 	base  string
 	def   string
@@ -355,8 +355,8 @@ func (r *validation) walk(e *jsonschema.ValidationError) {
 	}
 }
 
-func isScalarAlias(sh *schemadiff.Shape) bool {
-	return sh.Enum == nil && sh.Variants == nil && sh.Props == nil && sh.Types&schemadiff.TypeObject == 0
+func isScalarAlias(sh *schemamodel.Shape) bool {
+	return sh.Enum == nil && sh.Variants == nil && sh.Props == nil && sh.Types&schemamodel.TypeObject == 0
 }
 
 // objectDef names the definition of the object at loc, following the
@@ -368,7 +368,7 @@ func (r *validation) objectDef(loc []string) string {
 			return ""
 		}
 		v := r.at(loc[:i])
-		var props map[string]*schemadiff.Prop
+		var props map[string]*schemamodel.Prop
 		def := sh.Def
 		if obj, ok := v.(map[string]any); ok {
 			props, def, _ = declared(sh, obj)
@@ -532,7 +532,7 @@ type tag struct {
 
 // collectTags finds the constant members (discriminators) a union branch
 // declares, looking through $ref and allOf.
-func collectTags(m *schemadiff.Schema, node any, out map[string]tag, depth int) {
+func collectTags(m *schemamodel.Schema, node any, out map[string]tag, depth int) {
 	n, ok := node.(map[string]any)
 	if !ok || depth > 4 {
 		return
@@ -626,13 +626,13 @@ func descend(cur any, toks []string) any {
 // accepts but the protocol still flags: members the schema does not
 // declare (ACP-SCH-004 and its more specific rules) and values of open
 // enums it does not list. Subtrees with validation errors are skipped.
-func (r *validation) extras(sh *schemadiff.Shape, v any, loc []string) {
+func (r *validation) extras(sh *schemamodel.Shape, v any, loc []string) {
 	if sh == nil || sh.Cycle || r.failedAt(loc) {
 		return
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if sh.Types&schemadiff.TypeObject == 0 {
+		if sh.Types&schemamodel.TypeObject == 0 {
 			return
 		}
 		props, def, catchAll := declared(sh, x)
@@ -683,23 +683,23 @@ func (r *validation) extras(sh *schemadiff.Shape, v any, loc []string) {
 // decides), the definition that names them, and the catch-all variant
 // when that is what the tag selected. props is nil for an object the
 // schema leaves free.
-func declared(sh *schemadiff.Shape, obj map[string]any) (props map[string]*schemadiff.Prop, def string, catchAll *schemadiff.Variant) {
+func declared(sh *schemamodel.Shape, obj map[string]any) (props map[string]*schemamodel.Prop, def string, catchAll *schemamodel.Variant) {
 	def = sh.Def
 	if sh.Props == nil && sh.Variants == nil {
 		return nil, def, nil
 	}
-	props = map[string]*schemadiff.Prop{}
+	props = map[string]*schemamodel.Prop{}
 	for k, p := range sh.Props {
 		props[k] = p
 	}
 	if sh.Variants == nil {
 		return props, def, nil
 	}
-	var chosen []*schemadiff.Variant
+	var chosen []*schemamodel.Variant
 	for _, v := range sh.Variants {
 		if v.Tag != "" && !v.CatchAll {
 			if got, has := obj[v.Tag]; has && jsonText(got) == v.TagValue {
-				chosen = []*schemadiff.Variant{v}
+				chosen = []*schemamodel.Variant{v}
 				break
 			}
 		}
@@ -707,7 +707,7 @@ func declared(sh *schemadiff.Shape, obj map[string]any) (props map[string]*schem
 	if chosen == nil {
 		for _, v := range sh.Variants {
 			if _, has := obj[v.Tag]; v.CatchAll && has {
-				chosen, catchAll = []*schemadiff.Variant{v}, v
+				chosen, catchAll = []*schemamodel.Variant{v}, v
 				break
 			}
 		}
@@ -716,7 +716,7 @@ func declared(sh *schemadiff.Shape, obj map[string]any) (props map[string]*schem
 		// Untagged variants: the first whose required members are all
 		// present, as decoders that try variants in order pick it;
 		// failing that, any of them.
-		var untagged []*schemadiff.Variant
+		var untagged []*schemamodel.Variant
 		for _, v := range sh.Variants {
 			if v.Tag == "" {
 				untagged = append(untagged, v)
@@ -724,7 +724,7 @@ func declared(sh *schemadiff.Shape, obj map[string]any) (props map[string]*schem
 		}
 		for _, v := range untagged {
 			if hasRequired(v.Shape, obj) {
-				chosen = []*schemadiff.Variant{v}
+				chosen = []*schemamodel.Variant{v}
 				break
 			}
 		}
@@ -754,7 +754,7 @@ func declared(sh *schemadiff.Shape, obj map[string]any) (props map[string]*schem
 	return props, def, catchAll
 }
 
-func hasRequired(sh *schemadiff.Shape, obj map[string]any) bool {
+func hasRequired(sh *schemamodel.Shape, obj map[string]any) bool {
 	for name, p := range sh.Props {
 		if _, has := obj[name]; p.Required && !has {
 			return false
@@ -763,7 +763,7 @@ func hasRequired(sh *schemadiff.Shape, obj map[string]any) bool {
 	return true
 }
 
-func knownTags(sh *schemadiff.Shape, name string) []string {
+func knownTags(sh *schemamodel.Shape, name string) []string {
 	var out []string
 	for _, v := range sh.Variants {
 		if v.Tag == name && !v.CatchAll {
@@ -822,7 +822,7 @@ func last(loc []string) string {
 	return loc[len(loc)-1]
 }
 
-// jsonText renders a value canonically, as schemadiff renders constants.
+// jsonText renders a value canonically, as schemamodel renders constants.
 func jsonText(v any) string {
 	switch n := v.(type) {
 	case json.Number:

@@ -1,13 +1,20 @@
+// Package schemadiff compares two versions of the ACP JSON Schema (as
+// schemamodel loads them) the way the wire sees them: per method and
+// message, and every difference classified by who it breaks (old readers
+// or old writers of that message).
 package schemadiff
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/schemamodel"
 )
 
 // Category says whether a change breaks existing traffic.
@@ -57,9 +64,9 @@ type Location struct {
 // Occurrence is one more message and path where the same change shows:
 // a shared definition changes every message that uses it.
 type Occurrence struct {
-	Method string `json:"method"`
-	Kind   Kind   `json:"kind"`
-	Path   string `json:"path"`
+	Method string           `json:"method"`
+	Kind   schemamodel.Kind `json:"kind"`
+	Path   string           `json:"path"`
 }
 
 // Change is one classified difference between two schemas.
@@ -71,35 +78,35 @@ type Change struct {
 	Severity findings.Severity `json:"severity"`
 	Surface  Surface           `json:"surface"`
 	Method   string            `json:"method"`
-	Kind     Kind              `json:"kind"`
+	Kind     schemamodel.Kind  `json:"kind"`
 	// Path is the wire path inside the params or result, e.g.
 	// params.mcpServers[]<type="acp">.serverId; <…> selects a variant.
 	Path   string `json:"path"`
 	Breaks Breaks `json:"breaks,omitempty"`
 	// Reader and Writer are the sides that receive and send the message.
-	Reader  Side         `json:"reader"`
-	Writer  Side         `json:"writer"`
-	Message string       `json:"message"`
-	Old     Location     `json:"old"`
-	New     Location     `json:"new"`
-	Also    []Occurrence `json:"also,omitempty"`
+	Reader  schemamodel.Side `json:"reader"`
+	Writer  schemamodel.Side `json:"writer"`
+	Message string           `json:"message"`
+	Old     Location         `json:"old"`
+	New     Location         `json:"new"`
+	Also    []Occurrence     `json:"also,omitempty"`
 }
 
 // Broken returns the side a breaking change hurts: the reader for
 // BreaksReaders, the writer for BreaksWriters, SideEither otherwise.
-func (c *Change) Broken() Side {
+func (c *Change) Broken() schemamodel.Side {
 	switch c.Breaks {
 	case BreaksReaders:
 		return c.Reader
 	case BreaksWriters:
 		return c.Writer
 	}
-	return SideEither
+	return schemamodel.SideEither
 }
 
 // Result is a whole diff.
 type Result struct {
-	Old, New *Schema
+	Old, New *schemamodel.Schema
 	Changes  []Change
 	// Notes say how the comparison was limited (for example to the
 	// stable surface when only one file is an unstable superset).
@@ -107,7 +114,7 @@ type Result struct {
 }
 
 // Diff compares two schemas message by message.
-func Diff(old, new *Schema) *Result {
+func Diff(old, new *schemamodel.Schema) *Result {
 	d := &differ{old: old, new: new, groups: map[string]int{}}
 	d.messages()
 	res := &Result{Old: old, New: new}
@@ -156,32 +163,32 @@ func lessChange(a, b *Change) bool {
 	return a.CheckID < b.CheckID
 }
 
-func kindOrder(k Kind) int {
+func kindOrder(k schemamodel.Kind) int {
 	switch k {
-	case KindRequest:
+	case schemamodel.KindRequest:
 		return 0
-	case KindResponse:
+	case schemamodel.KindResponse:
 		return 1
 	}
 	return 2
 }
 
 type differ struct {
-	old, new *Schema
+	old, new *schemamodel.Schema
 	changes  []Change
 	groups   map[string]int // grouping key → index into changes
 }
 
 // ctx is the message being compared.
 type ctx struct {
-	key    Key
-	reader Side
-	writer Side
-	stack  map[[2]*Shape]bool
+	key    schemamodel.Key
+	reader schemamodel.Side
+	writer schemamodel.Side
+	stack  map[[2]*schemamodel.Shape]bool
 }
 
 func (d *differ) messages() {
-	keys := map[Key]bool{}
+	keys := map[schemamodel.Key]bool{}
 	methods := map[string]bool{}
 	for k := range d.old.Messages {
 		keys[k] = true
@@ -193,14 +200,14 @@ func (d *differ) messages() {
 	}
 	inOld := func(method string) bool { return hasMethod(d.old, method) }
 	inNew := func(method string) bool { return hasMethod(d.new, method) }
-	for _, method := range sortedKeys(methods) {
-		for _, kind := range []Kind{KindRequest, KindResponse, KindNotification} {
-			k := Key{method, kind}
+	for _, method := range slices.Sorted(maps.Keys(methods)) {
+		for _, kind := range []schemamodel.Kind{schemamodel.KindRequest, schemamodel.KindResponse, schemamodel.KindNotification} {
+			k := schemamodel.Key{Method: method, Kind: kind}
 			o, n := d.old.Messages[k], d.new.Messages[k]
 			switch {
 			case o == nil && n == nil:
 			case n == nil:
-				if kind == KindResponse && d.old.Messages[Key{method, KindRequest}] != nil && d.new.Messages[Key{method, KindRequest}] == nil {
+				if kind == schemamodel.KindResponse && d.old.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] != nil && d.new.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] == nil {
 					continue // implied by the removed request
 				}
 				c := &ctx{key: k, reader: o.Reader(), writer: o.Writer()}
@@ -211,7 +218,7 @@ func (d *differ) messages() {
 				d.emit(c, DiffMethodRemoved, Breaking, findings.SeverityError, BreaksBoth, o.Unstable, "",
 					"/$defs/"+jsonv.EscapeToken(o.Def), "", msg)
 			case o == nil:
-				if kind == KindResponse && d.new.Messages[Key{method, KindRequest}] != nil && d.old.Messages[Key{method, KindRequest}] == nil {
+				if kind == schemamodel.KindResponse && d.new.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] != nil && d.old.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] == nil {
 					continue
 				}
 				c := &ctx{key: k, reader: n.Reader(), writer: n.Writer()}
@@ -228,7 +235,7 @@ func (d *differ) messages() {
 	}
 }
 
-func hasMethod(s *Schema, method string) bool {
+func hasMethod(s *schemamodel.Schema, method string) bool {
 	for k := range s.Messages {
 		if k.Method == method {
 			return true
@@ -237,23 +244,23 @@ func hasMethod(s *Schema, method string) bool {
 	return false
 }
 
-func (d *differ) message(k Key, o, n *Message) {
-	c := &ctx{key: k, reader: o.Reader(), writer: o.Writer(), stack: map[[2]*Shape]bool{}}
+func (d *differ) message(k schemamodel.Key, o, n *schemamodel.Message) {
+	c := &ctx{key: k, reader: o.Reader(), writer: o.Writer(), stack: map[[2]*schemamodel.Shape]bool{}}
 	oldPtr, newPtr := "/$defs/"+jsonv.EscapeToken(o.Def), "/$defs/"+jsonv.EscapeToken(n.Def)
 	if o.Handler != n.Handler {
 		d.emit(c, DiffDirectionChanged, Breaking, findings.SeverityError, BreaksBoth, o.Unstable, "", oldPtr+"/x-side", newPtr+"/x-side",
 			fmt.Sprintf("the %s of %s used to be handled by %s and now by %s: peers that send or answer it by the old table break", k.Kind, k.Method, handlerText(o.Handler), handlerText(n.Handler)))
 	}
 	switch {
-	case o.Unstable && !n.Unstable && k.Kind != KindResponse:
+	case o.Unstable && !n.Unstable && k.Kind != schemamodel.KindResponse:
 		d.emit(c, DiffStabilized, NonBreaking, findings.SeverityInfo, BreaksNone, false, "", oldPtr, newPtr,
 			fmt.Sprintf("%s is now part of the stable surface", k.Method))
-	case !o.Unstable && n.Unstable && k.Kind != KindResponse:
+	case !o.Unstable && n.Unstable && k.Kind != schemamodel.KindResponse:
 		d.emit(c, DiffDestabilized, Unclassified, findings.SeverityWarning, BreaksNone, false, "", oldPtr, newPtr,
 			fmt.Sprintf("%s moved from the stable to the unstable surface: it may change or disappear without notice", k.Method))
 	}
 	root := "params"
-	if k.Kind == KindResponse {
+	if k.Kind == schemamodel.KindResponse {
 		root = "result"
 	}
 	d.shape(c, o.Shape, n.Shape, root, o.Unstable)
@@ -261,11 +268,11 @@ func (d *differ) message(k Key, o, n *Message) {
 
 // shape compares two resolved nodes at wire path path. unstable is the
 // surface the old peers relied on at this point.
-func (d *differ) shape(c *ctx, o, n *Shape, path string, unstable bool) {
+func (d *differ) shape(c *ctx, o, n *schemamodel.Shape, path string, unstable bool) {
 	if o == nil || n == nil {
 		return
 	}
-	pair := [2]*Shape{o, n}
+	pair := [2]*schemamodel.Shape{o, n}
 	if c.stack[pair] {
 		return
 	}
@@ -281,7 +288,7 @@ func (d *differ) shape(c *ctx, o, n *Shape, path string, unstable bool) {
 	d.types(c, o, n, path, unstable)
 	d.enums(c, o, n, path, unstable)
 	d.ranges(c, o, n, path, unstable)
-	if o.Types&n.Types&TypeObject != 0 {
+	if o.Types&n.Types&schemamodel.TypeObject != 0 {
 		// When only one side is a union, its members are compared per
 		// variant (see variants), not at the union's level.
 		if (o.Variants == nil) == (n.Variants == nil) {
@@ -292,37 +299,37 @@ func (d *differ) shape(c *ctx, o, n *Shape, path string, unstable bool) {
 		}
 		d.variants(c, o, n, path, unstable)
 	}
-	if o.Types&n.Types&TypeArray != 0 && o.Items != nil && n.Items != nil {
+	if o.Types&n.Types&schemamodel.TypeArray != 0 && o.Items != nil && n.Items != nil {
 		d.shape(c, o.Items, n.Items, path+"[]", unstable)
 	}
 }
 
-func (d *differ) types(c *ctx, o, n *Shape, path string, unstable bool) {
-	ot, nt := o.Types&^TypeNull, n.Types&^TypeNull
+func (d *differ) types(c *ctx, o, n *schemamodel.Shape, path string, unstable bool) {
+	ot, nt := o.Types&^schemamodel.TypeNull, n.Types&^schemamodel.TypeNull
 	switch {
 	case ot == nt:
 	case nt.Has(ot):
-		d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, path, o.typePtr(), n.typePtr(),
+		d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, path, typePtr(o), typePtr(n),
 			fmt.Sprintf("type widened from %s to %s: new %s may send values old %s reject", ot, nt, plural(c.writer), plural(c.reader)))
 	case ot.Has(nt):
-		d.emit(c, DiffTypeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.typePtr(), n.typePtr(),
+		d.emit(c, DiffTypeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, typePtr(o), typePtr(n),
 			fmt.Sprintf("type narrowed from %s to %s: old %s that send the rest are rejected by new %s", ot, nt, plural(c.writer), plural(c.reader)))
 	default:
-		d.emit(c, DiffTypeChanged, Breaking, findings.SeverityError, BreaksBoth, unstable, path, o.typePtr(), n.typePtr(),
+		d.emit(c, DiffTypeChanged, Breaking, findings.SeverityError, BreaksBoth, unstable, path, typePtr(o), typePtr(n),
 			fmt.Sprintf("type changed from %s to %s: neither side's readers accept all the other side's values", ot, nt))
 	}
-	on, nn := o.Types&TypeNull != 0, n.Types&TypeNull != 0
+	on, nn := o.Types&schemamodel.TypeNull != 0, n.Types&schemamodel.TypeNull != 0
 	switch {
 	case !on && nn:
-		d.emit(c, DiffNowNullable, Breaking, findings.SeverityError, BreaksReaders, unstable, path, o.typePtr(), n.typePtr(),
+		d.emit(c, DiffNowNullable, Breaking, findings.SeverityError, BreaksReaders, unstable, path, typePtr(o), typePtr(n),
 			fmt.Sprintf("null is now admitted: new %s may send null and old %s reject it", plural(c.writer), plural(c.reader)))
 	case on && !nn:
-		d.emit(c, DiffNoLongerNullable, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.typePtr(), n.typePtr(),
+		d.emit(c, DiffNoLongerNullable, Breaking, findings.SeverityError, BreaksWriters, unstable, path, typePtr(o), typePtr(n),
 			fmt.Sprintf("null is no longer admitted: old %s that send null are rejected by new %s", plural(c.writer), plural(c.reader)))
 	}
 }
 
-func (s *Shape) typePtr() string {
+func typePtr(s *schemamodel.Shape) string {
 	switch {
 	case s.EnumPtr != "":
 		return s.EnumPtr
@@ -334,18 +341,18 @@ func (s *Shape) typePtr() string {
 	return s.Ptr
 }
 
-func (d *differ) enums(c *ctx, o, n *Shape, path string, unstable bool) {
+func (d *differ) enums(c *ctx, o, n *schemamodel.Shape, path string, unstable bool) {
 	switch {
 	case o.Enum == nil && n.Enum == nil:
 		return
 	case o.Enum == nil:
-		if o.Types&^TypeNull == n.Types&^TypeNull {
+		if o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
 			d.emit(c, DiffTypeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.Ptr, n.EnumPtr,
 				fmt.Sprintf("now restricted to %s: old %s that send other values are rejected by new %s", list(n.Enum), plural(c.writer), plural(c.reader)))
 		}
 		return
 	case n.Enum == nil:
-		if o.Types&^TypeNull == n.Types&^TypeNull {
+		if o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
 			d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, path, o.EnumPtr, n.Ptr,
 				fmt.Sprintf("no longer restricted to %s: new %s may send other values and old %s reject them", list(o.Enum), plural(c.writer), plural(c.reader)))
 		}
@@ -385,19 +392,19 @@ func (d *differ) enums(c *ctx, o, n *Shape, path string, unstable bool) {
 	}
 }
 
-func (d *differ) ranges(c *ctx, o, n *Shape, path string, unstable bool) {
-	if o.Types&n.Types&(TypeNumber|TypeInteger) == 0 {
+func (d *differ) ranges(c *ctx, o, n *schemamodel.Shape, path string, unstable bool) {
+	if o.Types&n.Types&(schemamodel.TypeNumber|schemamodel.TypeInteger) == 0 {
 		return
 	}
 	narrower := tighter(n.Min, o.Min, false) || tighter(n.Max, o.Max, true)
 	wider := tighter(o.Min, n.Min, false) || tighter(o.Max, n.Max, true)
 	if narrower {
 		d.emit(c, DiffRangeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.Ptr, n.Ptr,
-			fmt.Sprintf("range narrowed from %s to %s: old %s that send numbers outside it are rejected by new %s", o.rangeText(), n.rangeText(), plural(c.writer), plural(c.reader)))
+			fmt.Sprintf("range narrowed from %s to %s: old %s that send numbers outside it are rejected by new %s", rangeText(o), rangeText(n), plural(c.writer), plural(c.reader)))
 	}
 	if wider {
 		d.emit(c, DiffRangeWidened, Breaking, findings.SeverityWarning, BreaksReaders, unstable, path, o.Ptr, n.Ptr,
-			fmt.Sprintf("range widened from %s to %s: new %s may send numbers old %s reject", o.rangeText(), n.rangeText(), plural(c.writer), plural(c.reader)))
+			fmt.Sprintf("range widened from %s to %s: new %s may send numbers old %s reject", rangeText(o), rangeText(n), plural(c.writer), plural(c.reader)))
 	}
 }
 
@@ -415,13 +422,13 @@ func tighter(a, b *float64, upper bool) bool {
 	return *a > *b
 }
 
-func (s *Shape) rangeText() string {
+func rangeText(s *schemamodel.Shape) string {
 	lo, hi := "-∞", "+∞"
 	if s.Min != nil {
-		lo = formatFloat(*s.Min)
+		lo = strconv.FormatFloat(*s.Min, 'f', -1, 64)
 	}
 	if s.Max != nil {
-		hi = formatFloat(*s.Max)
+		hi = strconv.FormatFloat(*s.Max, 'f', -1, 64)
 	}
 	if s.Format != "" {
 		return fmt.Sprintf("[%s, %s] (%s)", lo, hi, s.Format)
@@ -434,7 +441,7 @@ func (s *Shape) rangeText() string {
 // is compared.
 const metaMember = "_meta"
 
-func (d *differ) props(c *ctx, o, n *Shape, path string, unstable bool) {
+func (d *differ) props(c *ctx, o, n *schemamodel.Shape, path string, unstable bool) {
 	var removed, added []string
 	for name := range o.Props {
 		if n.Props[name] == nil && name != metaMember {
@@ -482,7 +489,7 @@ func (d *differ) props(c *ctx, o, n *Shape, path string, unstable bool) {
 				fmt.Sprintf("optional member %q removed: old %s that send it are still accepted (as an unknown member) but new %s ignore it%s", name, plural(c.writer), plural(c.reader), hint))
 		}
 	}
-	for _, name := range sortedKeys(o.Props) {
+	for _, name := range slices.Sorted(maps.Keys(o.Props)) {
 		op, np := o.Props[name], n.Props[name]
 		if np == nil {
 			continue
@@ -515,7 +522,7 @@ func renameHint(others []string, verb string) string {
 
 // propsPtr points at where s's members are declared in schema sch: its
 // definition's properties when it has a definition, else s itself.
-func (d *differ) propsPtr(sch *Schema, s *Shape) string {
+func (d *differ) propsPtr(sch *schemamodel.Schema, s *schemamodel.Shape) string {
 	if s.Def != "" {
 		if def, ok := sch.Defs[s.Def].(map[string]any); ok {
 			if _, has := def["properties"]; has {
@@ -526,7 +533,7 @@ func (d *differ) propsPtr(sch *Schema, s *Shape) string {
 	return s.Ptr
 }
 
-func (d *differ) required(c *ctx, op, np *Prop, path string, unstable bool) {
+func (d *differ) required(c *ctx, op, np *schemamodel.Prop, path string, unstable bool) {
 	switch {
 	case !op.Required && np.Required:
 		d.emit(c, DiffNowRequired, Breaking, findings.SeverityError, BreaksWriters, unstable, path, op.Ptr, np.Ptr,
@@ -537,7 +544,7 @@ func (d *differ) required(c *ctx, op, np *Prop, path string, unstable bool) {
 	}
 }
 
-func (d *differ) lenient(c *ctx, op, np *Prop, path string, unstable bool) {
+func (d *differ) lenient(c *ctx, op, np *schemamodel.Prop, path string, unstable bool) {
 	if op.Lenient == np.Lenient {
 		return
 	}
@@ -570,8 +577,8 @@ func (d *differ) lenient(c *ctx, op, np *Prop, path string, unstable bool) {
 		fmt.Sprintf("reference %s now %s for member %q instead of rejecting the message%s", plural(c.reader), strings.Join(gained, " and "), op.Name, hints))
 }
 
-func handlerText(s Side) string {
-	if s == SideEither {
+func handlerText(s schemamodel.Side) string {
+	if s == schemamodel.SideEither {
 		return "either side"
 	}
 	return "the " + string(s)
@@ -593,7 +600,7 @@ func (d *differ) surfaceMove(c *ctx, was, is, parent bool, path, oldPtr, newPtr,
 // variants compares unions. A plain object on one side is matched with
 // the other side's untagged variant, so introducing a tagged variant next
 // to the old shape reads as "variant added", not as a rewrite.
-func (d *differ) variants(c *ctx, o, n *Shape, path string, unstable bool) {
+func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable bool) {
 	if o.Variants == nil && n.Variants == nil {
 		return
 	}
@@ -604,8 +611,8 @@ func (d *differ) variants(c *ctx, o, n *Shape, path string, unstable bool) {
 		// own members too.
 		ov, nv = lifted(o), lifted(n)
 	}
-	matchedNew := map[*Variant]bool{}
-	var unmatchedOld []*Variant
+	matchedNew := map[*schemamodel.Variant]bool{}
+	var unmatchedOld []*schemamodel.Variant
 	for _, a := range ov {
 		b := matchVariant(a, ov, nv)
 		if b == nil || matchedNew[b] {
@@ -652,15 +659,15 @@ func (d *differ) variants(c *ctx, o, n *Shape, path string, unstable bool) {
 
 // lifted returns the variants of s with the union's own members folded
 // into each, or s itself as one untagged variant when it has none.
-func lifted(s *Shape) []*Variant {
+func lifted(s *schemamodel.Shape) []*schemamodel.Variant {
 	if s.Variants == nil {
 		plain := *s
-		return []*Variant{{Shape: &plain, Ptr: s.Ptr}}
+		return []*schemamodel.Variant{{Shape: &plain, Ptr: s.Ptr}}
 	}
-	out := make([]*Variant, len(s.Variants))
+	out := make([]*schemamodel.Variant, len(s.Variants))
 	for i, v := range s.Variants {
 		merged := *v.Shape
-		merged.Props = map[string]*Prop{}
+		merged.Props = map[string]*schemamodel.Prop{}
 		for name, p := range s.Props {
 			merged.Props[name] = p
 		}
@@ -674,14 +681,14 @@ func lifted(s *Shape) []*Variant {
 	return out
 }
 
-func unionPtr(s *Shape) string {
+func unionPtr(s *schemamodel.Shape) string {
 	if s.VariantsPtr != "" {
 		return s.VariantsPtr
 	}
 	return s.Ptr
 }
 
-func displayLabel(v *Variant) string {
+func displayLabel(v *schemamodel.Variant) string {
 	switch {
 	case v.CatchAll:
 		return fmt.Sprintf("%q (catch-all for any %s)", v.Label, v.Tag)
@@ -693,7 +700,7 @@ func displayLabel(v *Variant) string {
 	return fmt.Sprintf("%q (untagged)", v.Label)
 }
 
-func hasCatchAll(vs []*Variant) bool {
+func hasCatchAll(vs []*schemamodel.Variant) bool {
 	for _, v := range vs {
 		if v.CatchAll {
 			return true
@@ -705,7 +712,7 @@ func hasCatchAll(vs []*Variant) bool {
 // matchVariant finds a's counterpart among nv: the same tag value, the
 // catch-all for a catch-all, the one untagged variant for an untagged
 // one, else the same label.
-func matchVariant(a *Variant, ov, nv []*Variant) *Variant {
+func matchVariant(a *schemamodel.Variant, ov, nv []*schemamodel.Variant) *schemamodel.Variant {
 	switch {
 	case a.CatchAll:
 		for _, b := range nv {
@@ -733,8 +740,8 @@ func matchVariant(a *Variant, ov, nv []*Variant) *Variant {
 	return nil
 }
 
-func untagged(vs []*Variant) []*Variant {
-	var out []*Variant
+func untagged(vs []*schemamodel.Variant) []*schemamodel.Variant {
+	var out []*schemamodel.Variant
 	for _, v := range vs {
 		if v.Tag == "" && !v.CatchAll {
 			out = append(out, v)
@@ -766,11 +773,11 @@ func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Sev
 	})
 }
 
-func plural(s Side) string {
+func plural(s schemamodel.Side) string {
 	switch s {
-	case SideClient:
+	case schemamodel.SideClient:
 		return "clients"
-	case SideAgent:
+	case schemamodel.SideAgent:
 		return "agents"
 	}
 	return "peers"

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/schemamodel"
 )
 
 // The published schemas of @agentclientprotocol/sdk (testdata/PROVENANCE.md).
@@ -19,9 +20,9 @@ const (
 	paramsOfSession = "session/new request"
 )
 
-func loadFile(t *testing.T, name string) *Schema {
+func loadFile(t *testing.T, name string) *schemamodel.Schema {
 	t.Helper()
-	s, err := LoadFile(name, Options{})
+	s, err := schemamodel.LoadFile(name, schemamodel.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,12 +240,12 @@ func noStableErrors(t *testing.T, res *Result) {
 func TestHistoryInvariants(t *testing.T) {
 	for _, file := range []string{sdk0141, sdk100, sdk240Stable, sdk240Unstable} {
 		s := loadFile(t, file)
-		newSession := s.Message("session/new", KindRequest)
+		newSession := s.Message("session/new", schemamodel.KindRequest)
 		if p := newSession.Shape.PropNamed("mcpServers"); p == nil || !p.Required {
 			t.Errorf("%s: session/new mcpServers is not required", file)
 		}
-		update := s.Message("session/update", KindNotification).Shape.PropNamed("update").Shape
-		var used *Prop
+		update := s.Message("session/update", schemamodel.KindNotification).Shape.PropNamed("update").Shape
+		var used *schemamodel.Prop
 		for _, v := range update.Variants {
 			if v.TagValue == `"usage_update"` {
 				used = v.Shape.PropNamed("used")
@@ -253,7 +254,7 @@ func TestHistoryInvariants(t *testing.T) {
 		switch {
 		case used == nil:
 			t.Errorf("%s: no usage_update variant with used", file)
-		case !used.Required || used.Shape.Types&TypeNull != 0 || used.Shape.Types&TypeInteger == 0:
+		case !used.Required || used.Shape.Types&schemamodel.TypeNull != 0 || used.Shape.Types&schemamodel.TypeInteger == 0:
 			t.Errorf("%s: usage_update.used is %s (required %v); want a required non-null integer", file, used.Shape.Types, used.Required)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/schemamodel"
 )
 
 // Filter returns the changes at or above severity floor, on the given
@@ -161,11 +162,11 @@ func Findings(changes []Change) []findings.ValidationFinding {
 	return out
 }
 
-func party(s Side) findings.Party {
+func party(s schemamodel.Side) findings.Party {
 	switch s {
-	case SideClient:
+	case schemamodel.SideClient:
 		return findings.PartyClient
-	case SideAgent:
+	case schemamodel.SideAgent:
 		return findings.PartyAgent
 	}
 	return findings.PartyEither

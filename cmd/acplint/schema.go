@@ -8,6 +8,7 @@ import (
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/schemadiff"
+	"github.com/acplint/acplint/schemamodel"
 )
 
 const schemaDoc = `
@@ -109,12 +110,12 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 		e.errorf("schema diff: --meta: %v", err)
 		return exitUsage
 	}
-	old, err := schemadiff.LoadFile(fs.Arg(0), opts)
+	old, err := schemamodel.LoadFile(fs.Arg(0), opts)
 	if err != nil {
 		e.errorf("schema diff: %v", err)
 		return exitUsage
 	}
-	new, err := schemadiff.LoadFile(fs.Arg(1), opts)
+	new, err := schemamodel.LoadFile(fs.Arg(1), opts)
 	if err != nil {
 		e.errorf("schema diff: %v", err)
 		return exitUsage
@@ -187,17 +188,17 @@ func sections(surfaces map[schemadiff.Surface]bool) []schemadiff.Surface {
 }
 
 // schemaOptions reads the stable method table of --meta, if given.
-func schemaOptions(meta string) (schemadiff.Options, error) {
+func schemaOptions(meta string) (schemamodel.Options, error) {
 	if meta == "" {
-		return schemadiff.Options{}, nil
+		return schemamodel.Options{}, nil
 	}
 	b, err := os.ReadFile(meta)
 	if err != nil {
-		return schemadiff.Options{}, err
+		return schemamodel.Options{}, err
 	}
-	methods, err := schemadiff.ParseMeta(b)
+	methods, err := schemamodel.ParseMeta(b)
 	if err != nil {
-		return schemadiff.Options{}, fmt.Errorf("%s: %w", meta, err)
+		return schemamodel.Options{}, fmt.Errorf("%s: %w", meta, err)
 	}
-	return schemadiff.Options{StableMethods: methods}, nil
+	return schemamodel.Options{StableMethods: methods}, nil
 }

@@ -1,4 +1,4 @@
-package schemadiff
+package schemamodel
 
 import (
 	"encoding/json"
@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/acplint/acplint/internal/jsonv"
@@ -588,5 +587,3 @@ func sortedUnique(vs []string) []string {
 	}
 	return out[:j]
 }
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -1,13 +1,13 @@
-// Package schemadiff compares two versions of the ACP JSON Schema, in the
+// Package schemamodel loads one version of the ACP JSON Schema, in the
 // upstream format (the schema.json and schema.unstable.json files that the
-// SDK packages ship), the way the wire sees them: per method and message,
-// with $ref, allOf and unions resolved, and every difference classified by
-// who it breaks (old readers or old writers of that message).
+// SDK packages ship), into the model the wire sees: per method and message
+// kind (Schema.Message), with $ref, allOf and unions resolved into Shapes,
+// and the line of every JSON Pointer for reports.
 //
-// It also gives other packages the resolved per-method model of one schema
-// (Schema.Message), which lint uses to check traffic against a schema
-// version other than the compiled-in one.
-package schemadiff
+// It is its own package because two unrelated users read it: schemadiff
+// compares two versions, and lint checks traffic against a schema version
+// other than the compiled-in one. Neither should depend on the other.
+package schemamodel
 
 import (
 	"bytes"
@@ -140,7 +140,7 @@ type Options struct {
 func EmbeddedStableMethods() map[string]bool {
 	m, err := ParseMeta(reference.Meta)
 	if err != nil {
-		panic("schemadiff: embedded meta.json: " + err.Error())
+		panic("schemamodel: embedded meta.json: " + err.Error())
 	}
 	return m
 }
