@@ -12,6 +12,7 @@ import (
 
 	"github.com/acplint/acplint/conformance"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/golden"
 	"github.com/acplint/acplint/lint"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -19,7 +20,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the want sections of the golden corpus from actual findings")
 
 // lintCase runs acplint over a case's transcript with its flags.
-func lintCase(t *testing.T, c *conformance.Case) []findings.ValidationFinding {
+func lintCase(t *testing.T, c *golden.Case) []findings.ValidationFinding {
 	t.Helper()
 	opts := lint.Options{File: c.Name}
 	switch c.TranscriptName {
@@ -51,7 +52,7 @@ func lintCase(t *testing.T, c *conformance.Case) []findings.ValidationFinding {
 // section both ways, as analysistest does: a finding with no matching want
 // line fails, and so does a want line that matches no finding.
 func TestGolden(t *testing.T) {
-	cases, err := conformance.LoadCases()
+	cases, err := golden.LoadCases(conformance.Corpus())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestGolden(t *testing.T) {
 				if matched[i] {
 					continue
 				}
-				added = append(added, conformance.FormatWant(f.Location.Line, f.RuleID, f.Message))
+				added = append(added, golden.FormatWant(f.Location.Line, f.RuleID, f.Message))
 				if !*update {
 					t.Errorf("%s.txtar:%d: unexpected finding %s (%s): %s", c.Name, f.Location.Line, f.RuleID, f.Severity, f.Message)
 				}
@@ -98,7 +99,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func nearMisses(got []findings.ValidationFinding, w conformance.Want) string {
+func nearMisses(got []findings.ValidationFinding, w golden.Want) string {
 	var b strings.Builder
 	for _, f := range got {
 		if f.RuleID == w.Rule || f.Location.Line == w.Line {
@@ -111,7 +112,7 @@ func nearMisses(got []findings.ValidationFinding, w conformance.Want) string {
 // rewriteWant replaces the want section of a case that no longer matches
 // (-update). Want lines that still match are kept as written, since their
 // regexps are often looser than the message; new findings are added.
-func rewriteWant(t *testing.T, c *conformance.Case, lines []string) {
+func rewriteWant(t *testing.T, c *golden.Case, lines []string) {
 	want := strings.Join(lines, "\n")
 	if want != "" {
 		want += "\n"
@@ -135,7 +136,7 @@ func rewriteWant(t *testing.T, c *conformance.Case, lines []string) {
 // has at least one failing case (a want line) and one passing case (a case
 // that covers it and expects no finding of it).
 func TestCorpusCoversCatalog(t *testing.T) {
-	cases, err := conformance.LoadCases()
+	cases, err := golden.LoadCases(conformance.Corpus())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestCorpusCoversCatalog(t *testing.T) {
 			}
 		}
 	}
-	unchecked, err := conformance.Unchecked()
+	unchecked, err := golden.Unchecked(conformance.Corpus())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestCorpusCoversCatalog(t *testing.T) {
 			continue
 		}
 		if reason, todo := unchecked[r.ID]; todo {
-			if file, test, ok := conformance.ProvedBy(reason); ok {
+			if file, test, ok := golden.ProvedBy(reason); ok {
 				src, err := os.ReadFile(filepath.Join("..", file))
 				if err != nil || !bytes.Contains(src, []byte("func "+test+"(")) {
 					t.Errorf("%s is said to be proved by %s in %s, which does not exist", r.ID, test, file)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acplint/acplint/conformance"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/golden"
 )
 
 func runRules(_ context.Context, args []string, e *env) int {
@@ -18,7 +19,7 @@ func runRules(_ context.Context, args []string, e *env) int {
 		return code
 	}
 	rules := findings.All()
-	unchecked, err := conformance.Unchecked()
+	unchecked, err := golden.Unchecked(conformance.Corpus())
 	if err != nil {
 		e.errorf("rules: reading the corpus: %v", err)
 		return exitUsage
@@ -26,7 +27,7 @@ func runRules(_ context.Context, args []string, e *env) int {
 	// notYet says why a rule is listed but not checked; "" when it is checked.
 	notYet := func(id string) string {
 		reason, ok := unchecked[id]
-		if _, _, proved := conformance.ProvedBy(reason); !ok || proved {
+		if _, _, proved := golden.ProvedBy(reason); !ok || proved {
 			return ""
 		}
 		return reason
@@ -95,12 +96,12 @@ func runExplain(_ context.Context, args []string, e *env) int {
 	if r.Undecidable != "" {
 		fmt.Fprintf(w, "\nacplint cannot decide this rule from a transcript: %s\n", r.Undecidable)
 	}
-	cases, err := conformance.LoadCases()
+	cases, err := golden.LoadCases(conformance.Corpus())
 	if err != nil {
 		e.errorf("explain: reading the example corpus: %v", err)
 		return exitUsage
 	}
-	var failing, passing *conformance.Case
+	var failing, passing *golden.Case
 	for _, c := range cases {
 		wants := false
 		for _, wl := range c.Want {
@@ -121,7 +122,7 @@ func runExplain(_ context.Context, args []string, e *env) int {
 	}
 	for _, ex := range []struct {
 		title string
-		c     *conformance.Case
+		c     *golden.Case
 	}{{"Failing example", failing}, {"Passing example", passing}} {
 		if ex.c == nil {
 			continue

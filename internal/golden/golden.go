@@ -1,8 +1,14 @@
-package conformance
+// Package golden reads acplint's golden transcript corpus: txtar cases
+// whose comment names the rules they cover ("covers:"), with a transcript
+// section and a "want" section of expected findings, and the todo.txt
+// files that list the rules no case can show yet. The corpus itself lives
+// in conformance/testdata, embedded by package conformance; this package
+// only knows its format, so that the golden tests, `acplint explain` and
+// `acplint rules` read it one way.
+package golden
 
 import (
 	"bufio"
-	"embed"
 	"fmt"
 	"io/fs"
 	"path"
@@ -15,15 +21,9 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// Corpus is the golden transcript corpus, embedded so that `acplint
-// explain` can show each rule's failing and passing examples.
-//
-//go:embed testdata
-var Corpus embed.FS
-
 // Case is one golden transcript.
 type Case struct {
-	Name       string   // path under testdata without ".txtar", e.g. "ses/new-without-mcp-servers"
+	Name       string   // path in the corpus without ".txtar", e.g. "ses/new-without-mcp-servers"
 	Comment    string   // the archive comment, without machine-read lines
 	Covers     []string // rule IDs the case exercises
 	Flags      []string // lint flags, from the "flags" section
@@ -45,18 +45,19 @@ type Want struct {
 // transcriptSections are the section names a case may use for its input.
 var transcriptSections = []string{"transcript.ndjson", "transcript.jsonl", "transcript.zed.json", "transcript.acplint.jsonl"}
 
-// LoadCases reads every case in the corpus.
-func LoadCases() ([]*Case, error) {
+// LoadCases reads every case in corpus, a tree of <area>/<name>.txtar
+// files such as conformance.Corpus().
+func LoadCases(corpus fs.FS) ([]*Case, error) {
 	var cases []*Case
-	err := fs.WalkDir(Corpus, "testdata", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(corpus, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".txtar") {
 			return err
 		}
-		data, err := Corpus.ReadFile(p)
+		data, err := fs.ReadFile(corpus, p)
 		if err != nil {
 			return err
 		}
-		c, err := ParseCase(strings.TrimSuffix(strings.TrimPrefix(p, "testdata/"), ".txtar"), data)
+		c, err := ParseCase(strings.TrimSuffix(p, ".txtar"), data)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
@@ -158,16 +159,16 @@ func FormatWant(line int, rule, message string) string {
 func (c *Case) Dir() string { return path.Dir(c.Name) }
 
 // Unchecked returns the rules that acplint does not check yet, with the
-// reason, read from the todo.txt file of each area directory. A rule listed
-// there needs no corpus cases; once it is implemented its cases replace the
-// todo line (TestCorpusCoversCatalog fails if both exist).
-func Unchecked() (map[string]string, error) {
+// reason, read from the todo.txt file of each area directory of corpus. A
+// rule listed there needs no corpus cases; once it is implemented its cases
+// replace the todo line (TestCorpusCoversCatalog fails if both exist).
+func Unchecked(corpus fs.FS) (map[string]string, error) {
 	out := map[string]string{}
-	err := fs.WalkDir(Corpus, "testdata", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(corpus, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Base(p) != "todo.txt" {
 			return err
 		}
-		data, err := Corpus.ReadFile(p)
+		data, err := fs.ReadFile(corpus, p)
 		if err != nil {
 			return err
 		}
