@@ -215,28 +215,3 @@ func TestSharedShapes(t *testing.T) {
 		}
 	}
 }
-
-// TestImports checks that the package proper imports only the standard
-// library (internal/reference is for tests).
-func TestImports(t *testing.T) {
-	paths, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, path := range paths {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range file.Imports {
-			p := strings.Trim(imp.Path.Value, `"`)
-			if first, _, _ := strings.Cut(p, "/"); strings.Contains(first, ".") {
-				t.Errorf("%s imports %s; domain imports only the standard library", path, p)
-			}
-		}
-	}
-}
