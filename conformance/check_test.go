@@ -17,6 +17,7 @@ import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 // The fixture agents are this test binary, started again with
@@ -263,7 +264,7 @@ func TestTranscriptJSONL(t *testing.T) {
 		}
 	}
 	// lint reads it back with the directions and verbatim lines.
-	res, err := lint.Transcript(bytes.NewReader(tr.JSONL()), lint.Options{Format: lint.FormatJSONL})
+	res, err := lint.Transcript(bytes.NewReader(tr.JSONL()), lint.Options{Format: transcript.FormatJSONL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/proctest"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 // watchMemory panics, taking the test binary down with a message, once
@@ -283,7 +284,7 @@ func TestTranscriptBounded(t *testing.T) {
 	if again := tr.Lines([]int{1, n / 2, n + 1}); !slices.Equal(again, win) {
 		t.Errorf("after finish, Lines(1, %d, %d) = %.300v, want %.300v", n/2, n+1, again, win)
 	}
-	res, err := lint.Transcript(&out, lint.Options{Format: lint.FormatJSONL})
+	res, err := lint.Transcript(&out, lint.Options{Format: transcript.FormatJSONL})
 	if err != nil {
 		t.Fatal(err)
 	}

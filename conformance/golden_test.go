@@ -14,6 +14,7 @@ import (
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/golden"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -25,13 +26,13 @@ func lintCase(t *testing.T, c *golden.Case) []findings.ValidationFinding {
 	opts := lint.Options{File: c.Name}
 	switch c.TranscriptName {
 	case "transcript.jsonl":
-		opts.Format = lint.FormatJSONL
+		opts.Format = transcript.FormatJSONL
 	case "transcript.zed.json":
-		opts.Format = lint.FormatZed
+		opts.Format = transcript.FormatZed
 	case "transcript.acplint.jsonl":
-		opts.Format = lint.FormatTranscript
+		opts.Format = transcript.FormatTranscript
 	default:
-		opts.Format = lint.FormatNDJSON
+		opts.Format = transcript.FormatNDJSON
 	}
 	for _, f := range c.Flags {
 		switch {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 	"pgregory.net/rapid"
 )
 
@@ -137,7 +138,7 @@ func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run
 // --clean-end` does. The harness records both directions until the
 // connection closes, so the transcript is never truncated.
 func lintTranscript(jsonl io.Reader, name string) []findings.ValidationFinding {
-	res, err := lint.Transcript(jsonl, lint.Options{Format: lint.FormatJSONL, File: name, CleanEnd: true})
+	res, err := lint.Transcript(jsonl, lint.Options{Format: transcript.FormatJSONL, File: name, CleanEnd: true})
 	if err != nil {
 		// Reading from a pipe or a file the harness wrote should not fail;
 		// keep the error visible anyway.

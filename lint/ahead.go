@@ -1,26 +1,14 @@
 package lint
 
 import (
-	"bufio"
-	"bytes"
 	"runtime"
 	"sync"
 	"unsafe"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/internal/slab"
+	"github.com/acplint/acplint/transcript"
 )
-
-// lineMemory is a source whose lines can be put in memory of the caller's
-// choosing (codec.LineReader.SetAlloc).
-type lineMemory interface {
-	setLineAlloc(alloc func(n int) []byte)
-}
-
-// lookahead is a source that may hold frames it has read but not returned.
-type lookahead interface {
-	holdsFrames() bool
-}
 
 // Reading and decoding a line does not depend on anything the protocol
 // machine knows, so other goroutines do it while the machine judges the
@@ -59,7 +47,7 @@ const batchBytes = 128 << 10
 // decodedFrame is a frame and, unless the frame is a bad wrapper, its
 // decoded line. d is valid until the batch is recycled.
 type decodedFrame struct {
-	fr Frame
+	fr transcript.Entry
 	d  *codec.Decoded
 }
 
@@ -98,7 +86,7 @@ type readAhead struct {
 	// reading is held while a worker reads a batch, which keeps batches
 	// in order; the fields after it belong to its holder.
 	reading sync.Mutex
-	src     source
+	src     *transcript.Reader
 	whole   func() bool
 	// filling is the batch being read, whose memory takes the lines.
 	filling *frameBatch
@@ -106,7 +94,7 @@ type readAhead struct {
 	finished bool
 }
 
-func startReadAhead(src source, whole func() bool) *readAhead {
+func startReadAhead(src *transcript.Reader, whole func() bool) *readAhead {
 	ra := &readAhead{
 		ordered: make(chan *frameBatch, batchesInFlight),
 		free:    make(chan *frameBatch, batchesInFlight),
@@ -117,9 +105,7 @@ func startReadAhead(src source, whole func() bool) *readAhead {
 	for range batchesInFlight {
 		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, min(batchLines, 64)), decoded: make(chan struct{}, 1)}
 	}
-	if s, ok := src.(lineMemory); ok {
-		s.setLineAlloc(func(n int) []byte { return ra.filling.lines.Take(n) })
-	}
+	src.SetLineAlloc(func(n int) []byte { return ra.filling.lines.Take(n) })
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		go ra.work()
 	}
@@ -194,7 +180,7 @@ func (ra *readAhead) read(b *frameBatch) bool {
 			break
 		}
 	}
-	if s, ok := ra.src.(lookahead); ok && s.holdsFrames() {
+	if ra.src.HoldsEntries() {
 		// Lines read ahead for a later batch sit in this batch's
 		// memory: give that memory up to the collector rather than
 		// reuse it under them. (Rare: only text and split messages
@@ -214,7 +200,7 @@ func (ra *readAhead) read(b *frameBatch) bool {
 // frameSize is the memory a frame holds, for batchBytes: its line and the
 // further lines of a run of text, each of which costs a codec.Line besides
 // its bytes (a run of 10 000 one-byte lines is 640 KB, not 10 KB).
-func frameSize(fr Frame) int {
+func frameSize(fr transcript.Entry) int {
 	n := len(fr.Line.Bytes)
 	for _, x := range fr.Extra {
 		n += len(x.Bytes) + int(unsafe.Sizeof(x))
@@ -242,12 +228,3 @@ func (ra *readAhead) recycle(b *frameBatch) {
 
 // stop ends the workers early; it must not be called twice.
 func (ra *readAhead) stop() { close(ra.done) }
-
-// wholeLineBuffered reports whether br holds a complete line, so that
-// reading it cannot wait on the writer.
-func wholeLineBuffered(br *bufio.Reader) func() bool {
-	return func() bool {
-		buf, _ := br.Peek(br.Buffered())
-		return bytes.IndexByte(buf, '\n') >= 0
-	}
-}

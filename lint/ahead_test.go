@@ -3,6 +3,8 @@ package lint
 import (
 	"strings"
 	"testing"
+
+	"github.com/acplint/acplint/transcript"
 )
 
 // A batch ends once its lines hold batchBytes, however few they are, so
@@ -11,10 +13,7 @@ func TestBatchesEndAtBatchBytes(t *testing.T) {
 	long := `{"jsonrpc":"2.0","method":"x","params":{"t":"` + strings.Repeat("a", batchBytes/3) + `"}}` + "\n"
 	short := `{"jsonrpc":"2.0","method":"x"}` + "\n"
 	input := strings.Repeat(long, 10) + strings.Repeat(short, 100)
-	src, _, _, err := open(strings.NewReader(input), FormatNDJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := transcript.NewReader(strings.NewReader(input), transcript.FormatNDJSON, 0)
 	// Every next line counts as buffered, which a reader of a live tap
 	// cannot assume: batches end for their size alone.
 	ra := startReadAhead(src, func() bool { return true })

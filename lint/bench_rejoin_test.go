@@ -8,6 +8,7 @@ import (
 
 	"github.com/acplint/acplint/internal/transcriptgen"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 // BenchmarkRejoinWorstCase lints the worst case of rejoining split lines
@@ -34,12 +35,12 @@ func BenchmarkRejoinWorstCase(b *testing.B) {
 	}
 	for _, tc := range []struct {
 		name, input string
-		format      lint.Format
+		format      transcript.Format
 	}{
-		{"worst-ndjson", worst, lint.FormatNDJSON},
-		{"worst-ndjson-2x", openValueLines(2 * 9999), lint.FormatNDJSON},
-		{"worst-jsonl", jsonl.String(), lint.FormatJSONL},
-		{"normal-ndjson", normal.String(), lint.FormatNDJSON},
+		{"worst-ndjson", worst, transcript.FormatNDJSON},
+		{"worst-ndjson-2x", openValueLines(2 * 9999), transcript.FormatNDJSON},
+		{"worst-jsonl", jsonl.String(), transcript.FormatJSONL},
+		{"normal-ndjson", normal.String(), transcript.FormatNDJSON},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(tc.input)))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acplint/acplint/internal/gcpolicy"
 	"github.com/acplint/acplint/internal/transcriptgen"
+	"github.com/acplint/acplint/transcript"
 )
 
 // benchTranscript generates a realistic transcript once per run into a
@@ -165,7 +166,7 @@ func BenchmarkUnclosedGarbage(b *testing.B) {
 	input := []byte(strings.Repeat("{\"a\n", 20000))
 	b.SetBytes(int64(len(input)))
 	for b.Loop() {
-		if _, err := Transcript(bytes.NewReader(input), Options{Format: FormatNDJSON}); err != nil {
+		if _, err := Transcript(bytes.NewReader(input), Options{Format: transcript.FormatNDJSON}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,10 +1,6 @@
 package lint
 
-import (
-	"io"
-
-	"github.com/acplint/acplint/internal/slab"
-)
+import "github.com/acplint/acplint/internal/slab"
 
 // WithTinyBatches runs f with batches of one frame whose memory is
 // poisoned when it is reused, so that whatever is kept past its batch
@@ -21,20 +17,4 @@ func WithOneBatch(f func()) {
 	defer func(n int) { batchLines = n }(batchLines)
 	batchLines = 1 << 30
 	f()
-}
-
-// RejoinWork reads an NDJSON transcript through the source that rejoins
-// split lines and returns the bytes it read and the bytes its search for
-// split messages scanned.
-func RejoinWork(r io.Reader) (read, work int64) {
-	src, _, _, err := open(r, FormatNDJSON)
-	if err != nil {
-		panic(err)
-	}
-	bs := src.(*blockSource)
-	for {
-		if _, err := bs.Next(); err != nil {
-			return bs.read, bs.joinWork
-		}
-	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -41,7 +42,7 @@ func FuzzTranscript(f *testing.F) {
 	f.Add(uint8(4), []byte(`{"format":"acplint-transcript","version":1}`+"\n"+`{"t":1,"conn":1,"from":"client","frame":"{}"}`))
 	f.Add(uint8(3), []byte(`[{"_direction":"outgoing","_type":"request","id":0,"method":"initialize","params":{}}]`))
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		format := lint.Formats[int(which)%len(lint.Formats)]
+		format := transcript.Formats[int(which)%len(transcript.Formats)]
 		res, err := lint.Transcript(bytes.NewReader(data), lint.Options{Format: format, File: "fuzz"})
 		if err != nil {
 			return // a format error (e.g. an unknown transcript version), reported to the user

@@ -14,12 +14,13 @@ import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/protocol"
+	"github.com/acplint/acplint/transcript"
 )
 
 // Options configure a lint run.
 type Options struct {
-	// Format of the input; FormatAuto (or "") detects it.
-	Format Format
+	// Format of the input; transcript.FormatAuto (or "") detects it.
+	Format transcript.Format
 	// File names the input in findings ("-" for stdin).
 	File string
 	// CleanEnd says the transcript ends with a clean shutdown (the client
@@ -48,7 +49,8 @@ type Options struct {
 	MaxPerRule int
 	// MaxLine is the longest line (or Zed array element) read, in bytes; a
 	// longer one is reported (ACP-LINT-004) and streamed past unchecked,
-	// so memory stays bounded whatever the input. 0 means DefaultMaxLine.
+	// so memory stays bounded whatever the input. 0 means
+	// transcript.DefaultMaxLine.
 	MaxLine int
 }
 
@@ -62,25 +64,22 @@ type Result struct {
 	// Findings, sorted with findings.Less; empty when Options.OnFinding
 	// took them as they were found.
 	Findings []findings.ValidationFinding
-	Format   Format // the format read (after detection)
-	Lines    int    // transcript lines (frames) read
-	Messages int    // JSON-RPC messages decoded
+	Format   transcript.Format // the format read (after detection)
+	Lines    int               // transcript lines (frames) read
+	Messages int               // JSON-RPC messages decoded
 }
 
 // Transcript lints one transcript. The error is for I/O failures only:
 // every problem with the content is a finding, and so is a bug of acplint
 // that panics while linting it (ACP-LINT-003).
 func Transcript(r io.Reader, opts Options) (*Result, error) {
-	src, format, br, err := openMax(r, opts.Format, opts.MaxLine)
-	if err != nil {
-		return nil, err
-	}
-	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: format}, schema: opts.Schema,
+	src := transcript.NewReader(r, opts.Format, opts.MaxLine)
+	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: src.Format()}, schema: opts.Schema,
 		onFinding: opts.OnFinding, filter: opts.Filter, maxPerRule: opts.MaxPerRule}
 	if l.maxPerRule == 0 {
 		l.maxPerRule = DefaultMaxPerRule
 	}
-	ahead := startReadAhead(src, wholeLineBuffered(br))
+	ahead := startReadAhead(src, src.WholeLineBuffered)
 	defer ahead.stop()
 	if err := l.run(ahead, opts); err != nil {
 		return nil, fmt.Errorf("%s: %w", displayName(opts.File), err)
@@ -284,7 +283,7 @@ func (l *linter) reportCapped() {
 func (l *linter) loc(line int) findings.Location { return findings.Location{File: l.file, Line: line} }
 
 // frame lints one frame; d is its decoded line, nil for a bad wrapper.
-func (l *linter) frame(fr Frame, d *codec.Decoded) {
+func (l *linter) frame(fr transcript.Entry, d *codec.Decoded) {
 	l.line = fr.Line.Num
 	if testHookFrame != nil {
 		testHookFrame(fr.Line.Num)
@@ -306,7 +305,7 @@ func (l *linter) frame(fr Frame, d *codec.Decoded) {
 	}
 }
 
-func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr Frame) {
+func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr transcript.Entry) {
 	loc := l.loc(fr.Line.Num)
 	m.Dir = fr.Dir
 	var probs []codec.Problem

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 // Messages of a short, valid session, reused by the tests below.
@@ -25,7 +26,7 @@ const (
 	promptRes = `{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}`
 )
 
-func run(t *testing.T, format lint.Format, input string) *lint.Result {
+func run(t *testing.T, format transcript.Format, input string) *lint.Result {
 	t.Helper()
 	res, err := lint.Transcript(strings.NewReader(input), lint.Options{Format: format, File: "t"})
 	if err != nil {
@@ -88,7 +89,7 @@ func expect(t *testing.T, fs []findings.ValidationFinding, want ...string) {
 // answers, by the pending tables and, when both match, by the result's
 // shape; nothing is reported for a transcript that is fine.
 func TestResponseDirectionWithOverlappingIDs(t *testing.T) {
-	res := run(t, lint.FormatNDJSON, lines(
+	res := run(t, transcript.FormatNDJSON, lines(
 		initReq, initRes, newReq, newRes, promptReq,
 		// The agent's first request also uses id 0 (initialize's id is
 		// answered, so id 0 is pending on the agent's side only).
@@ -110,7 +111,7 @@ func TestResponseDirectionWithOverlappingIDs(t *testing.T) {
 // instead of guessing; a response pending on neither side is not
 // ambiguous but correlates with nothing (ACP-RPC-003).
 func TestResponseDirectionAmbiguous(t *testing.T) {
-	res := run(t, lint.FormatNDJSON, lines(
+	res := run(t, transcript.FormatNDJSON, lines(
 		initReq, initRes, newReq, newRes, promptReq, // client id 2 pending
 		`{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file","params":{"sessionId":"sess_7f3a","path":"/x"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"sess_7f3a","path":"/y"}}`,
@@ -128,7 +129,7 @@ func TestResponseDirectionAmbiguous(t *testing.T) {
 // extension) cannot be attributed in a raw transcript, but a
 // $/cancel_request is attributed by the id it cancels.
 func TestRequestDirectionUnknown(t *testing.T) {
-	res := run(t, lint.FormatNDJSON, lines(
+	res := run(t, transcript.FormatNDJSON, lines(
 		initReq, initRes, newReq, newRes, promptReq,
 		`{"jsonrpc":"2.0","method":"_acme.dev/heartbeat","params":{}}`,
 		`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":2}}`,
@@ -189,17 +190,17 @@ func TestFormatDetection(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		input string
-		want  lint.Format
+		want  transcript.Format
 	}{
-		{"ndjson", lines(initReq, initRes, newReq, newRes), lint.FormatNDJSON},
-		{"ndjson starting with a banner", lines("example-agent v0.3.1 ready", initReq, initRes, newReq, newRes), lint.FormatNDJSON},
-		{"jsonl dir/msg", wrap("dir", "msg", "client", "agent", false), lint.FormatJSONL},
-		{"jsonl direction/message", wrap("direction", "message", "fromClient", "fromAgent", false), lint.FormatJSONL},
-		{"acp-inspector trace", wrap("direction", "json", "client_to_agent", "agent_to_client", true), lint.FormatJSONL},
-		{"zed array", zed, lint.FormatZed},
+		{"ndjson", lines(initReq, initRes, newReq, newRes), transcript.FormatNDJSON},
+		{"ndjson starting with a banner", lines("example-agent v0.3.1 ready", initReq, initRes, newReq, newRes), transcript.FormatNDJSON},
+		{"jsonl dir/msg", wrap("dir", "msg", "client", "agent", false), transcript.FormatJSONL},
+		{"jsonl direction/message", wrap("direction", "message", "fromClient", "fromAgent", false), transcript.FormatJSONL},
+		{"acp-inspector trace", wrap("direction", "json", "client_to_agent", "agent_to_client", true), transcript.FormatJSONL},
+		{"zed array", zed, transcript.FormatZed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := run(t, lint.FormatAuto, tc.input)
+			res := run(t, transcript.FormatAuto, tc.input)
 			if res.Format != tc.want {
 				t.Errorf("format %s, want %s", res.Format, tc.want)
 			}
@@ -231,7 +232,7 @@ func TestBadWrapperLines(t *testing.T) {
 		`{"dir":"editor","msg":`+chunk+`}`,    // unknown direction
 		`{"dir":"agent","msg":`+newRes+`}`,
 	)
-	res := run(t, lint.FormatJSONL, input)
+	res := run(t, transcript.FormatJSONL, input)
 	expect(t, res.Findings,
 		`3 ACP-LINT-002 the line is not JSON`,
 		`5 ACP-LINT-002 the line lacks a direction`,
@@ -252,9 +253,9 @@ func TestLargeMessage(t *testing.T) {
 		return head + strings.Repeat("a", size-len(head)-len(tail)) + tail
 	}
 	const limit = 32 << 20
-	over := run(t, lint.FormatNDJSON, lines(initReq, initRes, newReq, newRes, prompt(limit+1), promptRes))
+	over := run(t, transcript.FormatNDJSON, lines(initReq, initRes, newReq, newRes, prompt(limit+1), promptRes))
 	expect(t, over.Findings, `5 ACP-WIRE-008 message is 32\.0 MiB; the TypeScript SDK refuses messages over 32 MiB`)
-	under := run(t, lint.FormatNDJSON, lines(initReq, initRes, newReq, newRes, prompt(limit), promptRes))
+	under := run(t, transcript.FormatNDJSON, lines(initReq, initRes, newReq, newRes, prompt(limit), promptRes))
 	expect(t, under.Findings)
 }
 
@@ -271,7 +272,7 @@ func TestSplitFrameInJSONL(t *testing.T) {
 		`{"direction":"agent_to_client","json":`+fmt.Sprintf("%q", split)+`}`,
 		`{"direction":"agent_to_client","json":`+fmt.Sprintf("%q", promptRes)+`}`,
 	)
-	res := run(t, lint.FormatAuto, input)
+	res := run(t, transcript.FormatAuto, input)
 	expect(t, res.Findings,
 		`6 ACP-WIRE-003 one message spans one recorded frame: it contains 1 raw newline`,
 		`6 ACP-RPC-012 the client sent nothing after the message split`,
@@ -290,10 +291,10 @@ func TestUnadvertisedMethodCode(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"sess_old","cwd":"/home/dev/project","mcpServers":[]}}`,
 			fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"error":{"code":%d,"message":"Cannot load sessions."}}`, code))
 	}
-	res := run(t, lint.FormatNDJSON, load(-32603))
+	res := run(t, transcript.FormatNDJSON, load(-32603))
 	expect(t, only(res.Findings, findings.RPCMethodNotFoundCode),
 		`4 ACP-RPC-010 session/load needs the loadSession capability, which the agent did not advertise, yet it is answered with -32603`)
-	res = run(t, lint.FormatNDJSON, load(-32601))
+	res = run(t, transcript.FormatNDJSON, load(-32601))
 	expect(t, only(res.Findings, findings.RPCMethodNotFoundCode))
 }
 
@@ -305,7 +306,7 @@ func TestLiveFindings(t *testing.T) {
 	found := make(chan findings.ValidationFinding, 16)
 	done := make(chan error, 1)
 	go func() {
-		_, err := lint.Transcript(pr, lint.Options{Format: lint.FormatNDJSON, File: "live",
+		_, err := lint.Transcript(pr, lint.Options{Format: transcript.FormatNDJSON, File: "live",
 			OnFinding: func(f findings.ValidationFinding) { found <- f }})
 		done <- err
 	}()
@@ -348,7 +349,7 @@ func TestLongTranscript(t *testing.T) {
 	// A chunk after the last turn ended belongs to no turn.
 	b.WriteString(lines(chunk))
 	n++
-	res := run(t, lint.FormatNDJSON, b.String())
+	res := run(t, transcript.FormatNDJSON, b.String())
 	if res.Lines != n || res.Messages != n {
 		t.Errorf("read %d lines and %d messages, want %d of each", res.Lines, res.Messages, n)
 	}
@@ -416,7 +417,7 @@ func TestClosedSessionsForgotten(t *testing.T) {
 	// sess_0 leaks a terminal, sess_1 is long forgotten, the last one is recent.
 	input += lines(late("sess_1"), late(fmt.Sprintf("sess_%d", n-1)))
 	last := strings.Count(input, "\n")
-	res, err := lint.Transcript(strings.NewReader(input), lint.Options{Format: lint.FormatNDJSON, File: "t", CleanEnd: true})
+	res, err := lint.Transcript(strings.NewReader(input), lint.Options{Format: transcript.FormatNDJSON, File: "t", CleanEnd: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +445,7 @@ func (r failingReader) Read(p []byte) (int, error) {
 func TestNoGoroutinesLeft(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for range 20 {
-		run(t, lint.FormatNDJSON, lines(initReq, initRes, newReq, newRes, promptReq, chunk, promptRes))
+		run(t, transcript.FormatNDJSON, lines(initReq, initRes, newReq, newRes, promptReq, chunk, promptRes))
 		_, err := lint.Transcript(failingReader{strings.NewReader(lines(initReq, initRes, newReq))}, lint.Options{File: "t"})
 		if err == nil || !strings.Contains(err.Error(), "disk on fire") {
 			t.Fatalf("the I/O error was not returned: %v", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/internal/reference"
+	"github.com/acplint/acplint/transcript"
 )
 
 // maxMessageBytes is the TypeScript SDK's default maxMessageBytes: larger
@@ -59,7 +60,7 @@ const replyWindow = 8
 
 // lineProblems reports what is wrong with the line as a whole: framing,
 // encoding, size and JSON syntax. These do not depend on the decoded message.
-func (l *linter) lineProblems(d *codec.Decoded, fr Frame) {
+func (l *linter) lineProblems(d *codec.Decoded, fr transcript.Entry) {
 	loc := l.loc(fr.Line.Num)
 	if fr.Splits > 0 {
 		l.add(blame(findings.New(findings.WIREEmbeddedNewline, loc, splitMessage(fr)), fr.Dir))
@@ -109,7 +110,7 @@ func (l *linter) lineProblems(d *codec.Decoded, fr Frame) {
 	}
 }
 
-func splitMessage(fr Frame) string {
+func splitMessage(fr transcript.Entry) string {
 	span := fmt.Sprintf("lines %d-%d", fr.Line.Num, fr.Line.Num+len(fr.Extra))
 	if len(fr.Extra) == 0 {
 		span = "one recorded frame"
@@ -134,7 +135,7 @@ func (l *linter) crlfLine(dir domain.Direction, loc findings.Location) {
 
 // notMessage reports a line (or run of lines) that is no JSON-RPC message:
 // log text, a banner, a pretty-printed dump, telemetry.
-func notMessage(loc findings.Location, fr Frame, detail string) findings.ValidationFinding {
+func notMessage(loc findings.Location, fr transcript.Entry, detail string) findings.ValidationFinding {
 	text := fr.Line.Bytes
 	span := "a line"
 	if len(fr.Extra) > 0 {
@@ -400,7 +401,7 @@ func lacksErrorMessage(probs []codec.Problem) bool {
 }
 
 // strayJSON reports message m, a JSON object that is not JSON-RPC at all.
-func (l *linter) strayJSON(d *codec.Decoded, m *domain.Message, fr Frame, loc findings.Location) {
+func (l *linter) strayJSON(d *codec.Decoded, m *domain.Message, fr transcript.Entry, loc findings.Location) {
 	keys := make([]string, 0, len(m.Unknown))
 	for _, u := range m.Unknown {
 		if len(keys) == 4 {
@@ -423,7 +424,7 @@ func (l *linter) strayJSON(d *codec.Decoded, m *domain.Message, fr Frame, loc fi
 
 // problem turns one codec problem in message m into a finding, choosing the
 // most specific rule the catalog has for it.
-func (l *linter) problem(p codec.Problem, m *domain.Message, loc findings.Location, fr Frame) {
+func (l *linter) problem(p codec.Problem, m *domain.Message, loc findings.Location, fr transcript.Entry) {
 	if l.excused(p, m) {
 		return
 	}

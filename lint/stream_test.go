@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/transcript"
 )
 
 // orphanResponse gives exactly one finding (ACP-RPC-003) on every line.
@@ -16,7 +17,7 @@ func repeatLines(line string, n int) string { return strings.Repeat(line+"\n", n
 
 func lintString(t *testing.T, input string, opts Options) *Result {
 	t.Helper()
-	opts.Format, opts.File = FormatNDJSON, "t"
+	opts.Format, opts.File = transcript.FormatNDJSON, "t"
 	res, err := Transcript(strings.NewReader(input), opts)
 	if err != nil {
 		t.Fatalf("lint: %v", err)
@@ -139,7 +140,7 @@ func TestPanicIsOneFinding(t *testing.T) {
 				input := repeatLines(orphanResponse, 1000)
 				in := &countingReader{r: strings.NewReader(input)}
 				var fs []findings.ValidationFinding
-				opts := Options{Format: FormatNDJSON, File: "t", MaxPerRule: -1}
+				opts := Options{Format: transcript.FormatNDJSON, File: "t", MaxPerRule: -1}
 				if live {
 					opts.OnFinding = func(f findings.ValidationFinding) { fs = append(fs, f) }
 				}

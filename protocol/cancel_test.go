@@ -6,6 +6,7 @@ import (
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 const cancelPrelude = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"clientInfo":{"name":"e","version":"1"}}}
@@ -33,7 +34,7 @@ func TestCancelRaceSeverity(t *testing.T) {
 		{"violation", cancel + chunk + endOK, findings.SeverityError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := lint.Transcript(strings.NewReader(cancelPrelude+tc.tail), lint.Options{File: "t", Format: lint.FormatNDJSON})
+			res, err := lint.Transcript(strings.NewReader(cancelPrelude+tc.tail), lint.Options{File: "t", Format: transcript.FormatNDJSON})
 			if err != nil {
 				t.Fatal(err)
 			}

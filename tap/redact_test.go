@@ -14,6 +14,7 @@ import (
 
 	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 // redactCases are the leaks of issue 13, row 12, and their neighbours:
@@ -302,11 +303,11 @@ func TestRedactLintsTheSame(t *testing.T) {
 	in.WriteString(session + "\n")
 	out.Write(Redact([]byte(session)))
 	out.WriteString("\n")
-	before, err := lint.Transcript(&in, lint.Options{Format: lint.FormatNDJSON, File: "t"})
+	before, err := lint.Transcript(&in, lint.Options{Format: transcript.FormatNDJSON, File: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := lint.Transcript(&out, lint.Options{Format: lint.FormatNDJSON, File: "t"})
+	after, err := lint.Transcript(&out, lint.Options{Format: transcript.FormatNDJSON, File: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,10 @@
-// Package transcript is acplint's canonical transcript format, written by
-// `acplint tap --record` and `acplint convert`, and read by `acplint lint`.
+// Package transcript reads transcripts in every format acplint lints (raw
+// NDJSON, direction-tagged JSON Lines, Zed's log array, and its own) as
+// Entries (Reader, ReadFrames), and writes and reads acplint's canonical
+// transcript format, written by `acplint tap --record` and `acplint
+// convert`.
 //
-// A transcript is JSON Lines. The first line is a header:
+// acplint's own transcript is JSON Lines. The first line is a header:
 //
 //	{"format":"acplint-transcript","version":1,"producer":"acplint devel",
 //	 "started":"2026-11-23T10:00:00Z","redacted":false}

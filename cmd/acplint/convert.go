@@ -46,7 +46,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
-	inFormat, err := lint.ParseFormat(*input)
+	inFormat, err := transcript.ParseFormat(*input)
 	if err != nil {
 		e.errorf("convert: %v", err)
 		return exitUsage
@@ -67,7 +67,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	defer done()
 
 	out := bufio.NewWriter(e.stdout)
-	var write func(lint.RawFrame) error
+	var write func(transcript.RawFrame) error
 	finish := func() error { return nil } // flushes a format's own buffering
 	recordsDirections := true
 	switch *to {
@@ -77,7 +77,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 			e.errorf("convert: %v", err)
 			return exitUsage
 		}
-		write = func(f lint.RawFrame) error {
+		write = func(f transcript.RawFrame) error {
 			// A frame of the acplint format is one wire line, as tap
 			// records it: a frame holding several is written as they were.
 			for line := range bytes.SplitSeq(f.Data, []byte("\n")) {
@@ -90,7 +90,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 		finish = w.Flush
 	case "jsonl":
 		var rec, line []byte
-		write = func(f lint.RawFrame) error {
+		write = func(f transcript.RawFrame) error {
 			rec = append(rec[:0], `{"dir":"`...)
 			rec = append(rec, f.Dir.String()...)
 			rec = append(rec, `","msg":`...)
@@ -102,7 +102,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 		}
 	case "ndjson":
 		recordsDirections = false
-		write = func(f lint.RawFrame) error {
+		write = func(f transcript.RawFrame) error {
 			out.Write(f.Data)
 			return out.WriteByte('\n')
 		}
@@ -116,7 +116,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 		reported++
 		fmt.Fprintf(e.stderr, "%s:%d: %s: %s (%s)\n", findings.Escape(name), line, rule.Severity, findings.Escape(msg), rule.ID)
 	}
-	_, err = lint.ReadFrames(in, inFormat, func(f lint.RawFrame) error {
+	_, err = transcript.ReadFrames(in, inFormat, lint.InferSenders(), func(f transcript.RawFrame) error {
 		switch {
 		case f.Bad != "":
 			report(f.Line, findings.LINTBadWrapper, "skipped: "+f.Bad)

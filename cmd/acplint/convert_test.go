@@ -12,6 +12,7 @@ import (
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 // acplintRun runs one acplint command in process on stdin.
@@ -138,7 +139,7 @@ func genLine(t *rapid.T) string {
 // findingKeys are the findings of a lint run as comparable keys, less
 // those of the rules in skip; lineShift is added to every line number (the
 // acplint format's header takes the first line).
-func findingKeys(t *rapid.T, data []byte, format lint.Format, lineShift int, skip ...*findings.Rule) []string {
+func findingKeys(t *rapid.T, data []byte, format transcript.Format, lineShift int, skip ...*findings.Rule) []string {
 	res, err := lint.Transcript(bytes.NewReader(data), lint.Options{Format: format, File: "x"})
 	if err != nil {
 		t.Fatalf("lint: %v", err)
@@ -172,7 +173,7 @@ func TestConvertRoundTripProperty(t *testing.T) {
 			in.WriteString(l)
 			in.WriteString(rapid.SampledFrom([]string{"\n", "\r\n"}).Draw(t, "end"))
 		}
-		raw := findingKeys(t, in.Bytes(), lint.FormatNDJSON, 0, directionDependent...)
+		raw := findingKeys(t, in.Bytes(), transcript.FormatNDJSON, 0, directionDependent...)
 		var converted []string // the findings of the first converted form
 		cur, curFormat := in.Bytes(), "ndjson"
 		path := rapid.Permutation([]string{"acplint", "jsonl", "acplint", "jsonl"}).Draw(t, "path")
@@ -189,10 +190,10 @@ func TestConvertRoundTripProperty(t *testing.T) {
 			if to == "acplint" {
 				shift = -1
 			}
-			if got := findingKeys(t, cur, lint.FormatAuto, shift, directionDependent...); !slices.Equal(got, raw) {
+			if got := findingKeys(t, cur, transcript.FormatAuto, shift, directionDependent...); !slices.Equal(got, raw) {
 				t.Fatalf("lint of the %s form:\n%v\nwant (as raw):\n%v\n%s", to, got, raw, cur)
 			}
-			got := findingKeys(t, cur, lint.FormatAuto, shift)
+			got := findingKeys(t, cur, transcript.FormatAuto, shift)
 			if converted == nil {
 				converted = got
 			} else if !slices.Equal(got, converted) {

@@ -16,6 +16,7 @@ import (
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/safefile"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 const corpusDoc = `
@@ -75,7 +76,7 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 		e.errorf("corpus: --fail-on: %v", err)
 		return exitUsage
 	}
-	inFormat, err := lint.ParseFormat(*input)
+	inFormat, err := transcript.ParseFormat(*input)
 	if err != nil {
 		e.errorf("corpus: %v", err)
 		return exitUsage

@@ -9,7 +9,6 @@ import (
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/lint"
 )
 
 const fmtDoc = `
@@ -32,7 +31,7 @@ Exit codes: 0 every line decoded cleanly; 1 some lines have problems;
 
 func runFmt(_ context.Context, args []string, e *env) int {
 	fs := newFlagSet("fmt", "acplint fmt [FILE|-]", fmtDoc, e)
-	maxLine := fs.Int("max-line", lint.DefaultMaxLine, "longest line, in `bytes`, that is decoded; a longer one is copied through unchanged")
+	maxLine := fs.Int("max-line", codec.DefaultMaxLine, "longest line, in `bytes`, that is decoded; a longer one is copied through unchanged")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}

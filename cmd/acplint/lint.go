@@ -10,6 +10,7 @@ import (
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/safefile"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 const lintDoc = `
@@ -70,7 +71,7 @@ func runLint(_ context.Context, args []string, e *env) int {
 	disable := fs.String("disable", "", "comma-separated rule `IDs` to drop from the report")
 	minSeverity := fs.String("severity", "info", "report only findings with at least this `severity`")
 	maxPerRule := fs.Int("max-per-rule", lint.DefaultMaxPerRule, "report at most `N` findings of one rule per file, then one finding counting the rest; 0 for no limit")
-	maxLine := fs.Int("max-line", lint.DefaultMaxLine, "longest line, in `bytes`, that is read; a longer one is skipped without being held and reported (ACP-LINT-004)")
+	maxLine := fs.Int("max-line", transcript.DefaultMaxLine, "longest line, in `bytes`, that is read; a longer one is skipped without being held and reported (ACP-LINT-004)")
 	schemaFile := fs.String("schema", "", "check params and results against this ACP schema `file` (upstream format) instead of the compiled-in schema")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
@@ -80,7 +81,7 @@ func runLint(_ context.Context, args []string, e *env) int {
 		e.errorf("lint: %v", err)
 		return exitUsage
 	}
-	inFormat, err := lint.ParseFormat(*input)
+	inFormat, err := transcript.ParseFormat(*input)
 	if err != nil {
 		e.errorf("lint: %v", err)
 		return exitUsage

@@ -220,7 +220,7 @@ func newLiveLinter(out io.Writer, file string) *liveLinter {
 			}
 		}()
 		print := func(f findings.ValidationFinding) { writeFinding(out, f) }
-		_, err := lint.Transcript(pr, lint.Options{Format: lint.FormatTranscript, File: file, OnFinding: print})
+		_, err := lint.Transcript(pr, lint.Options{Format: transcript.FormatTranscript, File: file, OnFinding: print})
 		if err != nil {
 			fmt.Fprintf(out, "acplint tap: live lint stopped: %v\n", err)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -205,11 +206,11 @@ func recordScenario(t *testing.T, node string, sc scenario, dir, workspace strin
 
 func lintTranscript(t *testing.T, name string, data []byte) []findings.ValidationFinding {
 	t.Helper()
-	res, err := lint.Transcript(bytes.NewReader(data), lint.Options{Format: lint.FormatJSONL, File: name, CleanEnd: true})
+	res, err := lint.Transcript(bytes.NewReader(data), lint.Options{Format: transcript.FormatJSONL, File: name, CleanEnd: true})
 	if err != nil {
 		t.Fatalf("lint: %v", err)
 	}
-	if res.Format != lint.FormatJSONL || res.Messages == 0 || res.Messages != res.Lines {
+	if res.Format != transcript.FormatJSONL || res.Messages == 0 || res.Messages != res.Lines {
 		t.Fatalf("lint read %d messages from %d lines as %s; want every line a JSONL frame", res.Messages, res.Lines, res.Format)
 	}
 	return res.Findings

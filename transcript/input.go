@@ -1,4 +1,4 @@
-package lint
+package transcript
 
 import (
 	"bufio"
@@ -12,7 +12,6 @@ import (
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/jsonv"
-	"github.com/acplint/acplint/transcript"
 )
 
 // Format is a transcript format acplint reads.
@@ -60,8 +59,10 @@ var FormatLimits = map[Format]string{
 	FormatZed:        "no timestamps and no \"jsonrpc\" member; a response's result and error are merged in \"params\" (an object with integer \"code\" and string \"message\" is read as an error); line numbers point at each element's first line",
 }
 
-// Frame is one message of a transcript, with what the format says about it.
-type Frame struct {
+// Entry is one message of a transcript, in any format a Reader reads, with
+// what the format says about it. (A Frame is a line of acplint's own
+// format as it is stored.)
+type Entry struct {
 	Line codec.Line
 	// Dir is the sender as the format records it; DirUnknown for raw NDJSON.
 	Dir domain.Direction
@@ -88,33 +89,78 @@ type Frame struct {
 	Recorded []byte
 }
 
-// source yields frames.
+// source yields entries.
 type source interface {
-	Next() (Frame, error)
+	Next() (Entry, error)
 }
 
-// DefaultMaxLine is Options.MaxLine's default, codec.DefaultMaxLine.
+// lineMemory is a source whose lines can be put in memory of the caller's
+// choosing (codec.LineReader.SetAlloc).
+type lineMemory interface {
+	setLineAlloc(alloc func(n int) []byte)
+}
+
+// lookahead is a source that may hold entries it has read but not returned.
+type lookahead interface {
+	holdsFrames() bool
+}
+
+// DefaultMaxLine is the longest line a Reader keeps by default,
+// codec.DefaultMaxLine.
 const DefaultMaxLine = codec.DefaultMaxLine
 
-// open detects the format (when auto) and returns a frame source and the
-// buffered reader under it. Lines longer than DefaultMaxLine are skipped.
-func open(r io.Reader, f Format) (source, Format, *bufio.Reader, error) {
-	return openMax(r, f, DefaultMaxLine)
+// Reader reads the entries of a transcript in one of the Formats.
+type Reader struct {
+	src    source
+	br     *bufio.Reader
+	format Format
 }
 
-// openMax is open with a maximum line length (Options.MaxLine; 0 means
-// DefaultMaxLine). A longer line, or Zed array element, is reported as a
-// frame with Lost set and read past without being held.
-func openMax(r io.Reader, f Format, maxLine int) (source, Format, *bufio.Reader, error) {
+// NewReader reads a transcript in format f from r, detecting the format
+// when f is FormatAuto (or ""). A line, or Zed array element, longer than
+// maxLine bytes (0 means DefaultMaxLine) is given as an entry with Lost set
+// and read past without being held.
+func NewReader(r io.Reader, f Format, maxLine int) *Reader {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
 	br := bufio.NewReaderSize(r, 256<<10)
-	src, f, err := openBuffered(br, f, maxLine)
-	return src, f, br, err
+	src, f := openBuffered(br, f, maxLine)
+	return &Reader{src: src, br: br, format: f}
 }
 
-func openBuffered(br *bufio.Reader, f Format, maxLine int) (source, Format, error) {
+// Format is the format read (after detection).
+func (r *Reader) Format() Format { return r.format }
+
+// Next returns the next entry, or io.EOF after the last. Other errors are
+// the input's, or a transcript header this reader cannot read.
+func (r *Reader) Next() (Entry, error) { return r.src.Next() }
+
+// SetLineAlloc makes the lines read from now on take their memory from
+// alloc (codec.LineReader.SetAlloc), so that a caller can reuse it; the
+// Zed reader, which is not line-based, keeps its own.
+func (r *Reader) SetLineAlloc(alloc func(n int) []byte) {
+	if m, ok := r.src.(lineMemory); ok {
+		m.setLineAlloc(alloc)
+	}
+}
+
+// HoldsEntries reports whether the reader holds entries it has read but
+// not returned yet (it reads ahead to rebuild a split message or to group
+// a run of text): their lines sit in memory an earlier alloc gave.
+func (r *Reader) HoldsEntries() bool {
+	l, ok := r.src.(lookahead)
+	return ok && l.holdsFrames()
+}
+
+// WholeLineBuffered reports whether a complete line is already buffered,
+// so that reading it cannot wait on the writer (a live tap).
+func (r *Reader) WholeLineBuffered() bool {
+	buf, _ := r.br.Peek(r.br.Buffered())
+	return bytes.IndexByte(buf, '\n') >= 0
+}
+
+func openBuffered(br *bufio.Reader, f Format, maxLine int) (source, Format) {
 	if f == FormatAuto || f == "" {
 		f = sniff(br)
 	}
@@ -122,21 +168,21 @@ func openBuffered(br *bufio.Reader, f Format, maxLine int) (source, Format, erro
 	lines.SetMaxLine(maxLine)
 	switch f {
 	case FormatZed:
-		return newZedSource(br, maxLine), FormatZed, nil
+		return newZedSource(br, maxLine), FormatZed
 	case FormatJSONL:
-		return &blockSource{src: &jsonlSource{lines: lines}}, FormatJSONL, nil
+		return &blockSource{src: &jsonlSource{lines: lines}}, FormatJSONL
 	case FormatTranscript:
 		// A recorder keeps the lines that crossed the pipe, so a message
 		// a sender split is split there too, and is rebuilt as in NDJSON.
-		return &blockSource{src: &canonicalSource{lines: lines}}, FormatTranscript, nil
+		return &blockSource{src: &canonicalSource{lines: lines}}, FormatTranscript
 	}
-	return &blockSource{src: &ndjsonSource{lines: lines}}, FormatNDJSON, nil
+	return &blockSource{src: &ndjsonSource{lines: lines}}, FormatNDJSON
 }
 
 // tooLong is the frame for a line the line reader skipped for being longer
 // than the maximum (ACP-LINT-004: nothing in it is checked).
-func tooLong(l codec.Line, maxLine int) Frame {
-	return Frame{Line: codec.Line{Num: l.Num, Offset: l.Offset}, Lost: skippedMessage("line", l.TooLong, maxLine)}
+func tooLong(l codec.Line, maxLine int) Entry {
+	return Entry{Line: codec.Line{Num: l.Num, Offset: l.Offset}, Lost: skippedMessage("line", l.TooLong, maxLine)}
 }
 
 func skippedMessage(what string, n int64, maxLine int) string {
@@ -192,15 +238,15 @@ type ndjsonSource struct{ lines *codec.LineReader }
 
 func (s *ndjsonSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
 
-func (s *ndjsonSource) Next() (Frame, error) {
+func (s *ndjsonSource) Next() (Entry, error) {
 	l, err := s.lines.Next()
 	if err != nil {
-		return Frame{}, err
+		return Entry{}, err
 	}
 	if l.TooLong > 0 {
 		return tooLong(l, s.lines.MaxLine()), nil
 	}
-	return Frame{Line: l}, nil
+	return Entry{Line: l}, nil
 }
 
 // Direction spellings seen in the wild, lower-cased. "incoming" and
@@ -245,14 +291,14 @@ type jsonlSource struct{ lines *codec.LineReader }
 func (s *jsonlSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
 
 // jsonlGap reads a jsonl gap record, {"ts":…,"lost":{"frames","bytes",
-// "reason"}}: the same "lost" object as the acplint format's (package
-// transcript), which acplint check writes where it kept no lines.
-func jsonlGap(v *jsonv.Value, line []byte) (*transcript.Lost, bool) {
+// "reason"}}: the same "lost" object as the acplint format's (Lost),
+// which acplint check writes where it kept no lines.
+func jsonlGap(v *jsonv.Value, line []byte) (*Lost, bool) {
 	if lost, ok := v.Get("lost"); !ok || lost.Kind != jsonv.Object {
 		return nil, false
 	}
 	var rec struct {
-		Lost *transcript.Lost `json:"lost"`
+		Lost *Lost `json:"lost"`
 	}
 	if json.Unmarshal(line, &rec) != nil || rec.Lost == nil {
 		return nil, false
@@ -260,7 +306,7 @@ func jsonlGap(v *jsonv.Value, line []byte) (*transcript.Lost, bool) {
 	return rec.Lost, true
 }
 
-func (s *jsonlSource) Next() (Frame, error) {
+func (s *jsonlSource) Next() (Entry, error) {
 	l, err := s.lines.Next()
 	for err == nil && l.IsBlank() && l.TooLong == 0 {
 		// A blank line of the recording is not traffic: the recorder wrote
@@ -269,12 +315,12 @@ func (s *jsonlSource) Next() (Frame, error) {
 		l, err = s.lines.Next()
 	}
 	if err != nil {
-		return Frame{}, err
+		return Entry{}, err
 	}
 	if l.TooLong > 0 {
 		return tooLong(l, s.lines.MaxLine()), nil
 	}
-	fr := Frame{Line: l}
+	fr := Entry{Line: l}
 	v, perr := jsonv.Parse(l.Bytes)
 	if perr != nil {
 		fr.Bad = "the line is not JSON: " + perr.Error()
@@ -338,7 +384,7 @@ func (s *jsonlSource) Next() (Frame, error) {
 // finding for the bad tail.
 type zedSource struct {
 	r   *bufio.Reader
-	max int // longest element kept (Options.MaxLine)
+	max int // longest element kept (NewReader's maxLine)
 	// line and offset locate the next byte of r.
 	line   int
 	offset int64
@@ -361,15 +407,15 @@ func newZedSource(r *bufio.Reader, maxLine int) *zedSource {
 	return &zedSource{r: r, max: maxLine, line: 1}
 }
 
-func (s *zedSource) Next() (Frame, error) {
+func (s *zedSource) Next() (Entry, error) {
 	for {
 		if s.state == zedDone {
-			return Frame{}, io.EOF
+			return Entry{}, io.EOF
 		}
 		start := s.state == zedStart
 		c, err := s.skipSpace(start)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return Frame{}, err
+			return Entry{}, err
 		}
 		eof := err != nil
 		switch {
@@ -406,45 +452,45 @@ func (s *zedSource) Next() (Frame, error) {
 }
 
 // end checks that nothing but white space follows the closing "]".
-func (s *zedSource) end() (Frame, error) {
+func (s *zedSource) end() (Entry, error) {
 	s.state = zedDone
 	_, err := s.skipSpace(false)
 	if err == nil {
 		return s.badTail(`text after the array's closing "]"`)
 	}
 	if errors.Is(err, io.EOF) {
-		return Frame{}, io.EOF
+		return Entry{}, io.EOF
 	}
-	return Frame{}, err
+	return Entry{}, err
 }
 
 // badTail reports the rest of the input from the current line as not in
 // the format; reading stops there.
-func (s *zedSource) badTail(why string) (Frame, error) {
+func (s *zedSource) badTail(why string) (Entry, error) {
 	s.state = zedDone
-	return Frame{Line: codec.Line{Num: s.line, Offset: s.offset}, Bad: why}, nil
+	return Entry{Line: codec.Line{Num: s.line, Offset: s.offset}, Bad: why}, nil
 }
 
 // element reads one element and returns its frame.
-func (s *zedSource) element() (Frame, error) {
+func (s *zedSource) element() (Entry, error) {
 	loc := codec.Line{Num: s.line, Offset: s.offset}
 	n, complete, err := s.readValue()
 	if err != nil && !errors.Is(err, io.EOF) {
-		return Frame{}, err
+		return Entry{}, err
 	}
 	if !complete {
 		s.state = zedDone
-		return Frame{Line: loc, Bad: `the array is cut off inside this element`}, nil
+		return Entry{Line: loc, Bad: `the array is cut off inside this element`}, nil
 	}
 	s.state = zedAfterElem
 	if n > int64(s.max) {
-		return Frame{Line: loc, Lost: skippedMessage("array element", n, s.max)}, nil
+		return Entry{Line: loc, Lost: skippedMessage("array element", n, s.max)}, nil
 	}
 	raw := s.elem
 	if cap(s.elem) > 1<<20 {
 		s.elem = nil // a huge element is rare: do not hold its size for ever
 	}
-	fr := Frame{Synthetic: true, Line: loc}
+	fr := Entry{Synthetic: true, Line: loc}
 	v, perr := jsonv.Parse(raw)
 	if perr != nil {
 		fr.Bad = "the element is not JSON: " + perr.Error()
@@ -671,7 +717,7 @@ type blockSource struct {
 }
 
 type aheadFrame struct {
-	fr Frame
+	fr Entry
 	// json is 1 when the frame's line is JSON on its own, -1 when it is
 	// not, 0 when not yet known; message likewise for isMessageLike.
 	json, message int8
@@ -730,10 +776,10 @@ func (a *aheadFrame) text() bool {
 	return a.fr.Bad == "" && !a.fr.Synthetic && a.fr.Splits == 0 && !a.fr.Line.IsBlank() && !a.lineIsJSON()
 }
 
-func (s *blockSource) Next() (Frame, error) {
+func (s *blockSource) Next() (Entry, error) {
 	first, ok := s.peek(0)
 	if !ok {
-		return Frame{}, s.err
+		return Entry{}, s.err
 	}
 	if !first.text() {
 		return s.take(1), nil
@@ -766,7 +812,7 @@ func (s *blockSource) Next() (Frame, error) {
 
 // take removes n frames from the read-ahead and returns the first with the
 // lines of the others as Extra.
-func (s *blockSource) take(n int) Frame {
+func (s *blockSource) take(n int) Entry {
 	ahead := s.buf[s.head:]
 	fr := ahead[0].fr
 	for i := 1; i < n; i++ {

@@ -1,4 +1,4 @@
-package lint
+package transcript
 
 import (
 	"bytes"
@@ -6,10 +6,9 @@ import (
 	"fmt"
 
 	"github.com/acplint/acplint/codec"
-	"github.com/acplint/acplint/transcript"
 )
 
-// FormatTranscript is acplint's own recording format (package transcript),
+// FormatTranscript is acplint's own recording format (Writer, ParseFrame),
 // written by `acplint tap --record` and `acplint convert`: a header line,
 // then one frame per line with its direction, time and the verbatim bytes.
 const FormatTranscript Format = "acplint"
@@ -23,21 +22,21 @@ type canonicalSource struct {
 
 func (s *canonicalSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
 
-func (s *canonicalSource) Next() (Frame, error) {
+func (s *canonicalSource) Next() (Entry, error) {
 	for {
 		l, err := s.lines.Next()
 		if err != nil {
-			return Frame{}, err
+			return Entry{}, err
 		}
 		if !s.header {
 			s.header = true
-			if _, ok, err := transcript.ParseHeader(l.Bytes); ok {
+			if _, ok, err := ParseHeader(l.Bytes); ok {
 				if err != nil {
-					return Frame{}, fmt.Errorf("line %d: %w", l.Num, err)
+					return Entry{}, fmt.Errorf("line %d: %w", l.Num, err)
 				}
 				continue
 			}
-			return Frame{Line: l, Bad: fmt.Sprintf("the first line is not an %s header; use --input to name the format", transcript.FormatName)}, nil
+			return Entry{Line: l, Bad: fmt.Sprintf("the first line is not an %s header; use --input to name the format", FormatName)}, nil
 		}
 		if l.TooLong > 0 {
 			return tooLong(l, s.lines.MaxLine()), nil
@@ -45,24 +44,24 @@ func (s *canonicalSource) Next() (Frame, error) {
 		if l.IsBlank() {
 			continue
 		}
-		f, err := transcript.ParseFrame(l.Bytes)
-		if errors.Is(err, transcript.ErrNotFrame) {
-			return Frame{Line: l, Bad: err.Error()}, nil
+		f, err := ParseFrame(l.Bytes)
+		if errors.Is(err, ErrNotFrame) {
+			return Entry{Line: l, Bad: err.Error()}, nil
 		}
 		if f.Lost != nil {
-			return Frame{Line: codec.Line{Num: l.Num, Offset: l.Offset}, Lost: describeLost(f.Lost)}, nil
+			return Entry{Line: codec.Line{Num: l.Num, Offset: l.Offset}, Lost: describeLost(f.Lost)}, nil
 		}
 		data := f.Data
 		wire := codec.Line{Num: l.Num, Offset: l.Offset, Bytes: data}
 		if n := len(data); n > 0 && data[n-1] == '\r' {
 			wire.Bytes, wire.CRLF = data[:n-1], true
 		}
-		return Frame{Line: wire, Dir: f.From}, nil
+		return Entry{Line: wire, Dir: f.From}, nil
 	}
 }
 
 // describeLost is the message of the ACP-LINT-004 finding for a gap.
-func describeLost(l *transcript.Lost) string {
+func describeLost(l *Lost) string {
 	reason := l.Reason
 	if reason == "" {
 		reason = "the recorder did not say why"
@@ -72,6 +71,6 @@ func describeLost(l *transcript.Lost) string {
 
 // isCanonicalHeader reports whether line starts an acplint transcript.
 func isCanonicalHeader(line []byte) bool {
-	_, ok, _ := transcript.ParseHeader(bytes.TrimSpace(line))
+	_, ok, _ := ParseHeader(bytes.TrimSpace(line))
 	return ok
 }
