@@ -11,49 +11,36 @@ import (
 // ACP is the ACP v1 phase machine.
 var ACP = Spec[Phase, Event]{Initial: newPhase(), Step: step}
 
-// step is pure: the checks change the step's own copy of the caller's
-// phase in place. Its maps are persistent and the sessions and terminals
-// they hold are replaced, never changed, so the caller's phase stays as it
-// was.
+// step is pure: it steps a clone of the caller's phase in place, so the
+// caller's phase stays as it was.
 func step(in Phase, ev Event) (Phase, error) {
-	// The working copy lives in pooled memory: the checks are called
-	// through function values, so a copy on the stack would escape to the
-	// heap on every message.
+	p := in.Clone()
+	err := StepInPlace(&p, ev)
+	return p, err
+}
+
+// StepInPlace advances *p by ev: it makes the change ACP.Step(*p, ev)
+// would return, and returns the same error. It is for a driver that keeps
+// no earlier phase, as lint reading a transcript forward: Step clones the
+// phase for every message. *p must share no maps or sessions with a
+// phase still in use: start from ACP.Initial (whose maps are empty and
+// not yet made), or from a phase nobody else keeps, such as a Clone.
+func StepInPlace(p *Phase, ev Event) error {
 	s := scratches.Get().(*stepScratch)
 	defer func() {
 		*s = stepScratch{}
 		scratches.Put(s)
 	}()
-	s.p = in
-	err := s.advance(&s.p, ev)
-	return s.p, err
-}
-
-// StepInPlace advances *p by ev: it makes the change ACP.Step(*p, ev)
-// would return, and returns the same error. It is for a driver that keeps
-// no earlier phase, as lint reading a transcript forward: Step copies the
-// phase, close to a kilobyte, in and out of every message, with write
-// barriers while the collector runs, which costs more than many checks.
-// StepInPlace also changes sessions, terminals and map entries where they
-// are stored, so *p must not share them with a phase still in use: start
-// from ACP.Initial, or from a phase nobody else keeps, and step it with
-// StepInPlace only.
-func StepInPlace(p *Phase, ev Event) error {
-	s := scratches.Get().(*stepScratch)
-	defer func() {
-		s.r, s.c = report{}, ctx{}
-		scratches.Put(s)
-		p.inPlace = false
-	}()
-	p.inPlace = true
 	return s.advance(p, ev)
 }
 
 // advance runs the checks of ev on p, changing it in place.
 func (s *stepScratch) advance(p *Phase, ev Event) error {
-	// The report and the context live in the scratch for the same reason
-	// as step's copy. Nothing keeps them once the step returns (findings
-	// live in their own allocations, and the error joins copies of them).
+	// The report and the context live in pooled memory: the checks are
+	// called through function values, so a copy on the stack would escape
+	// to the heap on every message. Nothing keeps them once the step
+	// returns (findings live in their own allocations, and the error joins
+	// copies of them).
 	r := &s.r
 	if ev.End {
 		finish(p, r, ev)
@@ -87,7 +74,6 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 type stepScratch struct {
 	r report
 	c ctx
-	p Phase // step's working copy; unused by StepInPlace
 }
 
 var scratches = sync.Pool{New: func() any { return new(stepScratch) }}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // Authentication (ACP-AUTHN-*). Advertised auth methods do not oblige the
@@ -22,7 +21,7 @@ type authState struct {
 	authenticated int
 	// refused maps a session method to the -32000 answer that refused it
 	// since the latest successful authenticate (ACP-AUTHN-005).
-	refused pmap.Map[domain.Method, int]
+	refused Map[domain.Method, int]
 }
 
 func init() {
@@ -110,7 +109,7 @@ func checkAuthenticateMethod(p *Phase, c *ctx) {
 func authenticateAnswered(p *Phase, c *ctx, _ Pending) {
 	if c.succeeded() {
 		p.life.auth.authenticated = c.line()
-		p.life.auth.refused = pmap.Map[domain.Method, int]{}
+		p.life.auth.refused = Map[domain.Method, int]{}
 	}
 }
 

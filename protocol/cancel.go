@@ -3,7 +3,6 @@ package protocol
 import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // Cancel races. The transcript is one ordered stream, but the two sides
@@ -32,12 +31,12 @@ type cxlState struct {
 	// cancelled its turn. Session.CancelLine also counts session/close,
 	// whose effect on the turn is ACP-SES-011's business; an entry is
 	// current only while it equals the session's CancelLine.
-	cancelled pmap.Map[domain.SessionID, int]
+	cancelled Map[domain.SessionID, int]
 	// turnEnd maps a session to the response that ended its latest turn.
-	turnEnd pmap.Map[domain.SessionID, int]
+	turnEnd Map[domain.SessionID, int]
 	// lateReported maps a session to the cancelled turn end whose late
 	// updates were already reported (ACP-CXL-002 is reported once per turn).
-	lateReported pmap.Map[domain.SessionID, int]
+	lateReported Map[domain.SessionID, int]
 }
 
 func init() {

@@ -343,5 +343,5 @@ func checkConfigOptionResult(p *Phase, c *ctx, req Pending) {
 		c.related(f, req.Line, "the set_config_option request")
 	}
 	checkConfigOptionList(p, c, s.ID, "/result/configOptions", res.ConfigOptions)
-	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = domain.Detach(res.ConfigOptions) })
+	p.withSession(s.ID, func(s *Session) { s.setConfigOptions(res.ConfigOptions) })
 }

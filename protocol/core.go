@@ -1,10 +1,8 @@
 package protocol
 
 import (
-	"cmp"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // A requestCheck judges a request or notification against the phase as it
@@ -85,62 +83,34 @@ func requestParams[T any](req Pending) (*T, bool) {
 // succeeded reports whether the current message is a result (not an error).
 func (c *ctx) succeeded() bool { return c.m.Kind == domain.KindResult }
 
-// withSession stores a changed copy of session id; change edits the copy.
-// It is a no-op when the session is unknown.
-//
-// Under StepInPlace, whose caller keeps no earlier phase to see the old
-// session, change edits the stored session itself: copying it and the
-// path to it in Sessions was a fifth of what the machine allocated. The
-// session moves between the open and the done ones as putSession would
-// move a copy.
+// withSession changes session id where it is stored; it is a no-op when
+// the session is unknown. The session moves between the open and the
+// done ones as its state says (putSession).
 func (p *Phase) withSession(id domain.SessionID, change func(s *Session)) {
-	old, ok := p.Session(id)
+	s, ok := p.Session(id)
 	if !ok {
 		return
 	}
-	if p.inPlace {
-		wasDone := old.done()
-		change(old)
-		switch {
-		case old.done() != wasDone:
-			p.putSession(old)
-		case wasDone:
-			old.forgetTurns() // as putSession does for a done session
-		}
-		return
+	wasDone := s.done()
+	change(s)
+	switch {
+	case s.done() != wasDone:
+		p.putSession(s)
+	case wasDone:
+		s.forgetTurns() // as putSession does for a done session
 	}
-	s := *old
-	change(&s)
-	p.putSession(&s)
 }
 
-// store sets k to v in *m, a map of the phase being stepped. Under
-// StepInPlace, whose caller reads no earlier phase and so no older version
-// of any of its maps, a key already there has its value replaced in place
-// (pmap's ReplaceInPlace), sparing the copy of the path to it; otherwise
-// *m gets a new version.
-func store[K cmp.Ordered, V any](p *Phase, m *pmap.Map[K, V], k K, v V) {
-	if p.inPlace && m.ReplaceInPlace(k, v) {
-		return
-	}
-	*m = m.Set(k, v)
-}
+// store sets k to v in *m, a map of the phase being stepped: it is
+// m.Set(k, v), kept in the form its callers were written for.
+func store[K ~string, V any](_ *Phase, m *Map[K, V], k K, v V) { m.Set(k, v) }
 
-// withTerminal is withSession for terminal id: it stores a changed copy,
-// or under StepInPlace changes the stored terminal itself. It is a no-op
-// when the terminal is unknown.
+// withTerminal changes terminal id where it is stored; it is a no-op when
+// the terminal is unknown.
 func (p *Phase) withTerminal(id domain.TerminalID, change func(t *Terminal)) {
-	old, ok := p.Terminals.Get(id)
-	if !ok {
-		return
+	if t, ok := p.Terminals.Get(id); ok {
+		change(t)
 	}
-	if p.inPlace {
-		change(old)
-		return
-	}
-	t := *old
-	change(&t)
-	p.Terminals = p.Terminals.Set(id, &t)
 }
 
 // ActiveSession returns the session id names when it is open (created,
@@ -161,11 +131,8 @@ func coreInitialize(p *Phase, c *ctx) {
 	p.InitLine = c.line()
 	p.RequestedVersion = wireVersion(c.m.RawParams)
 	if req, ok := paramsOf[domain.InitializeRequest](c.m); ok {
-		if caps, ok := req.ClientCapabilities.Get(); ok {
-			p.ClientCaps = &caps
-		} else {
-			p.ClientCaps = &domain.ClientCapabilities{}
-		}
+		caps := req.ClientCapabilities.Or(domain.ClientCapabilities{})
+		p.setClientCaps(&caps)
 	}
 }
 
@@ -183,13 +150,10 @@ func coreInitialized(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	p.Version = wireVersion(c.m.RawResult)
-	if caps, ok := res.AgentCapabilities.Get(); ok {
-		p.AgentCaps = domain.Detach(&caps)
-	} else {
-		p.AgentCaps = &domain.AgentCapabilities{}
-	}
+	caps := res.AgentCapabilities.Or(domain.AgentCapabilities{})
+	p.setAgentCaps(&caps)
 	methods, _ := res.AuthMethods.Get()
-	p.AuthMethods = domain.Detach(methods)
+	p.setAuthMethods(methods)
 	// Version 0 (pre-release, ACP-VER-004 in ver.go) and 2 or later have
 	// other shapes; -1 is an unreadable version (ACP-VER-001), for which v1
 	// is the best guess.
@@ -212,11 +176,12 @@ func coreSessionCreated(p *Phase, c *ctx, req Pending) {
 	if _, reused := p.Issued.Get(res.SessionID); reused {
 		return // ACP-SID-003; the old session keeps its state
 	}
-	s := &Session{ID: res.SessionID, State: SessionIdle, Line: c.line()}
+	var cwd string
 	if params, ok := requestParams[domain.NewSessionRequest](req); ok {
-		s.Cwd = params.Cwd
+		cwd = params.Cwd
 	}
-	s.Modes, s.ConfigOptions = sessionSetup(res.Modes, res.ConfigOptions)
+	s := newSession(res.SessionID, SessionIdle, c.line(), cwd)
+	s.setup(res.Modes, res.ConfigOptions)
 	p.putSession(s)
 	p.Issued = p.Issued.Set(s.ID, c.line())
 	if s.Cwd != "" {
@@ -224,15 +189,15 @@ func coreSessionCreated(p *Phase, c *ctx, req Pending) {
 	}
 }
 
-// sessionSetup returns the modes and config options of a session-opening
-// result, detached from the message for the session to keep.
-func sessionSetup(modes domain.Opt[domain.SessionModeState], opts domain.Opt[[]domain.SessionConfigOption]) (*domain.SessionModeState, []domain.SessionConfigOption) {
-	var m *domain.SessionModeState
-	if v, ok := modes.Get(); ok {
-		m = domain.Detach(&v)
+// setup keeps the modes and config options of a session-opening result.
+func (s *Session) setup(modes domain.Opt[domain.SessionModeState], opts domain.Opt[[]domain.SessionConfigOption]) {
+	if m, ok := modes.Get(); ok {
+		s.setModes(&m)
+	} else {
+		s.setModes(nil)
 	}
 	o, _ := opts.Get()
-	return m, domain.Detach(o)
+	s.setConfigOptions(o)
 }
 
 // openParams is what the params of session/new, session/load and
@@ -277,10 +242,11 @@ func coreSessionReopen(state SessionState) requestCheck {
 		if id == "" {
 			return
 		}
-		s := &Session{ID: id, State: state, Line: c.line()}
+		var cwd string
 		if o, ok := openParamsOf(c.m.Params); ok {
-			s.Cwd = o.Cwd
+			cwd = o.Cwd
 		}
+		s := newSession(id, state, c.line(), cwd)
 		if old, ok := p.Session(id); ok {
 			s.HadHistory = old.HadHistory
 			s.Turn = old.Turn
@@ -307,7 +273,7 @@ func coreSessionReopened(p *Phase, c *ctx, req Pending) {
 	}
 	p.withSession(req.Session, func(s *Session) {
 		s.State = SessionIdle
-		s.Modes, s.ConfigOptions = sessionSetup(modes, opts)
+		s.setup(modes, opts)
 	})
 	if s, ok := p.Session(req.Session); ok && s.Cwd != "" {
 		p.KnownCwd = p.KnownCwd.Set(req.Session, s.Cwd)
@@ -327,7 +293,7 @@ func corePrompt(p *Phase, c *ctx) {
 		s.Turn++
 		s.CancelLine = 0
 		s.CancelledEndLine = 0
-		s.OpenToolCalls = pmap.Map[domain.ToolCallID, int]{}
+		s.OpenToolCalls = Map[domain.ToolCallID, int]{}
 		s.HadHistory = true
 	})
 }
@@ -385,8 +351,8 @@ func coreClosed(p *Phase, c *ctx, req Pending) {
 // without them), and a transcript of thousands of sessions would otherwise
 // keep every tool call and message id it ever saw.
 func (s *Session) forgetTurns() {
-	s.ToolCalls, s.OpenToolCalls = pmap.Map[domain.ToolCallID, ToolCall]{}, pmap.Map[domain.ToolCallID, int]{}
-	s.Messages, s.Compactions = pmap.Map[domain.MessageID, MessageUse]{}, pmap.Map[domain.CompactionID, Compaction]{}
+	s.ToolCalls, s.OpenToolCalls = Map[domain.ToolCallID, ToolCall]{}, Map[domain.ToolCallID, int]{}
+	s.Messages, s.Compactions = Map[domain.MessageID, MessageUse]{}, Map[domain.CompactionID, Compaction]{}
 }
 
 // done reports whether s is closed with no turn running: what it knew of

@@ -12,7 +12,6 @@ import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/jsonv"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // extnState is the bookkeeping of the extensibility checks.
@@ -20,7 +19,7 @@ type extnState struct {
 	// reported holds the extension and $/ methods already reported as
 	// unadvertised (ACP-EXTN-006) or unknown (ACP-EXTN-007), so that a
 	// method used a thousand times is reported once.
-	reported pmap.Map[domain.Method, int]
+	reported Map[domain.Method, int]
 }
 
 func init() {

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"github.com/acplint/acplint/domain"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // A transcript may hold any number of sessions, one after another. What
@@ -20,7 +19,7 @@ const doneWindow = 512
 // when the newer holds doneWindow/2, the sessions of the older are
 // forgotten and the newer becomes the older.
 type doneSessions struct {
-	newer, older pmap.Map[domain.SessionID, struct{}]
+	newer, older Map[domain.SessionID, struct{}]
 }
 
 // retire records that session id is done, and forgets the sessions that
@@ -35,7 +34,7 @@ func (p *Phase) retire(id domain.SessionID) {
 		return
 	}
 	dropped := d.older
-	d.older, d.newer = d.newer, pmap.Map[domain.SessionID, struct{}]{}
+	d.older, d.newer = d.newer, Map[domain.SessionID, struct{}]{}
 	p.done = d
 	if dropped.Len() == 0 {
 		return

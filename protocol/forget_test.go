@@ -30,8 +30,7 @@ func TestDoneSessionsForgotten(t *testing.T) {
 			mi, _ := domain.LookupMethod(m.Method)
 			d.DecodeResult(0, mi)
 		}
-		var err error
-		p, err = step(p, Event{Msg: m, Loc: findings.Location{File: "t", Line: line}})
+		err := StepInPlace(&p, Event{Msg: m, Loc: findings.Location{File: "t", Line: line}})
 		vs, other := Violations(err)
 		if len(other) > 0 {
 			t.Fatalf("line %d: %v", line, other)

@@ -6,14 +6,13 @@ import (
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // fsState is the bookkeeping of the FS checks.
 type fsState struct {
 	// extraRoots maps a session to the additionalDirectories it was
 	// opened with; with Session.Cwd they form its root set (ACP-FS-004).
-	extraRoots pmap.Map[domain.SessionID, []string]
+	extraRoots Map[domain.SessionID, []string]
 }
 
 func init() {

@@ -3,7 +3,6 @@ package protocol
 import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // ConnState is the connection-level phase.
@@ -64,16 +63,19 @@ type Pending struct {
 	ParamsInvalid bool
 }
 
-// Phase is the whole state of one ACP connection. It is a value: Step
-// never modifies a Phase it is given, only its own copy. Maps are
-// persistent (pmap) and the structs they point to are replaced, never
-// changed, so copying a Phase copies no map and older phases stay valid.
+// Phase is the whole state of one ACP connection. The machine changes it
+// in place (StepInPlace); Clone copies it for a caller that keeps the
+// phase it had, as Step does. Copying the struct itself shares its maps
+// and sessions.
 //
 // A Phase shares no memory with the messages it was stepped with, so that
-// a driver may reuse a message's memory once Step returns (lint does, see
-// codec.BatchDecoder): what it keeps from a result or a notification it
-// copies (domain.Detach, strings.Clone). Ids, enum values and a request's
-// params are already copies when the codec decodes them.
+// a driver may reuse a message's memory once the step returns (lint does,
+// see codec.BatchDecoder). That takes no care from a check: Map copies
+// the keys and the text it stores, and the setters of the state that
+// holds a message's structures (setClientCaps, setAgentCaps,
+// setAuthMethods, newSession, Session.setModes, Session.setConfigOptions)
+// copy them. Ids and enum values, which checks also store in fields of
+// their own, are the decoder's copies.
 type Phase struct {
 	Conn     ConnState
 	InitLine int // line of the initialize request
@@ -81,13 +83,14 @@ type Phase struct {
 	// initialize request and result; -1 until known.
 	RequestedVersion, Version int
 
+	// ClientCaps, AgentCaps and AuthMethods are set by their setters.
 	ClientCaps  *domain.ClientCapabilities
 	AgentCaps   *domain.AgentCapabilities
 	AuthMethods []domain.AuthMethod
 
 	// pending holds unanswered requests by the direction that sent them,
 	// keyed by the exact id spelling.
-	pending [3]pmap.Map[string, Pending]
+	pending [3]Map[string, Pending]
 	// answered remembers ids already answered, per sender direction, to
 	// tell a duplicate response from an unknown id and a reuse from a clash.
 	answered [3]answeredIDs
@@ -96,17 +99,17 @@ type Phase struct {
 	// (Session.done); closed holds the done ones the machine still
 	// remembers (forget.go). Splitting them keeps the map that changes on
 	// almost every message small. Session looks in both.
-	Sessions pmap.Map[domain.SessionID, *Session]
-	closed   pmap.Map[domain.SessionID, *Session]
+	Sessions Map[domain.SessionID, *Session]
+	closed   Map[domain.SessionID, *Session]
 	// Issued holds every session id an agent returned, with the line.
-	Issued pmap.Map[domain.SessionID, int]
+	Issued Map[domain.SessionID, int]
 	// KnownCwd is the cwd of sessions seen in session/new or session/list.
-	KnownCwd pmap.Map[domain.SessionID, string]
+	KnownCwd Map[domain.SessionID, string]
 
-	Terminals    pmap.Map[domain.TerminalID, *Terminal]
-	Elicitations pmap.Map[domain.ElicitationID, int] // open URL elicitations -> line
-	Completed    pmap.Map[domain.ElicitationID, int] // URL elicitations ever opened
-	ListCursors  pmap.Map[string, int]               // nextCursor values returned
+	Terminals    Map[domain.TerminalID, *Terminal]
+	Elicitations Map[domain.ElicitationID, int] // open URL elicitations -> line
+	Completed    Map[domain.ElicitationID, int] // URL elicitations ever opened
+	ListCursors  Map[string, int]               // nextCursor values returned
 
 	// LastAgentLine is the line of the latest agent message, used to judge
 	// cancel races.
@@ -125,10 +128,6 @@ type Phase struct {
 	life lifecycleState
 	// done lists the sessions closed lately, to forget older ones (forget.go).
 	done doneSessions
-	// inPlace is set while StepInPlace runs: withSession, withTerminal
-	// and store may then change state where it is stored instead of
-	// storing a changed copy.
-	inPlace bool
 }
 
 // SessionState is where a session is in its lifecycle.
@@ -148,7 +147,8 @@ func (s SessionState) String() string {
 	return [...]string{"creating", "loading", "resuming", "idle", "prompting", "cancelling", "closed"}[s]
 }
 
-// Session is the state of one session. Values are replaced, never modified.
+// Session is the state of one session. A check changes it through
+// Phase.withSession; newSession and the setters copy the text they keep.
 type Session struct {
 	ID    domain.SessionID
 	State SessionState
@@ -170,19 +170,20 @@ type Session struct {
 	// HadHistory is set once the session carried conversation content.
 	HadHistory bool
 
-	ToolCalls pmap.Map[domain.ToolCallID, ToolCall]
+	ToolCalls Map[domain.ToolCallID, ToolCall]
 	// OpenToolCalls are tool calls of the current turn not yet completed or failed.
-	OpenToolCalls pmap.Map[domain.ToolCallID, int]
+	OpenToolCalls Map[domain.ToolCallID, int]
 
+	// Modes and ConfigOptions are set by setModes and setConfigOptions.
 	Modes         *domain.SessionModeState
 	ConfigOptions []domain.SessionConfigOption
 
 	// Messages maps messageId to the chunk kind that used it and whether the
 	// message is still the current one, for ACP-TURN-005.
-	Messages       pmap.Map[domain.MessageID, MessageUse]
+	Messages       Map[domain.MessageID, MessageUse]
 	CurrentMessage domain.MessageID
 
-	Compactions pmap.Map[domain.CompactionID, Compaction]
+	Compactions Map[domain.CompactionID, Compaction]
 }
 
 // MessageUse records how a messageId was used.
@@ -222,6 +223,80 @@ type Terminal struct {
 func newPhase() Phase {
 	return Phase{RequestedVersion: -1, Version: -1}
 }
+
+// Clone returns a copy of p that shares no memory with it but text and
+// pending requests' ids and params, which nothing changes: stepping
+// either leaves the other as it was.
+func (p *Phase) Clone() Phase {
+	c := *p
+	c.ClientCaps, c.AgentCaps = detachPtr(c.ClientCaps), detachPtr(c.AgentCaps)
+	c.AuthMethods = domain.Detach(c.AuthMethods)
+	for i := range c.pending {
+		c.pending[i] = c.pending[i].Clone()
+		c.answered[i] = c.answered[i].clone()
+	}
+	c.Sessions, c.closed = c.Sessions.Clone(), c.closed.Clone()
+	c.Issued, c.KnownCwd = c.Issued.Clone(), c.KnownCwd.Clone()
+	c.Terminals = c.Terminals.Clone()
+	c.Elicitations, c.Completed = c.Elicitations.Clone(), c.Completed.Clone()
+	c.ListCursors = c.ListCursors.Clone()
+	c.extn.reported = c.extn.reported.Clone()
+	flow := &c.flow
+	flow.cxl.cancelled, flow.cxl.turnEnd = flow.cxl.cancelled.Clone(), flow.cxl.turnEnd.Clone()
+	flow.cxl.lateReported = flow.cxl.lateReported.Clone()
+	flow.tool.inline = flow.tool.inline.Clone()
+	flow.fs.extraRoots = flow.fs.extraRoots.Clone()
+	flow.term.exits = flow.term.exits.Clone()
+	c.upd.reported, c.upd.plans = c.upd.reported.Clone(), c.upd.plans.Clone()
+	life := &c.life
+	life.seq.early, life.seq.loaded = life.seq.early.Clone(), life.seq.loaded.Clone()
+	life.auth.refused = life.auth.refused.Clone()
+	life.ses.listed, life.ses.historyAt = life.ses.listed.Clone(), life.ses.historyAt.Clone()
+	life.ses.closing = life.ses.closing.Clone()
+	life.sid.unknown, life.sid.deleted = life.sid.unknown.Clone(), life.sid.deleted.Clone()
+	c.done.newer, c.done.older = c.done.newer.Clone(), c.done.older.Clone()
+	return c
+}
+
+// clone returns a copy of s that shares no memory with it but text.
+func (s *Session) clone() *Session {
+	c := *s
+	c.ToolCalls, c.OpenToolCalls = s.ToolCalls.Clone(), s.OpenToolCalls.Clone()
+	c.Messages, c.Compactions = s.Messages.Clone(), s.Compactions.Clone()
+	c.Modes = detachPtr(s.Modes)
+	c.ConfigOptions = domain.Detach(s.ConfigOptions)
+	return &c
+}
+
+// detachPtr is domain.Detach for a pointer that may be nil.
+func detachPtr[T any](v *T) *T {
+	if v == nil {
+		return nil
+	}
+	return domain.Detach(v)
+}
+
+// newSession returns a session in state, created, loaded or resumed at
+// line, with its own copy of cwd.
+func newSession(id domain.SessionID, state SessionState, line int, cwd string) *Session {
+	return &Session{ID: id, State: state, Line: line, Cwd: ownText(cwd, nil)}
+}
+
+// setModes and setConfigOptions keep copies of the modes and config
+// options a message reports.
+func (s *Session) setModes(m *domain.SessionModeState) { s.Modes = detachPtr(m) }
+
+func (s *Session) setConfigOptions(o []domain.SessionConfigOption) {
+	s.ConfigOptions = domain.Detach(o)
+}
+
+// setClientCaps, setAgentCaps and setAuthMethods keep copies of what
+// initialize reports.
+func (p *Phase) setClientCaps(caps *domain.ClientCapabilities) { p.ClientCaps = detachPtr(caps) }
+
+func (p *Phase) setAgentCaps(caps *domain.AgentCapabilities) { p.AgentCaps = detachPtr(caps) }
+
+func (p *Phase) setAuthMethods(m []domain.AuthMethod) { p.AuthMethods = domain.Detach(m) }
 
 // Pending returns the unanswered request that sender sent with id.
 func (p *Phase) Pending(sender domain.Direction, id domain.RequestID) (Pending, bool) {

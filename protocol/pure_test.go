@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,13 +17,16 @@ import (
 )
 
 // TestStepIsPure holds the machine to its contract on every transcript of
-// the golden corpus: stepping never changes the phase it is given. Checks
-// change the step's own copy in place, so a check that wrote through to
-// something the old phase shares (a Session, a map) would show here.
+// the golden corpus: stepping never changes the phase it is given. Step
+// clones the phase and steps the clone in place, so a Clone that shared
+// anything changeable with the phase (a Session, a map) would show here:
+// the clone must share no memory with the phase but text and a pending
+// request's id and params, and however later steps change it, the phase must stay as it
+// was.
 //
 // For each message, the old phase is stepped twice and both results must
-// agree; at the end, replaying the last few messages from a kept phase
-// must reach the same phase and findings again.
+// agree; at the end, replaying the last few messages
+// from a kept phase must reach the same phase and findings again.
 func TestStepIsPure(t *testing.T) {
 	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
 	if len(cases) == 0 {
@@ -42,6 +46,9 @@ func TestStepIsPure(t *testing.T) {
 			if !reflect.DeepEqual(next, again) || !sameFindings(err, errAgain) {
 				t.Fatalf("%s: message %d (line %d): stepping the same phase twice gives different results", name, i, ev.Loc.Line)
 			}
+			if where := sharedMemory(reflect.ValueOf(next), reflect.ValueOf(p), "Phase"); where != "" {
+				t.Fatalf("%s: message %d (line %d): the stepped phase shares %s with the phase it was stepped from", name, i, ev.Loc.Line, where)
+			}
 			phases = append(phases, next)
 			errs = append(errs, err)
 		}
@@ -58,6 +65,70 @@ func TestStepIsPure(t *testing.T) {
 			t.Fatalf("%s: replaying the last messages from a kept phase ends in another phase: a later step changed it", name)
 		}
 	}
+	if !reflect.DeepEqual(ACP.Initial, newPhase()) {
+		t.Fatal("stepping changed ACP.Initial")
+	}
+}
+
+// sharedMemory returns the path of a map, pointer or slice that a and b,
+// two values of one type, both reach, or "" when they share nothing but
+// strings and a pending request's id and params, which nothing changes.
+func sharedMemory(a, b reflect.Value, path string) string {
+	switch a.Kind() {
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return ""
+		}
+		if a.Pointer() == b.Pointer() {
+			return path
+		}
+		return sharedMemory(a.Elem(), b.Elem(), path)
+	case reflect.Map:
+		if a.IsNil() || b.IsNil() {
+			return ""
+		}
+		if a.Pointer() == b.Pointer() {
+			return path
+		}
+		for it := a.MapRange(); it.Next(); {
+			if vb := b.MapIndex(it.Key()); vb.IsValid() {
+				if where := sharedMemory(it.Value(), vb, fmt.Sprintf("%s[%v]", path, it.Key())); where != "" {
+					return where
+				}
+			}
+		}
+	case reflect.Slice:
+		if a.Cap() > 0 && b.Cap() > 0 && a.Pointer() == b.Pointer() {
+			return path
+		}
+		for i := range min(a.Len(), b.Len()) {
+			if where := sharedMemory(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); where != "" {
+				return where
+			}
+		}
+	case reflect.Array:
+		for i := range a.Len() {
+			if where := sharedMemory(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); where != "" {
+				return where
+			}
+		}
+	case reflect.Struct:
+		for i := range a.NumField() {
+			f := a.Type().Field(i)
+			if a.Type() == reflect.TypeFor[Pending]() && (f.Name == "ID" || f.Name == "Params") {
+				continue
+			}
+			if where := sharedMemory(a.Field(i), b.Field(i), path+"."+f.Name); where != "" {
+				return where
+			}
+		}
+	case reflect.Interface:
+		if a.IsNil() || b.IsNil() || a.Elem().Type() != b.Elem().Type() {
+			return ""
+		}
+		return sharedMemory(a.Elem(), b.Elem(), path)
+	}
+	return ""
 }
 
 func sameFindings(a, b error) bool {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // Ordering of the connection and of session setup (ACP-SEQ-*). The rules
@@ -18,11 +17,11 @@ import (
 type seqState struct {
 	// early holds the client requests sent before initialize succeeded, by
 	// id key, with their line: the agent should refuse them with -32600.
-	early pmap.Map[string, int]
+	early Map[string, int]
 	// loaded maps a session to the end of its latest successful
 	// session/load. History updates after it and before the next prompt
 	// are replay that came too late (ACP-SEQ-007).
-	loaded pmap.Map[domain.SessionID, loadEnd]
+	loaded Map[domain.SessionID, loadEnd]
 }
 
 // loadEnd is where a session/load response ended the replay.

@@ -8,7 +8,6 @@ import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/jsonv"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // Session setup parameters and lifecycle methods (ACP-SES-*). Missing
@@ -33,13 +32,13 @@ type lifecycleState struct {
 type sesState struct {
 	// listed maps the sessions session/list reported to the line of that
 	// result: they exist and, being listed, have a conversation to replay.
-	listed pmap.Map[domain.SessionID, int]
+	listed Map[domain.SessionID, int]
 	// historyAt is the latest line that showed a session carries a
 	// conversation: a prompt, or a load that replayed history.
-	historyAt pmap.Map[domain.SessionID, int]
+	historyAt Map[domain.SessionID, int]
 	// closing maps a session to the session/close sent while one of its
 	// prompts was pending: that prompt must end cancelled (ACP-SES-011).
-	closing pmap.Map[domain.SessionID, int]
+	closing Map[domain.SessionID, int]
 }
 
 func init() {

@@ -6,7 +6,6 @@ import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/jsonv"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // Session identity (ACP-SID-*). A session is active on a connection from
@@ -19,9 +18,9 @@ import (
 type sidState struct {
 	// unknown maps the id key of a client request that named an inactive
 	// session to that session, so its answer can be judged (ACP-SID-004).
-	unknown pmap.Map[string, domain.SessionID]
+	unknown Map[string, domain.SessionID]
 	// deleted maps a session to the session/delete response that removed it.
-	deleted pmap.Map[domain.SessionID, int]
+	deleted Map[domain.SessionID, int]
 }
 
 // clientSessionMethods are the client methods that act on an active

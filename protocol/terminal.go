@@ -2,11 +2,9 @@ package protocol
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // termState is the bookkeeping of the TERM checks that Phase.Terminals
@@ -14,7 +12,7 @@ import (
 type termState struct {
 	// exits holds how each terminal's command ended, as terminal/wait_for_exit
 	// reported it (ACP-TERM-005).
-	exits pmap.Map[domain.TerminalID, terminalExit]
+	exits Map[domain.TerminalID, terminalExit]
 }
 
 // terminalExit is an exit status and the response that reported it.
@@ -147,7 +145,7 @@ func terminalExited(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	p.withTerminal(id, func(t *Terminal) { t.Exited = true })
-	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: domain.Opt[string]{Val: strings.Clone(res.Signal.Val), State: res.Signal.State}})
+	p.flow.term.exits = p.flow.term.exits.Set(id, terminalExit{Line: c.line(), ExitCode: res.ExitCode, Signal: res.Signal})
 }
 
 // checkTerminalOutput compares a terminal/output result with what

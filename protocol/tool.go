@@ -7,7 +7,6 @@ import (
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // toolState is the bookkeeping of the TOOL checks that Session.ToolCalls
@@ -17,7 +16,7 @@ type toolState struct {
 	// introduced (key: toolCallKey), with its line. Clients show such a
 	// call from the request's details, so later updates to it are fine and
 	// a tool_call that reports it properly afterwards is no duplicate.
-	inline pmap.Map[string, int]
+	inline Map[string, int]
 }
 
 func toolCallKey(s domain.SessionID, id domain.ToolCallID) string {
@@ -67,7 +66,7 @@ func toolCallCreated(p *Phase, c *ctx, s *Session, u domain.ToolCall) {
 	checkToolCallBody(p, c, s, "/params/update", content, locations)
 	status := u.Status.Or(domain.ToolCallPending)
 	name, hasName := u.Name.Get()
-	call := ToolCall{Line: c.line(), Turn: s.Turn, Status: status, Name: strings.Clone(name), HasName: hasName}
+	call := ToolCall{Line: c.line(), Turn: s.Turn, Status: status, Name: name, HasName: hasName}
 	p.withSession(s.ID, func(s *Session) {
 		s.ToolCalls = s.ToolCalls.Set(u.ToolCallID, call)
 		if s.PromptKey != "" && !finished(status) {
@@ -108,7 +107,7 @@ func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
 			f.Severity = findings.SeverityInfo
 			c.related(f, call.Line, "the tool_call without a name")
 		}
-		call.Name, call.HasName = strings.Clone(name), true
+		call.Name, call.HasName = name, true
 	}
 	p.withSession(s.ID, func(s *Session) {
 		store(p, &s.ToolCalls, u.ToolCallID, call)

@@ -159,7 +159,7 @@ func checkMessageID(p *Phase, c *ctx, s *Session, kind string, opt domain.Opt[do
 	if seen && !use.Closed && s.CurrentMessage == id {
 		// Another chunk of the current message: the bookkeeping below
 		// would store what is already there. Most updates of a turn are
-		// such chunks, and copying the session for each is costly.
+		// such chunks.
 		return
 	}
 	p.withSession(s.ID, func(s *Session) {

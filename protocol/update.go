@@ -6,7 +6,6 @@ import (
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
-	"github.com/acplint/acplint/internal/pmap"
 )
 
 // updState is the bookkeeping of the CAP, MODE, CFG, UPD and TURN checks
@@ -16,14 +15,13 @@ type updState struct {
 	// Config option lists, usage updates and compaction streams repeat the
 	// same data many times; the agent's mistake is reported where it first
 	// shows, not in every later copy.
-	reported pmap.Map[string, int]
+	reported Map[string, int]
 	// plans is the latest plan of each session, for ACP-UPD-009.
-	plans pmap.Map[domain.SessionID, planSnapshot]
+	plans Map[domain.SessionID, planSnapshot]
 }
 
 // planSnapshot is what the next plan update of the turn is compared with:
-// the content and status of each entry (copies, not the message's memory),
-// with the turn the plan belongs to.
+// the content and status of each entry, with the turn the plan belongs to.
 type planSnapshot struct {
 	Entries []plannedEntry
 	Line    int
@@ -36,23 +34,11 @@ type plannedEntry struct {
 	Status  domain.PlanEntryStatus
 }
 
-// snapshotEntries copies what planUpdated compares of each entry. The
-// contents are copied into one string, which the entries share.
+// snapshotEntries returns what planUpdated compares of each entry.
 func snapshotEntries(entries []domain.PlanEntry) []plannedEntry {
-	size := 0
-	for _, e := range entries {
-		size += len(e.Content)
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, e := range entries {
-		b.WriteString(e.Content)
-	}
-	all := b.String()
 	out := make([]plannedEntry, len(entries))
 	for i, e := range entries {
-		out[i] = plannedEntry{Content: all[:len(e.Content)], Status: e.Status}
-		all = all[len(e.Content):]
+		out[i] = plannedEntry{Content: e.Content, Status: e.Status}
 	}
 	return out
 }
@@ -148,8 +134,7 @@ func modeList(m *domain.SessionModeState) string {
 	return strings.Join(ids, ", ")
 }
 
-// withCurrentMode returns a copy of m with another current mode; the
-// session's mode state is shared with older phases and never changed.
+// withCurrentMode returns a copy of m with another current mode.
 func withCurrentMode(m *domain.SessionModeState, id domain.SessionModeID) *domain.SessionModeState {
 	next := *m
 	next.CurrentModeID = id
@@ -165,7 +150,7 @@ func configOptionsUpdated(p *Phase, c *ctx, s *Session, u domain.ConfigOptionUpd
 		c.related(f, s.Line, "the session's setup")
 	}
 	checkConfigOptionList(p, c, s.ID, "/params/update/configOptions", u.ConfigOptions)
-	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = domain.Detach(u.ConfigOptions) })
+	p.withSession(s.ID, func(s *Session) { s.setConfigOptions(u.ConfigOptions) })
 }
 
 // missingOptions returns the ids of known that next does not contain.
