@@ -49,7 +49,6 @@ var graph = map[string]rule{
 	// Shared internals with no module dependencies of their own.
 	"internal/slab":      {},
 	"internal/jsonv":     {imports: []string{"internal/slab"}},
-	"internal/pmap":      {},
 	"internal/reference": {},
 	"internal/procgroup": {},
 	"internal/proctest":  {},
@@ -60,7 +59,7 @@ var graph = map[string]rule{
 	// Decoding and the protocol machine: the hot path of every command,
 	// so nothing outside the standard library.
 	"codec":    {imports: []string{"domain", "internal/jsonv"}},
-	"protocol": {imports: []string{"domain", "findings", "internal/jsonv", "internal/pmap"}},
+	"protocol": {imports: []string{"domain", "findings", "internal/jsonv"}},
 
 	// Reading and writing transcripts, and the tap that records them.
 	"transcript": {imports: []string{"codec", "domain", "internal/jsonv"}},
