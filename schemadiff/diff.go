@@ -346,13 +346,14 @@ func (d *differ) enums(c *ctx, o, n *schemamodel.Shape, path string, unstable bo
 	case o.Enum == nil && n.Enum == nil:
 		return
 	case o.Enum == nil:
-		if o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
+		// An open enum admits every value of its type: the same set.
+		if !n.Open && o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
 			d.emit(c, DiffTypeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.Ptr, n.EnumPtr,
 				fmt.Sprintf("now restricted to %s: old %s that send other values are rejected by new %s", list(n.Enum), plural(c.writer), plural(c.reader)))
 		}
 		return
 	case n.Enum == nil:
-		if o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
+		if !o.Open && o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
 			d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, path, o.EnumPtr, n.Ptr,
 				fmt.Sprintf("no longer restricted to %s: new %s may send other values and old %s reject them", list(o.Enum), plural(c.writer), plural(c.reader)))
 		}
@@ -597,19 +598,38 @@ func (d *differ) surfaceMove(c *ctx, was, is, parent bool, path, oldPtr, newPtr,
 		what+" moved from the stable to the unstable surface: it may change or disappear without notice")
 }
 
-// variants compares unions. A plain object on one side is matched with
-// the other side's untagged variant, so introducing a tagged variant next
-// to the old shape reads as "variant added", not as a rewrite.
+// variants compares unions by the values they admit. A plain object on
+// one side is matched against the other side's variants: when the union
+// is tagged by a member the plain object has too, the plain object is
+// split into one variant per value that member admits (an enum value, any
+// other value, or none), so a closed enum that became tagged variants
+// with a catch-all reads as the values it added, not as a rewrite; else
+// the plain object is the other side's untagged variant, so introducing a
+// tagged variant next to the old shape reads as "variant added".
 func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable bool) {
 	if o.Variants == nil && n.Variants == nil {
 		return
 	}
 	ov, nv := o.Variants, n.Variants
+	var split *schemamodel.Shape // the plain side split by the union's tag
+	tag := ""
 	if ov == nil || nv == nil {
-		// A plain object against a union: the plain side is one untagged
-		// variant, and each variant of the other side carries the union's
-		// own members too.
-		ov, nv = lifted(o), lifted(n)
+		plain, union := o, n
+		if nv == nil {
+			plain, union = n, o
+		}
+		if len(plain.Props) == 0 && plain.Types&^schemamodel.TypeNull != schemamodel.TypeObject {
+			// Not an object model (any value, say): the type comparison
+			// says what changed; there are no variants to pair.
+			return
+		}
+		tag = unionTag(union.Variants)
+		if tag != "" && plain.Props[tag] != nil {
+			split = plain
+		} else {
+			tag = ""
+		}
+		ov, nv = lifted(o, tag), lifted(n, tag)
 	}
 	matchedNew := map[*schemamodel.Variant]bool{}
 	var unmatchedOld []*schemamodel.Variant
@@ -622,19 +642,25 @@ func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable
 		matchedNew[b] = true
 		vpath := path
 		if len(o.Variants) > 0 && len(n.Variants) > 0 {
-			vpath = path + "<" + a.Label + ">"
+			vpath = variantPath(path, a)
 		}
 		surface := unstable || a.Shape.Unstable
-		d.surfaceMove(c, a.Shape.Unstable, b.Shape.Unstable, unstable, vpath, a.Ptr, b.Ptr, "variant "+displayLabel(a))
+		if split == nil {
+			d.surfaceMove(c, a.Shape.Unstable, b.Shape.Unstable, unstable, vpath, a.Ptr, b.Ptr, "variant "+displayLabel(a))
+		}
 		d.shape(c, a.Shape, b.Shape, vpath, surface)
 	}
 	oldCatchAll := hasCatchAll(ov)
 	newCatchAll := hasCatchAll(nv)
+	if split != nil {
+		d.splitValues(c, o, n, split == o, tag, ov, nv, matchedNew, unmatchedOld, path, unstable)
+		return
+	}
 	for _, b := range nv {
 		if matchedNew[b] {
 			continue
 		}
-		vpath := path + "<" + b.Label + ">"
+		vpath := variantPath(path, b)
 		surface := unstable || b.Shape.Unstable
 		if oldCatchAll {
 			d.emit(c, DiffVariantAdded, NonBreaking, findings.SeverityInfo, BreaksNone, surface, vpath, unionPtr(o), b.Ptr,
@@ -645,7 +671,7 @@ func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable
 			fmt.Sprintf("variant %s added: new %s may send it and old %s that decode the union exhaustively reject the message", displayLabel(b), plural(c.writer), plural(c.reader)))
 	}
 	for _, a := range unmatchedOld {
-		vpath := path + "<" + a.Label + ">"
+		vpath := variantPath(path, a)
 		surface := unstable || a.Shape.Unstable
 		if newCatchAll {
 			d.emit(c, DiffVariantRemoved, Unclassified, findings.SeverityWarning, BreaksNone, surface, vpath, a.Ptr, unionPtr(n),
@@ -657,10 +683,103 @@ func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable
 	}
 }
 
+// splitValues reports what is left after pairing a plain object, split
+// by the value of member tag, with a union tagged by it: the values of
+// tag one side admits and the other does not, as enum changes of that
+// member. oldSplit says which side was the plain object.
+func (d *differ) splitValues(c *ctx, o, n *schemamodel.Shape, oldSplit bool, tag string, ov, nv []*schemamodel.Variant,
+	matchedNew map[*schemamodel.Variant]bool, unmatchedOld []*schemamodel.Variant, path string, unstable bool) {
+	tpath := path + "." + tag
+	oldPtr, newPtr := unionPtr(o), unionPtr(n)
+	if oldSplit {
+		oldPtr = o.Props[tag].Ptr
+	} else {
+		newPtr = n.Props[tag].Ptr
+	}
+	oldOpen, newOpen := hasCatchAll(ov), hasCatchAll(nv)
+	for _, b := range nv {
+		if matchedNew[b] {
+			continue
+		}
+		surface := unstable || b.Shape.Unstable
+		switch {
+		case b.CatchAll:
+			d.emit(c, DiffEnumOpened, Breaking, findings.SeverityWarning, BreaksReaders, surface, tpath, oldPtr, b.Ptr,
+				fmt.Sprintf("%q now admits any value beyond %s: new %s may send them and old %s reject them", tag, list(tagValues(nv)), plural(c.writer), plural(c.reader)))
+		case b.Tag == "":
+			d.emit(c, DiffNowOptional, Breaking, findings.SeverityWarning, BreaksReaders, surface, tpath, oldPtr, b.Ptr,
+				fmt.Sprintf("%q may now be left out or null: new %s may omit it and old %s that require a value reject the message", tag, plural(c.writer), plural(c.reader)))
+		case oldOpen:
+			d.emit(c, DiffEnumValueAdded, NonBreaking, findings.SeverityInfo, BreaksNone, surface, tpath, oldPtr, b.Ptr,
+				fmt.Sprintf("value %s of %q added; the old schema admitted any value, so old %s already accept it", b.TagValue, tag, plural(c.reader)))
+		default:
+			d.emit(c, DiffEnumValueAdded, Breaking, findings.SeverityWarning, BreaksReaders, surface, tpath, oldPtr, b.Ptr,
+				fmt.Sprintf("value %s of %q added: new %s may send it and old %s with a closed set of values reject it", b.TagValue, tag, plural(c.writer), plural(c.reader)))
+		}
+	}
+	for _, a := range unmatchedOld {
+		surface := unstable || a.Shape.Unstable
+		switch {
+		case a.CatchAll:
+			d.emit(c, DiffEnumClosed, Breaking, findings.SeverityError, BreaksWriters, surface, tpath, a.Ptr, newPtr,
+				fmt.Sprintf("%q no longer admits values beyond %s: old %s that send others are rejected by new %s", tag, list(tagValues(nv)), plural(c.writer), plural(c.reader)))
+		case a.Tag == "":
+			d.emit(c, DiffNowRequired, Breaking, findings.SeverityError, BreaksWriters, surface, tpath, a.Ptr, newPtr,
+				fmt.Sprintf("%q may no longer be left out or null: old %s that omit it are rejected by new %s", tag, plural(c.writer), plural(c.reader)))
+		case newOpen:
+			d.emit(c, DiffEnumValueRemoved, Unclassified, findings.SeverityWarning, BreaksNone, surface, tpath, a.Ptr, newPtr,
+				fmt.Sprintf("value %s of %q is no longer listed; the new schema still admits it, but new %s treat it as unknown", a.TagValue, tag, plural(c.reader)))
+		default:
+			d.emit(c, DiffEnumValueRemoved, Breaking, findings.SeverityError, BreaksWriters, surface, tpath, a.Ptr, newPtr,
+				fmt.Sprintf("value %s of %q removed: old %s that send it are rejected by new %s", a.TagValue, tag, plural(c.writer), plural(c.reader)))
+		}
+	}
+}
+
+// unionTag returns the member every tagged variant of vs is tagged by,
+// or "" when they have none or several.
+func unionTag(vs []*schemamodel.Variant) string {
+	tag := ""
+	for _, v := range vs {
+		switch {
+		case v.Tag == "":
+		case tag == "":
+			tag = v.Tag
+		case tag != v.Tag:
+			return ""
+		}
+	}
+	return tag
+}
+
+func tagValues(vs []*schemamodel.Variant) []string {
+	var out []string
+	for _, v := range vs {
+		if v.Tag != "" && !v.CatchAll {
+			out = append(out, v.TagValue)
+		}
+	}
+	return out
+}
+
+// variantPath selects variant v at path; an unnamed variant is named by
+// its position in the schema (its pointer's last token).
+func variantPath(path string, v *schemamodel.Variant) string {
+	label := v.Label
+	if label == "" {
+		label = v.Ptr[strings.LastIndex(v.Ptr, "/")+1:]
+	}
+	return path + "<" + label + ">"
+}
+
 // lifted returns the variants of s with the union's own members folded
-// into each, or s itself as one untagged variant when it has none.
-func lifted(s *schemamodel.Shape) []*schemamodel.Variant {
+// into each, or, for a plain s, s split by the values of member tag (see
+// splitByTag), or s itself as one untagged variant when tag is "".
+func lifted(s *schemamodel.Shape, tag string) []*schemamodel.Variant {
 	if s.Variants == nil {
+		if tag != "" {
+			return splitByTag(s, tag)
+		}
 		plain := *s
 		return []*schemamodel.Variant{{Shape: &plain, Ptr: s.Ptr}}
 	}
@@ -672,11 +791,70 @@ func lifted(s *schemamodel.Shape) []*schemamodel.Variant {
 			merged.Props[name] = p
 		}
 		for name, p := range v.Shape.Props {
+			if up, ok := s.Props[name]; ok {
+				p = bothProps(up, p)
+			}
 			merged.Props[name] = p
 		}
 		cp := *v
 		cp.Shape = &merged
 		out[i] = &cp
+	}
+	return out
+}
+
+// bothProps is a member declared both on a union and in one of its
+// variants: both declarations constrain the same value, so it is required
+// when either requires it, admits the types both admit, and reference
+// receivers apply the deserialization hints of either.
+func bothProps(union, variant *schemamodel.Prop) *schemamodel.Prop {
+	cp := *variant
+	cp.Required = union.Required || variant.Required
+	cp.Lenient = schemamodel.Lenient{
+		DefaultOnError:   union.Lenient.DefaultOnError || variant.Lenient.DefaultOnError,
+		DefaultOnNull:    union.Lenient.DefaultOnNull || variant.Lenient.DefaultOnNull,
+		SkipInvalidItems: union.Lenient.SkipInvalidItems || variant.Lenient.SkipInvalidItems,
+	}
+	if t := variant.Shape.Types & union.Shape.Types; t != variant.Shape.Types {
+		sh := *variant.Shape
+		sh.Types = t
+		cp.Shape = &sh
+	}
+	return &cp
+}
+
+// splitByTag turns plain object s into the variants a union tagged by
+// member tag would have for the same values: one per listed value of tag,
+// a catch-all when tag admits other values too, and an untagged one when
+// tag may be left out or null.
+func splitByTag(s *schemamodel.Shape, tag string) []*schemamodel.Variant {
+	p := s.Props[tag]
+	with := func(sh *schemamodel.Shape, required bool) *schemamodel.Shape {
+		cp := *s
+		cp.Props = maps.Clone(s.Props)
+		np := *p
+		np.Shape, np.Required = sh, required
+		cp.Props[tag] = &np
+		return &cp
+	}
+	var out []*schemamodel.Variant
+	for _, v := range p.Shape.Enum {
+		if v == "null" {
+			continue
+		}
+		val := *p.Shape
+		val.Enum, val.Open = []string{v}, false
+		val.Types &^= schemamodel.TypeNull
+		out = append(out, &schemamodel.Variant{Label: tag + "=" + v, Tag: tag, TagValue: v, Shape: with(&val, true), Ptr: p.Ptr})
+	}
+	if nonNull := p.Shape.Types &^ schemamodel.TypeNull; nonNull != 0 && (p.Shape.Enum == nil || p.Shape.Open) {
+		other := *p.Shape
+		other.Enum, other.Open, other.Types = nil, false, nonNull
+		out = append(out, &schemamodel.Variant{Label: "other", Tag: tag, CatchAll: true, Shape: with(&other, true), Ptr: p.Ptr})
+	}
+	if !p.Required || p.Shape.Types&schemamodel.TypeNull != 0 {
+		none := &schemamodel.Shape{Ptr: p.Ptr, Types: p.Shape.Types & schemamodel.TypeNull}
+		out = append(out, &schemamodel.Variant{Label: "none", Shape: with(none, false), Ptr: p.Ptr})
 	}
 	return out
 }

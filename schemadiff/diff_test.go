@@ -359,6 +359,50 @@ func TestDiffChecks(t *testing.T) {
 					message: "now part of the stable surface"},
 			},
 		},
+		{
+			// Issue 15, item 2: sdk 1.6.0 → 1.9.0 restructured the subagent
+			// stopReason like this. Every old value still validates, so the
+			// only changes are the values that are new.
+			name: "a closed enum member restructured into tagged variants with a catch-all is compared by the values admitted",
+			edit: func(o, n map[string]any) {
+				at(o, "$defs/NewSessionResponse/properties")["stopReason"] = obj(`{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]}`)
+				resp := at(n, "$defs/NewSessionResponse")
+				at(n, "$defs/NewSessionResponse/properties")["stopReason"] = obj(`{"type":["string","null"]}`)
+				resp["anyOf"] = []any{
+					obj(`{"type":"object","properties":{"stopReason":{"type":"string","const":"end_turn"}},"required":["stopReason"]}`),
+					obj(`{"type":"object","properties":{"stopReason":{"type":"string","const":"cancelled"}},"required":["stopReason"]}`),
+					obj(`{"type":"object","properties":{"stopReason":{"type":"string","const":"error"},"error":{"type":"object"}},"required":["stopReason"]}`),
+					obj(`{"title":"other","type":"object","properties":{"stopReason":{"type":"string"}},"required":["stopReason"]}`),
+					obj(`{"title":"none","type":"object","properties":{"stopReason":{"type":"null"}}}`),
+				}
+			},
+			want: []want{
+				{check: "ACP-DIFF-020", path: "session/new response result.stopReason", category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning,
+					message: `value "error" of "stopReason" added`},
+				{check: "ACP-DIFF-022", path: "session/new response result.stopReason", category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning,
+					message: `"stopReason" now admits any value beyond`},
+			},
+		},
+		{
+			name: "an open enum admits the same values as its plain type",
+			edit: func(o, _ map[string]any) {
+				at(o, "$defs")["Category"] = obj(`{"type":"string"}`)
+			},
+		},
+		{
+			name: "a result that admitted any value and now is a union of objects is narrowed, not a variant removed",
+			edit: func(o, n map[string]any) {
+				at(o, "$defs")["NewSessionResponse"] = obj(`{"x-method":"session/new","x-side":"agent"}`)
+				at(n, "$defs")["NewSessionResponse"] = obj(`{"x-method":"session/new","x-side":"agent","anyOf":[
+					{"title":"Result","type":"object","properties":{"result":{}},"required":["result"]},
+					{"title":"Error","type":"object","properties":{"error":{"type":"object"}},"required":["error"]}]}`)
+			},
+			want: []want{
+				{check: "ACP-DIFF-043", path: "session/new response result", category: Breaking, breaks: BreaksWriters, severity: findings.SeverityError,
+					message: "type narrowed from object or array or string or number or boolean to object"},
+				{check: "ACP-DIFF-041", path: "session/new response result", category: Breaking, breaks: BreaksWriters, severity: findings.SeverityError},
+			},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

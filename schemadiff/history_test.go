@@ -268,3 +268,27 @@ func TestSameSchemaNoChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestHistory160To190StopReason is issue 15's false error: sdk 1.9.0
+// restructured the subagent idle state's stopReason (a closed enum in
+// 1.6.0) into object variants tagged by it, with a catch-all. Every old
+// value still validates: no error, no old value reported as added; the
+// new value "error" and the catch-all are what old clients may not read.
+func TestHistory160To190StopReason(t *testing.T) {
+	res := diffFiles(t, "testdata/npm/1.6.0/schema/schema.json", "testdata/npm/1.9.0/schema/schema.json")
+	const idle = `session/update notification params.update<sessionUpdate="subagent_update">.state<state="idle">`
+	for _, c := range res.Changes {
+		if c.Severity == findings.SeverityError && strings.HasPrefix(where(&c), idle) {
+			t.Errorf("false error: %s %s: %s", c.CheckID, where(&c), c.Message)
+		}
+		for _, v := range []string{"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"} {
+			if strings.Contains(c.Message, `"`+v+`"`) && strings.Contains(c.Message, "added") {
+				t.Errorf("old value %s reported as added: %s %s: %s", v, c.CheckID, where(&c), c.Message)
+			}
+		}
+	}
+	checkHistory(t, res, []expect{
+		{check: "ACP-DIFF-020", where: idle + ".stopReason", surface: Unstable, category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning},
+		{check: "ACP-DIFF-022", where: idle + ".stopReason", surface: Unstable, category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning},
+	})
+}
