@@ -117,6 +117,7 @@ type Result struct {
 func Diff(old, new *schemamodel.Schema) *Result {
 	d := &differ{old: old, new: new, groups: map[string]int{}}
 	d.messages()
+	d.errorObject()
 	res := &Result{Old: old, New: new}
 	dropUnstable := old.Superset != new.Superset
 	if dropUnstable {
@@ -142,6 +143,21 @@ func Diff(old, new *schemamodel.Schema) *Result {
 	}
 	sort.SliceStable(res.Changes, func(i, j int) bool { return lessChange(&res.Changes[i], &res.Changes[j]) })
 	return res
+}
+
+// CrossVersion returns an error when old and new describe different
+// protocol major versions (a v1 file against SDK 2.x's schema/v2/): their
+// diff lists every difference between two protocols, which no upgrade of
+// one connection meets, as breaking changes. nil when both are the same
+// major version or a file does not say which it is.
+func CrossVersion(old, new *schemamodel.Schema) error {
+	om, owhy := old.ProtocolMajor()
+	nm, nwhy := new.ProtocolMajor()
+	if om == 0 || nm == 0 || om == nm {
+		return nil
+	}
+	return fmt.Errorf("%s describes protocol v%d (%s) and %s protocol v%d (%s): a connection speaks one negotiated major version, so their diff is not an upgrade; compare files of the same major version (schema/v%d/… of both packages)",
+		old.File, om, owhy, new.File, nm, nwhy, om)
 }
 
 func lessChange(a, b *Change) bool {
@@ -210,6 +226,10 @@ func (d *differ) messages() {
 				if kind == schemamodel.KindResponse && d.old.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] != nil && d.new.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] == nil {
 					continue // implied by the removed request
 				}
+				if req := d.new.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}]; kind == schemamodel.KindResponse && req != nil {
+					d.nullResult(k, req, o, true)
+					continue
+				}
 				c := &ctx{key: k, reader: o.Reader(), writer: o.Writer()}
 				msg := fmt.Sprintf("%s is gone from the new schema: old %s that send it get -32601 (method not found) from new %s", method, plural(o.Writer()), plural(o.Reader()))
 				if inNew(method) {
@@ -219,6 +239,10 @@ func (d *differ) messages() {
 					"/$defs/"+jsonv.EscapeToken(o.Def), "", msg)
 			case o == nil:
 				if kind == schemamodel.KindResponse && d.new.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] != nil && d.old.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] == nil {
+					continue
+				}
+				if req := d.old.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}]; kind == schemamodel.KindResponse && req != nil {
+					d.nullResult(k, req, n, false)
 					continue
 				}
 				c := &ctx{key: k, reader: n.Reader(), writer: n.Writer()}
@@ -233,6 +257,59 @@ func (d *differ) messages() {
 			}
 		}
 	}
+}
+
+// nullResult reports a request whose result type one schema defines and
+// the other does not. Without a result type the result is null (zed
+// 0.1.2 lists such results as "type": "null"), so a defined result that
+// does not admit null breaks the side that answers null: old writers when
+// the type appeared, old readers when it went away. req is the request
+// in the schema without the result type, resp the response in the other.
+func (d *differ) nullResult(k schemamodel.Key, req, resp *schemamodel.Message, gone bool) {
+	without := d.old
+	if gone {
+		without = d.new
+	}
+	// Early schemas define some result types without x-method (zed
+	// 0.1.2's ReadTextFileResponse): by name, the result is not null.
+	name := strings.TrimSuffix(req.Def, "Request") + "Response"
+	if sh := without.DefShape(name); sh != nil && name != req.Def {
+		unannotated := &schemamodel.Message{Method: k.Method, Kind: k.Kind, Def: name, Handler: req.Handler, Unstable: req.Unstable, Shape: sh}
+		if gone {
+			d.message(k, resp, unannotated)
+		} else {
+			d.message(k, unannotated, resp)
+		}
+		return
+	}
+	c := &ctx{key: k, reader: resp.Reader(), writer: resp.Writer()}
+	reqPtr, respPtr := "/$defs/"+jsonv.EscapeToken(req.Def), "/$defs/"+jsonv.EscapeToken(resp.Def)
+	unstable := req.Unstable || resp.Unstable
+	nullable := resp.Shape.Types&schemamodel.TypeNull != 0
+	what := resp.Shape.Types &^ schemamodel.TypeNull
+	switch {
+	case !gone && nullable:
+		d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, "result", reqPtr, respPtr,
+			fmt.Sprintf("the result was null (the old schema defines no result type for %s) and may now be %s too: new %s may send it and old %s that expect null reject it", k.Method, what, plural(c.writer), plural(c.reader)))
+	case !gone:
+		d.emit(c, DiffNoLongerNullable, Breaking, findings.SeverityError, BreaksWriters, unstable, "result", reqPtr, respPtr,
+			fmt.Sprintf("the result was null (the old schema defines no result type for %s) and is now %s: old %s that answer null are rejected by new %s", k.Method, what, plural(c.writer), plural(c.reader)))
+	default:
+		d.emit(c, DiffNowNullable, Breaking, findings.SeverityError, BreaksReaders, unstable, "result", respPtr, reqPtr,
+			fmt.Sprintf("the result is null now (the new schema defines no result type for %s; it was %s): new %s answer null and old %s that expect %s reject it", k.Method, resp.Shape.Types, plural(c.writer), plural(c.reader), what))
+	}
+}
+
+// errorObject compares the JSON-RPC error object ($defs Error, with its
+// ErrorCode enum), which no method names: every response may carry it,
+// written by either side.
+func (d *differ) errorObject() {
+	o, n := d.old.DefShape("Error"), d.new.DefShape("Error")
+	if o == nil || n == nil {
+		return
+	}
+	c := &ctx{reader: schemamodel.SideEither, writer: schemamodel.SideEither, stack: map[[2]*schemamodel.Shape]bool{}}
+	d.shape(c, o, n, "error", false)
 }
 
 func hasMethod(s *schemamodel.Schema, method string) bool {
@@ -361,8 +438,10 @@ func (d *differ) enums(c *ctx, o, n *schemamodel.Shape, path string, unstable bo
 	}
 	for _, v := range n.Enum {
 		if slices.Contains(o.Enum, v) {
+			d.surfaceMove(c, o.UnstableValues[v], n.UnstableValues[v], unstable, path, o.EnumPtr, n.EnumPtr, "value "+v)
 			continue
 		}
+		unstable := unstable || n.UnstableValues[v]
 		if o.Open {
 			d.emit(c, DiffEnumValueAdded, NonBreaking, findings.SeverityInfo, BreaksNone, unstable, path, o.EnumPtr, n.EnumPtr,
 				fmt.Sprintf("value %s added; the old enum was open, so old %s already accept it", v, plural(c.reader)))
@@ -375,6 +454,7 @@ func (d *differ) enums(c *ctx, o, n *schemamodel.Shape, path string, unstable bo
 		if slices.Contains(n.Enum, v) {
 			continue
 		}
+		unstable := unstable || o.UnstableValues[v]
 		if n.Open {
 			d.emit(c, DiffEnumValueRemoved, Unclassified, findings.SeverityWarning, BreaksNone, unstable, path, o.EnumPtr, n.EnumPtr,
 				fmt.Sprintf("value %s is no longer listed; the open enum still admits it, but new %s treat it as unknown", v, plural(c.reader)))
