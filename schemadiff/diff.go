@@ -7,6 +7,7 @@ package schemadiff
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -67,6 +68,10 @@ type Occurrence struct {
 	Method string           `json:"method"`
 	Kind   schemamodel.Kind `json:"kind"`
 	Path   string           `json:"path"`
+	Reader schemamodel.Side `json:"reader"`
+	Writer schemamodel.Side `json:"writer"`
+	Old    Location         `json:"old"`
+	New    Location         `json:"new"`
 }
 
 // Change is one classified difference between two schemas.
@@ -89,7 +94,12 @@ type Change struct {
 	Message string           `json:"message"`
 	Old     Location         `json:"old"`
 	New     Location         `json:"new"`
-	Also    []Occurrence     `json:"also,omitempty"`
+	// Also lists the further places of the same change: one change to a
+	// shared definition, or the same change made to many definitions at
+	// once (upstream typed every _meta in one release), is one report.
+	// When the places have different readers and writers, Reader and
+	// Writer are SideEither and the message speaks of peers.
+	Also []Occurrence `json:"also,omitempty"`
 }
 
 // Broken returns the side a breaking change hurts: the reader for
@@ -138,6 +148,15 @@ func Diff(old, new *schemamodel.Schema) *Result {
 		}
 		if c.New.Pointer != "" {
 			c.New.Line = new.Line(c.New.Pointer)
+		}
+		for i := range c.Also {
+			a := &c.Also[i]
+			if a.Old.Pointer != "" {
+				a.Old.Line = old.Line(a.Old.Pointer)
+			}
+			if a.New.Pointer != "" {
+				a.New.Line = new.Line(a.New.Pointer)
+			}
 		}
 		res.Changes = append(res.Changes, c)
 	}
@@ -647,7 +666,7 @@ func (d *differ) lenient(c *ctx, op, np *schemamodel.Prop, path string, unstable
 	}
 	hints := fmt.Sprintf(" (x-deserialize hints: %s, were %s)", nl, ol)
 	if len(lost) > 0 {
-		msg := fmt.Sprintf("reference %s no longer %s for member %q: messages they used to accept are now rejected with -32602", plural(c.reader), strings.Join(lost, " or "), op.Name)
+		msg := fmt.Sprintf("reference %s no longer %s: messages they used to accept are now rejected with -32602", plural(c.reader), strings.Join(lost, " or "))
 		if len(gained) > 0 {
 			msg += "; they now " + strings.Join(gained, " and ")
 		}
@@ -655,7 +674,7 @@ func (d *differ) lenient(c *ctx, op, np *schemamodel.Prop, path string, unstable
 		return
 	}
 	d.emit(c, DiffLenientAdded, NonBreaking, findings.SeverityInfo, BreaksNone, unstable, path, op.Ptr, np.Ptr,
-		fmt.Sprintf("reference %s now %s for member %q instead of rejecting the message%s", plural(c.reader), strings.Join(gained, " and "), op.Name, hints))
+		fmt.Sprintf("reference %s now %s instead of rejecting the message%s", plural(c.reader), strings.Join(gained, " and "), hints))
 }
 
 func handlerText(s schemamodel.Side) string {
@@ -1008,16 +1027,33 @@ func untagged(vs []*schemamodel.Variant) []*schemamodel.Variant {
 	return out
 }
 
-// emit records a change, folding it into an earlier one when a shared
-// definition makes the same change show in several messages.
+// emit records a change, folding it into an earlier one when it is the
+// same change at another place: the same check, classification and
+// message but for the sides, which differ when a client-written and an
+// agent-written message share the changed definition.
 func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Severity, breaks Breaks, unstable bool, path, oldPtr, newPtr, msg string) {
 	surface := Stable
 	if unstable {
 		surface = Unstable
 	}
-	key := strings.Join([]string{chk.ID, oldPtr, newPtr, string(surface), string(cat), msg}, "\x00")
+	key := strings.Join([]string{chk.ID, string(surface), string(cat), string(breaks), sev.String(), sidesWord.ReplaceAllString(msg, "…")}, "\x00")
+	place := Occurrence{Method: c.key.Method, Kind: c.key.Kind, Path: path, Reader: c.reader, Writer: c.writer,
+		Old: Location{File: d.old.File, Pointer: oldPtr}, New: Location{File: d.new.File, Pointer: newPtr}}
 	if i, ok := d.groups[key]; ok {
-		d.changes[i].Also = append(d.changes[i].Also, Occurrence{Method: c.key.Method, Kind: c.key.Kind, Path: path})
+		g := &d.changes[i]
+		if g.Method == place.Method && g.Kind == place.Kind && g.Path == place.Path {
+			return
+		}
+		for _, o := range g.Also {
+			if o.Method == place.Method && o.Kind == place.Kind && o.Path == place.Path {
+				return
+			}
+		}
+		g.Also = append(g.Also, place)
+		if place.Reader != g.Reader || place.Writer != g.Writer {
+			g.Reader, g.Writer = schemamodel.SideEither, schemamodel.SideEither
+			g.Message = sidesWord.ReplaceAllString(msg, "peers")
+		}
 		return
 	}
 	d.groups[key] = len(d.changes)
@@ -1026,10 +1062,14 @@ func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Sev
 		Category: cat, Severity: sev, Surface: surface,
 		Method: c.key.Method, Kind: c.key.Kind, Path: path, Breaks: breaks,
 		Reader: c.reader, Writer: c.writer, Message: msg,
-		Old: Location{File: d.old.File, Pointer: oldPtr},
-		New: Location{File: d.new.File, Pointer: newPtr},
+		Old: place.Old, New: place.New,
 	})
 }
+
+// sidesWord matches the parties a message names (see plural), which is
+// all that tells the same change at a client-written and at an
+// agent-written place apart.
+var sidesWord = regexp.MustCompile(`\b(clients|agents|peers)\b`)
 
 func plural(s schemamodel.Side) string {
 	switch s {

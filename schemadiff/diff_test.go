@@ -590,3 +590,27 @@ func TestCrossVersion(t *testing.T) {
 		t.Errorf("a file that names no version against v2: %v; want no refusal", err)
 	}
 }
+
+// TestSameChangeAtManyPlacesIsOneReport: the same change made to several
+// definitions (upstream typed every _meta at once) is one change with its
+// places listed, also when clients write some of them and agents others.
+func TestSameChangeAtManyPlacesIsOneReport(t *testing.T) {
+	o, n := base(), base()
+	at(o, "$defs/NewSessionRequest/properties")["_meta"] = obj(`{}`)
+	at(o, "$defs/SessionNotification/properties")["_meta"] = obj(`{}`)
+	at(n, "$defs/SessionNotification/properties")["_meta"] = obj(`{"type":["object","null"]}`)
+	res := Diff(load(t, "old.json", o), load(t, "new.json", n))
+	if len(res.Changes) != 1 {
+		t.Fatalf("got %d changes; want one:\n%s", len(res.Changes), dump(res.Changes))
+	}
+	c := res.Changes[0]
+	if c.CheckID != "ACP-DIFF-043" || len(c.Also) != 1 || where(&c) != "session/new request params._meta" || placeText(c.Also[0]) != "session/update notification params._meta" {
+		t.Fatalf("got %s also %v", dump(res.Changes), c.Also)
+	}
+	if c.Reader != schemamodel.SideEither || c.Writer != schemamodel.SideEither || !strings.Contains(c.Message, "old peers that send the rest are rejected by new peers") {
+		t.Errorf("places written by clients and by agents: sides %s/%s, message %q; want either side, peers", c.Reader, c.Writer, c.Message)
+	}
+	if c.Also[0].Writer != schemamodel.SideAgent || c.Also[0].New.Pointer != "/$defs/SessionNotification/properties/_meta/type" || c.Also[0].New.Line == 0 {
+		t.Errorf("place %+v; want the agent-written notification's _meta type, with its line", c.Also[0])
+	}
+}

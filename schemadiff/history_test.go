@@ -292,3 +292,37 @@ func TestHistory160To190StopReason(t *testing.T) {
 		{check: "ACP-DIFF-022", where: idle + ".stopReason", surface: Unstable, category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning},
 	})
 }
+
+// TestHistoryOneReportPerChange is issue 15's noise: sdk 0.7.0 typed every
+// _meta as an object (reported 76 times), 0.29.0 added deserialization
+// hints to some 92 members (92 reports). Each is now one report per
+// classification, listing its places.
+func TestHistoryOneReportPerChange(t *testing.T) {
+	res := diffFiles(t, "testdata/npm/0.5.1/schema/schema.json", "testdata/npm/0.7.0/schema/schema.json")
+	var meta []Change
+	for _, c := range res.Changes {
+		if strings.HasSuffix(c.Path, "._meta") {
+			meta = append(meta, c)
+		}
+	}
+	// One per surface: _meta of unstable definitions is unstable.
+	if len(meta) != 2 || len(meta[0].Also)+len(meta[1].Also) < 75 {
+		t.Errorf("_meta typed as an object: %d changes; want 2 (stable, unstable) listing the 76+ places:\n%s", len(meta), dump(meta))
+	}
+	res = diffFiles(t, "testdata/npm/0.22.0/schema/schema.json", "testdata/npm/0.29.0/schema/schema.json")
+	hints, places := 0, 0
+	for _, c := range res.Changes {
+		if c.CheckID == "ACP-DIFF-050" || c.CheckID == "ACP-DIFF-051" {
+			hints++
+			places += 1 + len(c.Also)
+		}
+	}
+	if hints > 8 || places < 92 {
+		t.Errorf("deserialization hints: %d changes at %d places; want at most 8 changes covering 92+ places", hints, places)
+	}
+	for _, c := range res.Changes {
+		if strings.Contains(where(&c), "<>") {
+			t.Errorf("unnamed variant in %s", where(&c))
+		}
+	}
+}

@@ -125,7 +125,7 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 	case findings.FormatJSON:
 		err = writeCorpusJSON(e.stdout, diffs)
 	default:
-		err = findings.Write(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version, Files: files, Findings: added})
+		err = findings.Write(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version, Files: files, Findings: added, FailOn: &threshold})
 	}
 	if err != nil {
 		e.errorf("corpus: writing the report: %v", err)

@@ -146,9 +146,13 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 		for _, n := range res.Notes {
 			fmt.Fprintf(e.stderr, "acplint: note: %s\n", n)
 		}
+		failOn := threshold
+		if !gate {
+			failOn = findings.NeverFail
+		}
 		err = findings.Write(e.stdout, outFormat, findings.Report{
 			Tool: "acplint", Version: version, Files: []string{old.File, new.File},
-			Findings: schemadiff.Findings(shown), Rules: schemadiff.Checks(),
+			Findings: schemadiff.Findings(shown), Rules: schemadiff.Checks(), FailOn: &failOn,
 		})
 	}
 	if err != nil {
