@@ -357,6 +357,9 @@ func (b *builder) union(s *Shape, members []any, ptr string) {
 			variants = append(variants, newVariant(shapes[i], members[i], fmt.Sprintf("%s/%d", ptr, i)))
 		}
 	}
+	if lo, hi, ok := hull(shapes, nonNull); ok {
+		s.bound(lo, hi)
+	}
 	if enum != nil {
 		s.setEnum(enum, open, ptr)
 		for v := range unstableValues {
@@ -374,6 +377,29 @@ func (b *builder) union(s *Shape, members []any, ptr string) {
 		}
 	}
 	s.Types &= all
+}
+
+// hull is the numeric range of a union whose members are all bounded
+// numbers (the ErrorCode constants and their int32 catch-all): a value
+// the union admits lies within the widest member bounds. ok is false when
+// a member is unbounded or no number.
+func hull(shapes []*Shape, members []int) (lo, hi *float64, ok bool) {
+	if len(members) == 0 {
+		return nil, nil, false
+	}
+	for _, i := range members {
+		m := shapes[i]
+		if m.Types&^(TypeNumber|TypeInteger) != 0 || m.Min == nil || m.Max == nil {
+			return nil, nil, false
+		}
+		if lo == nil || *m.Min < *lo {
+			lo = m.Min
+		}
+		if hi == nil || *m.Max > *hi {
+			hi = m.Max
+		}
+	}
+	return lo, hi, true
 }
 
 func newVariant(m *Shape, raw any, ptr string) *Variant {
