@@ -46,7 +46,15 @@ type Report struct {
 	Files    []string            // every input linted, even clean ones (JUnit lists them)
 	Findings []ValidationFinding // in any order; Write sorts and de-duplicates a copy
 	Rules    []*Rule             // catalog described in SARIF; nil means All()
+	// FailOn is the lowest severity JUnit reports as a failed test case,
+	// so that the test report agrees with the command's --fail-on and exit
+	// code; a finding below it is a passing case with its detail as
+	// output. Nil means warning; NeverFail reports no failures.
+	FailOn *Severity
 }
+
+// NeverFail is a FailOn above every severity (--fail-on none).
+const NeverFail Severity = SeverityError + 1
 
 // Write renders r in format f. Findings are sorted with Less and exact
 // duplicates are dropped first, so every format prints the same set in the

@@ -57,7 +57,8 @@ type junitFailure struct {
 
 // junitStream is the state of a JUnit report between NewStream and Close.
 type junitStream struct {
-	tool string
+	tool   string
+	failOn Severity // the lowest severity of a failed case
 	// cases holds the current suite's cases; suites the finished suites.
 	// Both are spill files (see spillFile).
 	cases, suites                 *os.File
@@ -72,7 +73,10 @@ type junitStream struct {
 }
 
 func startJUnit(r Report) (*junitStream, error) {
-	j := &junitStream{tool: r.Tool}
+	j := &junitStream{tool: r.Tool, failOn: SeverityWarning}
+	if r.FailOn != nil {
+		j.failOn = *r.FailOn
+	}
 	var err error
 	if j.cases, j.casesUnlinked, err = spillFile(); err != nil {
 		return nil, err
@@ -126,12 +130,13 @@ func (j *junitStream) add(f ValidationFinding) error {
 	// instead of encoding/xml's silent U+FFFD.
 	c := junitCase{ClassName: Escape(j.file), Name: Escape(caseName(f))}
 	detail := junitDetail(f)
-	if f.Severity >= SeverityWarning {
+	if f.Severity >= j.failOn {
 		c.Failure = &junitFailure{Message: Escape(f.Message), Type: f.Severity.String(), Body: detail}
 		j.failures++
 	} else {
-		// Info findings are observations, not failures; CI shows them
-		// as output of a passing case.
+		// Findings below the gate (info, and warnings unless --fail-on
+		// warning) are observations, not failures; CI shows them as
+		// output of a passing case.
 		c.SystemOut = detail
 	}
 	j.tests++

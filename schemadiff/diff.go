@@ -7,6 +7,7 @@ package schemadiff
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -67,6 +68,10 @@ type Occurrence struct {
 	Method string           `json:"method"`
 	Kind   schemamodel.Kind `json:"kind"`
 	Path   string           `json:"path"`
+	Reader schemamodel.Side `json:"reader"`
+	Writer schemamodel.Side `json:"writer"`
+	Old    Location         `json:"old"`
+	New    Location         `json:"new"`
 }
 
 // Change is one classified difference between two schemas.
@@ -89,7 +94,12 @@ type Change struct {
 	Message string           `json:"message"`
 	Old     Location         `json:"old"`
 	New     Location         `json:"new"`
-	Also    []Occurrence     `json:"also,omitempty"`
+	// Also lists the further places of the same change: one change to a
+	// shared definition, or the same change made to many definitions at
+	// once (upstream typed every _meta in one release), is one report.
+	// When the places have different readers and writers, Reader and
+	// Writer are SideEither and the message speaks of peers.
+	Also []Occurrence `json:"also,omitempty"`
 }
 
 // Broken returns the side a breaking change hurts: the reader for
@@ -117,6 +127,7 @@ type Result struct {
 func Diff(old, new *schemamodel.Schema) *Result {
 	d := &differ{old: old, new: new, groups: map[string]int{}}
 	d.messages()
+	d.errorObject()
 	res := &Result{Old: old, New: new}
 	dropUnstable := old.Superset != new.Superset
 	if dropUnstable {
@@ -138,10 +149,34 @@ func Diff(old, new *schemamodel.Schema) *Result {
 		if c.New.Pointer != "" {
 			c.New.Line = new.Line(c.New.Pointer)
 		}
+		for i := range c.Also {
+			a := &c.Also[i]
+			if a.Old.Pointer != "" {
+				a.Old.Line = old.Line(a.Old.Pointer)
+			}
+			if a.New.Pointer != "" {
+				a.New.Line = new.Line(a.New.Pointer)
+			}
+		}
 		res.Changes = append(res.Changes, c)
 	}
 	sort.SliceStable(res.Changes, func(i, j int) bool { return lessChange(&res.Changes[i], &res.Changes[j]) })
 	return res
+}
+
+// CrossVersion returns an error when old and new describe different
+// protocol major versions (a v1 file against SDK 2.x's schema/v2/): their
+// diff lists every difference between two protocols, which no upgrade of
+// one connection meets, as breaking changes. nil when both are the same
+// major version or a file does not say which it is.
+func CrossVersion(old, new *schemamodel.Schema) error {
+	om, owhy := old.ProtocolMajor()
+	nm, nwhy := new.ProtocolMajor()
+	if om == 0 || nm == 0 || om == nm {
+		return nil
+	}
+	return fmt.Errorf("%s describes protocol v%d (%s) and %s protocol v%d (%s): a connection speaks one negotiated major version, so their diff is not an upgrade; compare files of the same major version (schema/v%d/… of both packages)",
+		old.File, om, owhy, new.File, nm, nwhy, om)
 }
 
 func lessChange(a, b *Change) bool {
@@ -210,6 +245,10 @@ func (d *differ) messages() {
 				if kind == schemamodel.KindResponse && d.old.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] != nil && d.new.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] == nil {
 					continue // implied by the removed request
 				}
+				if req := d.new.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}]; kind == schemamodel.KindResponse && req != nil {
+					d.nullResult(k, req, o, true)
+					continue
+				}
 				c := &ctx{key: k, reader: o.Reader(), writer: o.Writer()}
 				msg := fmt.Sprintf("%s is gone from the new schema: old %s that send it get -32601 (method not found) from new %s", method, plural(o.Writer()), plural(o.Reader()))
 				if inNew(method) {
@@ -219,6 +258,10 @@ func (d *differ) messages() {
 					"/$defs/"+jsonv.EscapeToken(o.Def), "", msg)
 			case o == nil:
 				if kind == schemamodel.KindResponse && d.new.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] != nil && d.old.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}] == nil {
+					continue
+				}
+				if req := d.old.Messages[schemamodel.Key{Method: method, Kind: schemamodel.KindRequest}]; kind == schemamodel.KindResponse && req != nil {
+					d.nullResult(k, req, n, false)
 					continue
 				}
 				c := &ctx{key: k, reader: n.Reader(), writer: n.Writer()}
@@ -233,6 +276,59 @@ func (d *differ) messages() {
 			}
 		}
 	}
+}
+
+// nullResult reports a request whose result type one schema defines and
+// the other does not. Without a result type the result is null (zed
+// 0.1.2 lists such results as "type": "null"), so a defined result that
+// does not admit null breaks the side that answers null: old writers when
+// the type appeared, old readers when it went away. req is the request
+// in the schema without the result type, resp the response in the other.
+func (d *differ) nullResult(k schemamodel.Key, req, resp *schemamodel.Message, gone bool) {
+	without := d.old
+	if gone {
+		without = d.new
+	}
+	// Early schemas define some result types without x-method (zed
+	// 0.1.2's ReadTextFileResponse): by name, the result is not null.
+	name := strings.TrimSuffix(req.Def, "Request") + "Response"
+	if sh := without.DefShape(name); sh != nil && name != req.Def {
+		unannotated := &schemamodel.Message{Method: k.Method, Kind: k.Kind, Def: name, Handler: req.Handler, Unstable: req.Unstable, Shape: sh}
+		if gone {
+			d.message(k, resp, unannotated)
+		} else {
+			d.message(k, unannotated, resp)
+		}
+		return
+	}
+	c := &ctx{key: k, reader: resp.Reader(), writer: resp.Writer()}
+	reqPtr, respPtr := "/$defs/"+jsonv.EscapeToken(req.Def), "/$defs/"+jsonv.EscapeToken(resp.Def)
+	unstable := req.Unstable || resp.Unstable
+	nullable := resp.Shape.Types&schemamodel.TypeNull != 0
+	what := resp.Shape.Types &^ schemamodel.TypeNull
+	switch {
+	case !gone && nullable:
+		d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, "result", reqPtr, respPtr,
+			fmt.Sprintf("the result was null (the old schema defines no result type for %s) and may now be %s too: new %s may send it and old %s that expect null reject it", k.Method, what, plural(c.writer), plural(c.reader)))
+	case !gone:
+		d.emit(c, DiffNoLongerNullable, Breaking, findings.SeverityError, BreaksWriters, unstable, "result", reqPtr, respPtr,
+			fmt.Sprintf("the result was null (the old schema defines no result type for %s) and is now %s: old %s that answer null are rejected by new %s", k.Method, what, plural(c.writer), plural(c.reader)))
+	default:
+		d.emit(c, DiffNowNullable, Breaking, findings.SeverityError, BreaksReaders, unstable, "result", respPtr, reqPtr,
+			fmt.Sprintf("the result is null now (the new schema defines no result type for %s; it was %s): new %s answer null and old %s that expect %s reject it", k.Method, resp.Shape.Types, plural(c.writer), plural(c.reader), what))
+	}
+}
+
+// errorObject compares the JSON-RPC error object ($defs Error, with its
+// ErrorCode enum), which no method names: every response may carry it,
+// written by either side.
+func (d *differ) errorObject() {
+	o, n := d.old.DefShape("Error"), d.new.DefShape("Error")
+	if o == nil || n == nil {
+		return
+	}
+	c := &ctx{reader: schemamodel.SideEither, writer: schemamodel.SideEither, stack: map[[2]*schemamodel.Shape]bool{}}
+	d.shape(c, o, n, "error", false)
 }
 
 func hasMethod(s *schemamodel.Schema, method string) bool {
@@ -346,13 +442,14 @@ func (d *differ) enums(c *ctx, o, n *schemamodel.Shape, path string, unstable bo
 	case o.Enum == nil && n.Enum == nil:
 		return
 	case o.Enum == nil:
-		if o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
+		// An open enum admits every value of its type: the same set.
+		if !n.Open && o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
 			d.emit(c, DiffTypeNarrowed, Breaking, findings.SeverityError, BreaksWriters, unstable, path, o.Ptr, n.EnumPtr,
 				fmt.Sprintf("now restricted to %s: old %s that send other values are rejected by new %s", list(n.Enum), plural(c.writer), plural(c.reader)))
 		}
 		return
 	case n.Enum == nil:
-		if o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
+		if !o.Open && o.Types&^schemamodel.TypeNull == n.Types&^schemamodel.TypeNull {
 			d.emit(c, DiffTypeWidened, Breaking, findings.SeverityError, BreaksReaders, unstable, path, o.EnumPtr, n.Ptr,
 				fmt.Sprintf("no longer restricted to %s: new %s may send other values and old %s reject them", list(o.Enum), plural(c.writer), plural(c.reader)))
 		}
@@ -360,8 +457,10 @@ func (d *differ) enums(c *ctx, o, n *schemamodel.Shape, path string, unstable bo
 	}
 	for _, v := range n.Enum {
 		if slices.Contains(o.Enum, v) {
+			d.surfaceMove(c, o.UnstableValues[v], n.UnstableValues[v], unstable, path, o.EnumPtr, n.EnumPtr, "value "+v)
 			continue
 		}
+		unstable := unstable || n.UnstableValues[v]
 		if o.Open {
 			d.emit(c, DiffEnumValueAdded, NonBreaking, findings.SeverityInfo, BreaksNone, unstable, path, o.EnumPtr, n.EnumPtr,
 				fmt.Sprintf("value %s added; the old enum was open, so old %s already accept it", v, plural(c.reader)))
@@ -374,6 +473,7 @@ func (d *differ) enums(c *ctx, o, n *schemamodel.Shape, path string, unstable bo
 		if slices.Contains(n.Enum, v) {
 			continue
 		}
+		unstable := unstable || o.UnstableValues[v]
 		if n.Open {
 			d.emit(c, DiffEnumValueRemoved, Unclassified, findings.SeverityWarning, BreaksNone, unstable, path, o.EnumPtr, n.EnumPtr,
 				fmt.Sprintf("value %s is no longer listed; the open enum still admits it, but new %s treat it as unknown", v, plural(c.reader)))
@@ -566,7 +666,7 @@ func (d *differ) lenient(c *ctx, op, np *schemamodel.Prop, path string, unstable
 	}
 	hints := fmt.Sprintf(" (x-deserialize hints: %s, were %s)", nl, ol)
 	if len(lost) > 0 {
-		msg := fmt.Sprintf("reference %s no longer %s for member %q: messages they used to accept are now rejected with -32602", plural(c.reader), strings.Join(lost, " or "), op.Name)
+		msg := fmt.Sprintf("reference %s no longer %s: messages they used to accept are now rejected with -32602", plural(c.reader), strings.Join(lost, " or "))
 		if len(gained) > 0 {
 			msg += "; they now " + strings.Join(gained, " and ")
 		}
@@ -574,7 +674,7 @@ func (d *differ) lenient(c *ctx, op, np *schemamodel.Prop, path string, unstable
 		return
 	}
 	d.emit(c, DiffLenientAdded, NonBreaking, findings.SeverityInfo, BreaksNone, unstable, path, op.Ptr, np.Ptr,
-		fmt.Sprintf("reference %s now %s for member %q instead of rejecting the message%s", plural(c.reader), strings.Join(gained, " and "), op.Name, hints))
+		fmt.Sprintf("reference %s now %s instead of rejecting the message%s", plural(c.reader), strings.Join(gained, " and "), hints))
 }
 
 func handlerText(s schemamodel.Side) string {
@@ -597,19 +697,38 @@ func (d *differ) surfaceMove(c *ctx, was, is, parent bool, path, oldPtr, newPtr,
 		what+" moved from the stable to the unstable surface: it may change or disappear without notice")
 }
 
-// variants compares unions. A plain object on one side is matched with
-// the other side's untagged variant, so introducing a tagged variant next
-// to the old shape reads as "variant added", not as a rewrite.
+// variants compares unions by the values they admit. A plain object on
+// one side is matched against the other side's variants: when the union
+// is tagged by a member the plain object has too, the plain object is
+// split into one variant per value that member admits (an enum value, any
+// other value, or none), so a closed enum that became tagged variants
+// with a catch-all reads as the values it added, not as a rewrite; else
+// the plain object is the other side's untagged variant, so introducing a
+// tagged variant next to the old shape reads as "variant added".
 func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable bool) {
 	if o.Variants == nil && n.Variants == nil {
 		return
 	}
 	ov, nv := o.Variants, n.Variants
+	var split *schemamodel.Shape // the plain side split by the union's tag
+	tag := ""
 	if ov == nil || nv == nil {
-		// A plain object against a union: the plain side is one untagged
-		// variant, and each variant of the other side carries the union's
-		// own members too.
-		ov, nv = lifted(o), lifted(n)
+		plain, union := o, n
+		if nv == nil {
+			plain, union = n, o
+		}
+		if len(plain.Props) == 0 && plain.Types&^schemamodel.TypeNull != schemamodel.TypeObject {
+			// Not an object model (any value, say): the type comparison
+			// says what changed; there are no variants to pair.
+			return
+		}
+		tag = unionTag(union.Variants)
+		if tag != "" && plain.Props[tag] != nil {
+			split = plain
+		} else {
+			tag = ""
+		}
+		ov, nv = lifted(o, tag), lifted(n, tag)
 	}
 	matchedNew := map[*schemamodel.Variant]bool{}
 	var unmatchedOld []*schemamodel.Variant
@@ -622,19 +741,25 @@ func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable
 		matchedNew[b] = true
 		vpath := path
 		if len(o.Variants) > 0 && len(n.Variants) > 0 {
-			vpath = path + "<" + a.Label + ">"
+			vpath = variantPath(path, a)
 		}
 		surface := unstable || a.Shape.Unstable
-		d.surfaceMove(c, a.Shape.Unstable, b.Shape.Unstable, unstable, vpath, a.Ptr, b.Ptr, "variant "+displayLabel(a))
+		if split == nil {
+			d.surfaceMove(c, a.Shape.Unstable, b.Shape.Unstable, unstable, vpath, a.Ptr, b.Ptr, "variant "+displayLabel(a))
+		}
 		d.shape(c, a.Shape, b.Shape, vpath, surface)
 	}
 	oldCatchAll := hasCatchAll(ov)
 	newCatchAll := hasCatchAll(nv)
+	if split != nil {
+		d.splitValues(c, o, n, split == o, tag, ov, nv, matchedNew, unmatchedOld, path, unstable)
+		return
+	}
 	for _, b := range nv {
 		if matchedNew[b] {
 			continue
 		}
-		vpath := path + "<" + b.Label + ">"
+		vpath := variantPath(path, b)
 		surface := unstable || b.Shape.Unstable
 		if oldCatchAll {
 			d.emit(c, DiffVariantAdded, NonBreaking, findings.SeverityInfo, BreaksNone, surface, vpath, unionPtr(o), b.Ptr,
@@ -645,7 +770,7 @@ func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable
 			fmt.Sprintf("variant %s added: new %s may send it and old %s that decode the union exhaustively reject the message", displayLabel(b), plural(c.writer), plural(c.reader)))
 	}
 	for _, a := range unmatchedOld {
-		vpath := path + "<" + a.Label + ">"
+		vpath := variantPath(path, a)
 		surface := unstable || a.Shape.Unstable
 		if newCatchAll {
 			d.emit(c, DiffVariantRemoved, Unclassified, findings.SeverityWarning, BreaksNone, surface, vpath, a.Ptr, unionPtr(n),
@@ -657,10 +782,103 @@ func (d *differ) variants(c *ctx, o, n *schemamodel.Shape, path string, unstable
 	}
 }
 
+// splitValues reports what is left after pairing a plain object, split
+// by the value of member tag, with a union tagged by it: the values of
+// tag one side admits and the other does not, as enum changes of that
+// member. oldSplit says which side was the plain object.
+func (d *differ) splitValues(c *ctx, o, n *schemamodel.Shape, oldSplit bool, tag string, ov, nv []*schemamodel.Variant,
+	matchedNew map[*schemamodel.Variant]bool, unmatchedOld []*schemamodel.Variant, path string, unstable bool) {
+	tpath := path + "." + tag
+	oldPtr, newPtr := unionPtr(o), unionPtr(n)
+	if oldSplit {
+		oldPtr = o.Props[tag].Ptr
+	} else {
+		newPtr = n.Props[tag].Ptr
+	}
+	oldOpen, newOpen := hasCatchAll(ov), hasCatchAll(nv)
+	for _, b := range nv {
+		if matchedNew[b] {
+			continue
+		}
+		surface := unstable || b.Shape.Unstable
+		switch {
+		case b.CatchAll:
+			d.emit(c, DiffEnumOpened, Breaking, findings.SeverityWarning, BreaksReaders, surface, tpath, oldPtr, b.Ptr,
+				fmt.Sprintf("%q now admits any value beyond %s: new %s may send them and old %s reject them", tag, list(tagValues(nv)), plural(c.writer), plural(c.reader)))
+		case b.Tag == "":
+			d.emit(c, DiffNowOptional, Breaking, findings.SeverityWarning, BreaksReaders, surface, tpath, oldPtr, b.Ptr,
+				fmt.Sprintf("%q may now be left out or null: new %s may omit it and old %s that require a value reject the message", tag, plural(c.writer), plural(c.reader)))
+		case oldOpen:
+			d.emit(c, DiffEnumValueAdded, NonBreaking, findings.SeverityInfo, BreaksNone, surface, tpath, oldPtr, b.Ptr,
+				fmt.Sprintf("value %s of %q added; the old schema admitted any value, so old %s already accept it", b.TagValue, tag, plural(c.reader)))
+		default:
+			d.emit(c, DiffEnumValueAdded, Breaking, findings.SeverityWarning, BreaksReaders, surface, tpath, oldPtr, b.Ptr,
+				fmt.Sprintf("value %s of %q added: new %s may send it and old %s with a closed set of values reject it", b.TagValue, tag, plural(c.writer), plural(c.reader)))
+		}
+	}
+	for _, a := range unmatchedOld {
+		surface := unstable || a.Shape.Unstable
+		switch {
+		case a.CatchAll:
+			d.emit(c, DiffEnumClosed, Breaking, findings.SeverityError, BreaksWriters, surface, tpath, a.Ptr, newPtr,
+				fmt.Sprintf("%q no longer admits values beyond %s: old %s that send others are rejected by new %s", tag, list(tagValues(nv)), plural(c.writer), plural(c.reader)))
+		case a.Tag == "":
+			d.emit(c, DiffNowRequired, Breaking, findings.SeverityError, BreaksWriters, surface, tpath, a.Ptr, newPtr,
+				fmt.Sprintf("%q may no longer be left out or null: old %s that omit it are rejected by new %s", tag, plural(c.writer), plural(c.reader)))
+		case newOpen:
+			d.emit(c, DiffEnumValueRemoved, Unclassified, findings.SeverityWarning, BreaksNone, surface, tpath, a.Ptr, newPtr,
+				fmt.Sprintf("value %s of %q is no longer listed; the new schema still admits it, but new %s treat it as unknown", a.TagValue, tag, plural(c.reader)))
+		default:
+			d.emit(c, DiffEnumValueRemoved, Breaking, findings.SeverityError, BreaksWriters, surface, tpath, a.Ptr, newPtr,
+				fmt.Sprintf("value %s of %q removed: old %s that send it are rejected by new %s", a.TagValue, tag, plural(c.writer), plural(c.reader)))
+		}
+	}
+}
+
+// unionTag returns the member every tagged variant of vs is tagged by,
+// or "" when they have none or several.
+func unionTag(vs []*schemamodel.Variant) string {
+	tag := ""
+	for _, v := range vs {
+		switch {
+		case v.Tag == "":
+		case tag == "":
+			tag = v.Tag
+		case tag != v.Tag:
+			return ""
+		}
+	}
+	return tag
+}
+
+func tagValues(vs []*schemamodel.Variant) []string {
+	var out []string
+	for _, v := range vs {
+		if v.Tag != "" && !v.CatchAll {
+			out = append(out, v.TagValue)
+		}
+	}
+	return out
+}
+
+// variantPath selects variant v at path; an unnamed variant is named by
+// its position in the schema (its pointer's last token).
+func variantPath(path string, v *schemamodel.Variant) string {
+	label := v.Label
+	if label == "" {
+		label = v.Ptr[strings.LastIndex(v.Ptr, "/")+1:]
+	}
+	return path + "<" + label + ">"
+}
+
 // lifted returns the variants of s with the union's own members folded
-// into each, or s itself as one untagged variant when it has none.
-func lifted(s *schemamodel.Shape) []*schemamodel.Variant {
+// into each, or, for a plain s, s split by the values of member tag (see
+// splitByTag), or s itself as one untagged variant when tag is "".
+func lifted(s *schemamodel.Shape, tag string) []*schemamodel.Variant {
 	if s.Variants == nil {
+		if tag != "" {
+			return splitByTag(s, tag)
+		}
 		plain := *s
 		return []*schemamodel.Variant{{Shape: &plain, Ptr: s.Ptr}}
 	}
@@ -672,11 +890,70 @@ func lifted(s *schemamodel.Shape) []*schemamodel.Variant {
 			merged.Props[name] = p
 		}
 		for name, p := range v.Shape.Props {
+			if up, ok := s.Props[name]; ok {
+				p = bothProps(up, p)
+			}
 			merged.Props[name] = p
 		}
 		cp := *v
 		cp.Shape = &merged
 		out[i] = &cp
+	}
+	return out
+}
+
+// bothProps is a member declared both on a union and in one of its
+// variants: both declarations constrain the same value, so it is required
+// when either requires it, admits the types both admit, and reference
+// receivers apply the deserialization hints of either.
+func bothProps(union, variant *schemamodel.Prop) *schemamodel.Prop {
+	cp := *variant
+	cp.Required = union.Required || variant.Required
+	cp.Lenient = schemamodel.Lenient{
+		DefaultOnError:   union.Lenient.DefaultOnError || variant.Lenient.DefaultOnError,
+		DefaultOnNull:    union.Lenient.DefaultOnNull || variant.Lenient.DefaultOnNull,
+		SkipInvalidItems: union.Lenient.SkipInvalidItems || variant.Lenient.SkipInvalidItems,
+	}
+	if t := variant.Shape.Types & union.Shape.Types; t != variant.Shape.Types {
+		sh := *variant.Shape
+		sh.Types = t
+		cp.Shape = &sh
+	}
+	return &cp
+}
+
+// splitByTag turns plain object s into the variants a union tagged by
+// member tag would have for the same values: one per listed value of tag,
+// a catch-all when tag admits other values too, and an untagged one when
+// tag may be left out or null.
+func splitByTag(s *schemamodel.Shape, tag string) []*schemamodel.Variant {
+	p := s.Props[tag]
+	with := func(sh *schemamodel.Shape, required bool) *schemamodel.Shape {
+		cp := *s
+		cp.Props = maps.Clone(s.Props)
+		np := *p
+		np.Shape, np.Required = sh, required
+		cp.Props[tag] = &np
+		return &cp
+	}
+	var out []*schemamodel.Variant
+	for _, v := range p.Shape.Enum {
+		if v == "null" {
+			continue
+		}
+		val := *p.Shape
+		val.Enum, val.Open = []string{v}, false
+		val.Types &^= schemamodel.TypeNull
+		out = append(out, &schemamodel.Variant{Label: tag + "=" + v, Tag: tag, TagValue: v, Shape: with(&val, true), Ptr: p.Ptr})
+	}
+	if nonNull := p.Shape.Types &^ schemamodel.TypeNull; nonNull != 0 && (p.Shape.Enum == nil || p.Shape.Open) {
+		other := *p.Shape
+		other.Enum, other.Open, other.Types = nil, false, nonNull
+		out = append(out, &schemamodel.Variant{Label: "other", Tag: tag, CatchAll: true, Shape: with(&other, true), Ptr: p.Ptr})
+	}
+	if !p.Required || p.Shape.Types&schemamodel.TypeNull != 0 {
+		none := &schemamodel.Shape{Ptr: p.Ptr, Types: p.Shape.Types & schemamodel.TypeNull}
+		out = append(out, &schemamodel.Variant{Label: "none", Shape: with(none, false), Ptr: p.Ptr})
 	}
 	return out
 }
@@ -750,16 +1027,33 @@ func untagged(vs []*schemamodel.Variant) []*schemamodel.Variant {
 	return out
 }
 
-// emit records a change, folding it into an earlier one when a shared
-// definition makes the same change show in several messages.
+// emit records a change, folding it into an earlier one when it is the
+// same change at another place: the same check, classification and
+// message but for the sides, which differ when a client-written and an
+// agent-written message share the changed definition.
 func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Severity, breaks Breaks, unstable bool, path, oldPtr, newPtr, msg string) {
 	surface := Stable
 	if unstable {
 		surface = Unstable
 	}
-	key := strings.Join([]string{chk.ID, oldPtr, newPtr, string(surface), string(cat), msg}, "\x00")
+	key := strings.Join([]string{chk.ID, string(surface), string(cat), string(breaks), sev.String(), sidesWord.ReplaceAllString(msg, "…")}, "\x00")
+	place := Occurrence{Method: c.key.Method, Kind: c.key.Kind, Path: path, Reader: c.reader, Writer: c.writer,
+		Old: Location{File: d.old.File, Pointer: oldPtr}, New: Location{File: d.new.File, Pointer: newPtr}}
 	if i, ok := d.groups[key]; ok {
-		d.changes[i].Also = append(d.changes[i].Also, Occurrence{Method: c.key.Method, Kind: c.key.Kind, Path: path})
+		g := &d.changes[i]
+		if g.Method == place.Method && g.Kind == place.Kind && g.Path == place.Path {
+			return
+		}
+		for _, o := range g.Also {
+			if o.Method == place.Method && o.Kind == place.Kind && o.Path == place.Path {
+				return
+			}
+		}
+		g.Also = append(g.Also, place)
+		if place.Reader != g.Reader || place.Writer != g.Writer {
+			g.Reader, g.Writer = schemamodel.SideEither, schemamodel.SideEither
+			g.Message = sidesWord.ReplaceAllString(msg, "peers")
+		}
 		return
 	}
 	d.groups[key] = len(d.changes)
@@ -768,10 +1062,14 @@ func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Sev
 		Category: cat, Severity: sev, Surface: surface,
 		Method: c.key.Method, Kind: c.key.Kind, Path: path, Breaks: breaks,
 		Reader: c.reader, Writer: c.writer, Message: msg,
-		Old: Location{File: d.old.File, Pointer: oldPtr},
-		New: Location{File: d.new.File, Pointer: newPtr},
+		Old: place.Old, New: place.New,
 	})
 }
+
+// sidesWord matches the parties a message names (see plural), which is
+// all that tells the same change at a client-written and at an
+// agent-written place apart.
+var sidesWord = regexp.MustCompile(`\b(clients|agents|peers)\b`)
 
 func plural(s schemamodel.Side) string {
 	switch s {

@@ -359,6 +359,108 @@ func TestDiffChecks(t *testing.T) {
 					message: "now part of the stable surface"},
 			},
 		},
+		{
+			// Issue 15, item 2: sdk 1.6.0 → 1.9.0 restructured the subagent
+			// stopReason like this. Every old value still validates, so the
+			// only changes are the values that are new.
+			name: "a closed enum member restructured into tagged variants with a catch-all is compared by the values admitted",
+			edit: func(o, n map[string]any) {
+				at(o, "$defs/NewSessionResponse/properties")["stopReason"] = obj(`{"anyOf":[{"$ref":"#/$defs/StopReason"},{"type":"null"}]}`)
+				resp := at(n, "$defs/NewSessionResponse")
+				at(n, "$defs/NewSessionResponse/properties")["stopReason"] = obj(`{"type":["string","null"]}`)
+				resp["anyOf"] = []any{
+					obj(`{"type":"object","properties":{"stopReason":{"type":"string","const":"end_turn"}},"required":["stopReason"]}`),
+					obj(`{"type":"object","properties":{"stopReason":{"type":"string","const":"cancelled"}},"required":["stopReason"]}`),
+					obj(`{"type":"object","properties":{"stopReason":{"type":"string","const":"error"},"error":{"type":"object"}},"required":["stopReason"]}`),
+					obj(`{"title":"other","type":"object","properties":{"stopReason":{"type":"string"}},"required":["stopReason"]}`),
+					obj(`{"title":"none","type":"object","properties":{"stopReason":{"type":"null"}}}`),
+				}
+			},
+			want: []want{
+				{check: "ACP-DIFF-020", path: "session/new response result.stopReason", category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning,
+					message: `value "error" of "stopReason" added`},
+				{check: "ACP-DIFF-022", path: "session/new response result.stopReason", category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning,
+					message: `"stopReason" now admits any value beyond`},
+			},
+		},
+		{
+			name: "an open enum admits the same values as its plain type",
+			edit: func(o, _ map[string]any) {
+				at(o, "$defs")["Category"] = obj(`{"type":"string"}`)
+			},
+		},
+		{
+			name: "a result that admitted any value and now is a union of objects is narrowed, not a variant removed",
+			edit: func(o, n map[string]any) {
+				at(o, "$defs")["NewSessionResponse"] = obj(`{"x-method":"session/new","x-side":"agent"}`)
+				at(n, "$defs")["NewSessionResponse"] = obj(`{"x-method":"session/new","x-side":"agent","anyOf":[
+					{"title":"Result","type":"object","properties":{"result":{}},"required":["result"]},
+					{"title":"Error","type":"object","properties":{"error":{"type":"object"}},"required":["error"]}]}`)
+			},
+			want: []want{
+				{check: "ACP-DIFF-043", path: "session/new response result", category: Breaking, breaks: BreaksWriters, severity: findings.SeverityError,
+					message: "type narrowed from object or array or string or number or boolean to object"},
+				{check: "ACP-DIFF-041", path: "session/new response result", category: Breaking, breaks: BreaksWriters, severity: findings.SeverityError},
+			},
+		},
+		{
+			// Issue 15, item 3: zed 0.1.2 had no result type for
+			// authenticate, session/load and fs/write_text_file (null);
+			// 0.3.1 made them objects.
+			name: "a null result that became an object breaks old writers",
+			edit: func(o, _ map[string]any) { delete(at(o, "$defs"), "NewSessionResponse") },
+			want: []want{{check: "ACP-DIFF-041", path: "session/new response result", category: Breaking, breaks: BreaksWriters, severity: findings.SeverityError,
+				message: "the result was null (the old schema defines no result type for session/new) and is now object: old agents that answer null are rejected by new clients"}},
+		},
+		{
+			name: "an object result that became null breaks old readers",
+			edit: func(_, n map[string]any) { delete(at(n, "$defs"), "NewSessionResponse") },
+			want: []want{{check: "ACP-DIFF-040", path: "session/new response result", category: Breaking, breaks: BreaksReaders, severity: findings.SeverityError,
+				message: "the result is null now"}},
+		},
+		{
+			name: "a result type without x-method is still the result type",
+			edit: func(o, _ map[string]any) { delete(at(o, "$defs/NewSessionResponse"), "x-method") },
+		},
+		{
+			// Issue 15, item 3: the error-code enum was not compared at all
+			// (-32042, marked UNSTABLE, removed in sdk 1.3.0; -32800 lost
+			// its marker at the same time).
+			name: "the error object's code enum is compared, each value on its own surface",
+			edit: func(o, n map[string]any) {
+				for _, doc := range []map[string]any{o, n} {
+					at(doc, "$defs")["Error"] = obj(`{"type":"object","properties":{"code":{"$ref":"#/$defs/ErrorCode"},"message":{"type":"string"}},"required":["code","message"]}`)
+				}
+				at(o, "$defs")["ErrorCode"] = obj(`{"anyOf":[
+					{"type":"integer","const":-32602},
+					{"type":"integer","const":-32800,"description":"**UNSTABLE** Request cancelled"},
+					{"type":"integer","const":-32042,"description":"**UNSTABLE** URL elicitation required"},
+					{"title":"Other","type":"integer"}]}`)
+				at(n, "$defs")["ErrorCode"] = obj(`{"anyOf":[
+					{"type":"integer","const":-32602},
+					{"type":"integer","const":-32800,"description":"Request cancelled"},
+					{"title":"Other","type":"integer"}]}`)
+				at(n, "$defs")["Unused"] = obj(`{"description":"**UNSTABLE** keeps the new file a superset"}`)
+			},
+			want: []want{
+				{check: "ACP-DIFF-021", path: "error.code", category: Unclassified, severity: findings.SeverityWarning, surface: Unstable,
+					message: "value -32042 is no longer listed"},
+				{check: "ACP-DIFF-004", path: "error.code", category: NonBreaking, severity: findings.SeverityInfo,
+					message: "value -32800 is now part of the stable surface"},
+			},
+		},
+		{
+			// Issue 15, item 3: model_config was added to the open category
+			// enum as an UNSTABLE value (sdk 0.29.0) and stabilized later.
+			name: "an enum value marked UNSTABLE is added on the unstable surface",
+			edit: func(o, n map[string]any) {
+				at(o, "$defs")["Unused"] = obj(`{"description":"**UNSTABLE** keeps the old file a superset"}`)
+				at(n, "$defs")["Unused"] = obj(`{"x-unstable":true}`)
+				at(n, "$defs/Category")["anyOf"] = append(oneOf(n, "$defs/Category"), obj(`{"type":"string","const":"model_config","description":"**UNSTABLE**"}`))
+			},
+			want: []want{{check: "ACP-DIFF-020", path: "session/new response result.category", category: NonBreaking, severity: findings.SeverityInfo, surface: Unstable,
+				message: `value "model_config" added`}},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -468,5 +570,47 @@ func TestSurfaceMismatch(t *testing.T) {
 	}
 	if len(res.Changes) != 1 {
 		t.Errorf("got %s; want the optional member only", dump(res.Changes))
+	}
+}
+
+// TestCrossVersion checks that a v1 and a v2 schema are told apart by
+// their method names, and that files of one major version pass.
+func TestCrossVersion(t *testing.T) {
+	v1, v2 := base(), base()
+	at(v1, "$defs")["AuthenticateRequest"] = obj(`{"x-method":"authenticate","x-side":"agent","type":"object"}`)
+	at(v2, "$defs")["LoginRequest"] = obj(`{"x-method":"auth/login","x-side":"agent","type":"object"}`)
+	one, two := load(t, "v1.json", v1), load(t, "v2.json", v2)
+	if err := CrossVersion(one, two); err == nil || !strings.Contains(err.Error(), "v1.json describes protocol v1") || !strings.Contains(err.Error(), "v2.json protocol v2") {
+		t.Errorf("v1 against v2: %v; want a refusal naming both versions", err)
+	}
+	if err := CrossVersion(one, one); err != nil {
+		t.Errorf("v1 against v1: %v", err)
+	}
+	if err := CrossVersion(load(t, "plain.json", base()), two); err != nil {
+		t.Errorf("a file that names no version against v2: %v; want no refusal", err)
+	}
+}
+
+// TestSameChangeAtManyPlacesIsOneReport: the same change made to several
+// definitions (upstream typed every _meta at once) is one change with its
+// places listed, also when clients write some of them and agents others.
+func TestSameChangeAtManyPlacesIsOneReport(t *testing.T) {
+	o, n := base(), base()
+	at(o, "$defs/NewSessionRequest/properties")["_meta"] = obj(`{}`)
+	at(o, "$defs/SessionNotification/properties")["_meta"] = obj(`{}`)
+	at(n, "$defs/SessionNotification/properties")["_meta"] = obj(`{"type":["object","null"]}`)
+	res := Diff(load(t, "old.json", o), load(t, "new.json", n))
+	if len(res.Changes) != 1 {
+		t.Fatalf("got %d changes; want one:\n%s", len(res.Changes), dump(res.Changes))
+	}
+	c := res.Changes[0]
+	if c.CheckID != "ACP-DIFF-043" || len(c.Also) != 1 || where(&c) != "session/new request params._meta" || placeText(c.Also[0]) != "session/update notification params._meta" {
+		t.Fatalf("got %s also %v", dump(res.Changes), c.Also)
+	}
+	if c.Reader != schemamodel.SideEither || c.Writer != schemamodel.SideEither || !strings.Contains(c.Message, "old peers that send the rest are rejected by new peers") {
+		t.Errorf("places written by clients and by agents: sides %s/%s, message %q; want either side, peers", c.Reader, c.Writer, c.Message)
+	}
+	if c.Also[0].Writer != schemamodel.SideAgent || c.Also[0].New.Pointer != "/$defs/SessionNotification/properties/_meta/type" || c.Also[0].New.Line == 0 {
+		t.Errorf("place %+v; want the agent-written notification's _meta type, with its line", c.Also[0])
 	}
 }

@@ -268,3 +268,61 @@ func TestSameSchemaNoChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestHistory160To190StopReason is issue 15's false error: sdk 1.9.0
+// restructured the subagent idle state's stopReason (a closed enum in
+// 1.6.0) into object variants tagged by it, with a catch-all. Every old
+// value still validates: no error, no old value reported as added; the
+// new value "error" and the catch-all are what old clients may not read.
+func TestHistory160To190StopReason(t *testing.T) {
+	res := diffFiles(t, "testdata/npm/1.6.0/schema/schema.json", "testdata/npm/1.9.0/schema/schema.json")
+	const idle = `session/update notification params.update<sessionUpdate="subagent_update">.state<state="idle">`
+	for _, c := range res.Changes {
+		if c.Severity == findings.SeverityError && strings.HasPrefix(where(&c), idle) {
+			t.Errorf("false error: %s %s: %s", c.CheckID, where(&c), c.Message)
+		}
+		for _, v := range []string{"end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"} {
+			if strings.Contains(c.Message, `"`+v+`"`) && strings.Contains(c.Message, "added") {
+				t.Errorf("old value %s reported as added: %s %s: %s", v, c.CheckID, where(&c), c.Message)
+			}
+		}
+	}
+	checkHistory(t, res, []expect{
+		{check: "ACP-DIFF-020", where: idle + ".stopReason", surface: Unstable, category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning},
+		{check: "ACP-DIFF-022", where: idle + ".stopReason", surface: Unstable, category: Breaking, breaks: BreaksReaders, severity: findings.SeverityWarning},
+	})
+}
+
+// TestHistoryOneReportPerChange is issue 15's noise: sdk 0.7.0 typed every
+// _meta as an object (reported 76 times), 0.29.0 added deserialization
+// hints to some 92 members (92 reports). Each is now one report per
+// classification, listing its places.
+func TestHistoryOneReportPerChange(t *testing.T) {
+	res := diffFiles(t, "testdata/npm/0.5.1/schema/schema.json", "testdata/npm/0.7.0/schema/schema.json")
+	var meta []Change
+	for _, c := range res.Changes {
+		if strings.HasSuffix(c.Path, "._meta") {
+			meta = append(meta, c)
+		}
+	}
+	// One per surface: _meta of unstable definitions is unstable.
+	if len(meta) != 2 || len(meta[0].Also)+len(meta[1].Also) < 75 {
+		t.Errorf("_meta typed as an object: %d changes; want 2 (stable, unstable) listing the 76+ places:\n%s", len(meta), dump(meta))
+	}
+	res = diffFiles(t, "testdata/npm/0.22.0/schema/schema.json", "testdata/npm/0.29.0/schema/schema.json")
+	hints, places := 0, 0
+	for _, c := range res.Changes {
+		if c.CheckID == "ACP-DIFF-050" || c.CheckID == "ACP-DIFF-051" {
+			hints++
+			places += 1 + len(c.Also)
+		}
+	}
+	if hints > 8 || places < 92 {
+		t.Errorf("deserialization hints: %d changes at %d places; want at most 8 changes covering 92+ places", hints, places)
+	}
+	for _, c := range res.Changes {
+		if strings.Contains(where(&c), "<>") {
+			t.Errorf("unnamed variant in %s", where(&c))
+		}
+	}
+}

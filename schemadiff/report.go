@@ -70,17 +70,21 @@ func writeChange(bw *bufio.Writer, c *Change) {
 	fmt.Fprintf(bw, "%s: %s: %s: %s (%s, %s)\n", fileLine(at), c.Severity, findings.Escape(where(c)), findings.Escape(c.Message), c.CheckID, verdict(c))
 	fmt.Fprintf(bw, "\told: %s\n", locText(c.Old))
 	fmt.Fprintf(bw, "\tnew: %s\n", locText(c.New))
-	if len(c.Also) > 0 {
-		var also []string
-		for i, o := range c.Also {
-			if i == 3 {
-				also = append(also, fmt.Sprintf("and %d more", len(c.Also)-3))
-				break
-			}
-			also = append(also, strings.TrimSpace(o.Method+" "+string(o.Kind)+" "+o.Path))
+	for i, o := range c.Also {
+		if i == maxPlacesShown {
+			fmt.Fprintf(bw, "\t… and %d more places (-f json lists every one)\n", len(c.Also)-maxPlacesShown)
+			break
 		}
-		fmt.Fprintf(bw, "\talso: %s\n", findings.Escape(strings.Join(also, "; ")))
+		fmt.Fprintf(bw, "\talso: %s (%s)\n", findings.Escape(placeText(o)), fileLine(primaryOf(o.Old, o.New)))
 	}
+}
+
+// maxPlacesShown bounds the further places a text report lists per change.
+const maxPlacesShown = 10
+
+// placeText names the message and wire path of one place of a change.
+func placeText(o Occurrence) string {
+	return strings.TrimSpace(o.Method + " " + string(o.Kind) + " " + o.Path)
 }
 
 // where names the message and wire path of a change.
@@ -104,11 +108,13 @@ func verdict(c *Change) string {
 
 // primary is the location a change is reported at: in the new schema,
 // unless the change is a removal with nothing to point at there.
-func primary(c *Change) Location {
-	if c.New.Pointer == "" && c.Old.Pointer != "" {
-		return c.Old
+func primary(c *Change) Location { return primaryOf(c.Old, c.New) }
+
+func primaryOf(old, new Location) Location {
+	if new.Pointer == "" && old.Pointer != "" {
+		return old
 	}
-	return c.New
+	return new
 }
 
 func fileLine(l Location) string {
@@ -150,12 +156,23 @@ func Findings(changes []Change) []findings.ValidationFinding {
 		if at == c.Old {
 			other, otherWhat = c.New, "where it was, in the new schema"
 		}
+		places := ""
+		if len(c.Also) > 0 {
+			places = fmt.Sprintf("; also at %d more places, e.g. %s", len(c.Also), placeText(c.Also[0]))
+		}
 		f := findings.New(c.Check, findings.Location{File: at.File, Line: at.Line, Pointer: at.Pointer},
-			fmt.Sprintf("[%s surface] %s: %s (%s)", c.Surface, where(c), c.Message, verdict(c)))
+			fmt.Sprintf("[%s surface] %s: %s (%s%s)", c.Surface, where(c), c.Message, verdict(c), places))
 		f.Severity = c.Severity
 		f.Blame = party(c.Broken())
 		if other.Pointer != "" || other.Line > 0 {
 			f.Related = []findings.Related{{Location: findings.Location{File: other.File, Line: other.Line, Pointer: other.Pointer}, Message: otherWhat}}
+		}
+		for i, o := range c.Also {
+			if i == maxPlacesShown {
+				break
+			}
+			l := primaryOf(o.Old, o.New)
+			f.Related = append(f.Related, findings.Related{Location: findings.Location{File: l.File, Line: l.Line, Pointer: l.Pointer}, Message: "the same change at " + placeText(o)})
 		}
 		out = append(out, f)
 	}

@@ -127,6 +127,10 @@ func (s *Schema) DefShape(name string) *Shape {
 // variants in their descriptions.
 const unstableMarker = "**UNSTABLE**"
 
+// unstableKeyword is the annotation form of the same marker, for schemas
+// that mark stability in a keyword rather than in prose.
+const unstableKeyword = "x-unstable"
+
 // Options tune how a schema is read.
 type Options struct {
 	// StableMethods lists the methods of the stable surface, for unstable
@@ -203,7 +207,7 @@ func Parse(name string, b []byte, opts Options) (*Schema, error) {
 	s := &Schema{File: name, Raw: b, Doc: doc, Defs: defs, Messages: map[Key]*Message{}}
 	// Upstream marks unstable definitions, members and variants in their
 	// descriptions; a stable file has no marker anywhere.
-	s.Superset = bytes.Contains(b, []byte(unstableMarker))
+	s.Superset = bytes.Contains(b, []byte(unstableMarker)) || bytes.Contains(b, []byte(`"`+unstableKeyword+`"`))
 	stable := opts.StableMethods
 	if stable == nil {
 		stable = EmbeddedStableMethods()
@@ -294,6 +298,9 @@ func sideOf(xside string) Side {
 
 func hasMarker(node any) bool {
 	m, _ := node.(map[string]any)
+	if flag, _ := m[unstableKeyword].(bool); flag {
+		return true
+	}
 	d, _ := m["description"].(string)
 	return strings.Contains(d, unstableMarker)
 }
@@ -305,4 +312,29 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ProtocolMajor returns the ACP protocol major version the schema
+// describes, and the fact it was told by; 0 when the file does not say.
+// Upstream files carry no version field (ProtocolVersion is just an
+// integer type in both), so the method inventory decides: protocol v2
+// renamed authenticate to auth/login (acp-spec.md §a.4), and every v1
+// schema since the first published one defines authenticate.
+func (s *Schema) ProtocolMajor() (major int, why string) {
+	switch {
+	case hasMethod(s, "authenticate"):
+		return 1, "it defines authenticate, a protocol v1 method"
+	case hasMethod(s, "auth/login"):
+		return 2, "it defines auth/login and not authenticate, as protocol v2 does"
+	}
+	return 0, "it defines neither authenticate (v1) nor auth/login (v2)"
+}
+
+func hasMethod(s *Schema, method string) bool {
+	for k := range s.Messages {
+		if k.Method == method {
+			return true
+		}
+	}
+	return false
 }

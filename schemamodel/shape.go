@@ -93,6 +93,10 @@ type Shape struct {
 	// admitted too (a catch-all "other" member).
 	Enum []string
 	Open bool
+	// UnstableValues holds the enum values whose own constant carries
+	// upstream's **UNSTABLE** marker (a value added ahead of the spec,
+	// such as the model_config category before schema 1.16.0).
+	UnstableValues map[string]bool
 	// EnumPtr points at the schema that lists the values (its oneOf,
 	// anyOf, enum or const).
 	EnumPtr string
@@ -322,6 +326,7 @@ func (b *builder) union(s *Shape, members []any, ptr string) {
 		return
 	}
 	var enum []string
+	var unstableValues map[string]bool
 	open := false
 	var variants []*Variant
 	var arrays []int
@@ -330,6 +335,11 @@ func (b *builder) union(s *Shape, members []any, ptr string) {
 		switch {
 		case m.Enum != nil && len(m.Props) == 0 && m.Variants == nil:
 			enum = append(enum, m.Enum...)
+			for _, v := range m.Enum {
+				if m.Unstable || m.UnstableValues[v] {
+					unstableValues = markValue(unstableValues, v)
+				}
+			}
 		case m.Types&^typeScalars == 0 && m.Enum == nil && len(m.Props) == 0 && m.Variants == nil:
 			open = true // a plain string, number or boolean member
 		case m.Types == TypeArray:
@@ -347,8 +357,14 @@ func (b *builder) union(s *Shape, members []any, ptr string) {
 			variants = append(variants, newVariant(shapes[i], members[i], fmt.Sprintf("%s/%d", ptr, i)))
 		}
 	}
+	if lo, hi, ok := hull(shapes, nonNull); ok {
+		s.bound(lo, hi)
+	}
 	if enum != nil {
 		s.setEnum(enum, open, ptr)
+		for v := range unstableValues {
+			s.UnstableValues = markValue(s.UnstableValues, v)
+		}
 	}
 	markCatchAll(variants)
 	switch {
@@ -361,6 +377,29 @@ func (b *builder) union(s *Shape, members []any, ptr string) {
 		}
 	}
 	s.Types &= all
+}
+
+// hull is the numeric range of a union whose members are all bounded
+// numbers (the ErrorCode constants and their int32 catch-all): a value
+// the union admits lies within the widest member bounds. ok is false when
+// a member is unbounded or no number.
+func hull(shapes []*Shape, members []int) (lo, hi *float64, ok bool) {
+	if len(members) == 0 {
+		return nil, nil, false
+	}
+	for _, i := range members {
+		m := shapes[i]
+		if m.Types&^(TypeNumber|TypeInteger) != 0 || m.Min == nil || m.Max == nil {
+			return nil, nil, false
+		}
+		if lo == nil || *m.Min < *lo {
+			lo = m.Min
+		}
+		if hi == nil || *m.Max > *hi {
+			hi = m.Max
+		}
+	}
+	return lo, hi, true
 }
 
 func newVariant(m *Shape, raw any, ptr string) *Variant {
@@ -418,6 +457,9 @@ func mergeFacets(s, d *Shape) {
 	}
 	if d.Enum != nil {
 		s.setEnum(d.Enum, d.Open, d.EnumPtr)
+		for v := range d.UnstableValues {
+			s.UnstableValues = markValue(s.UnstableValues, v)
+		}
 	}
 	if s.TypePtr == "" {
 		s.TypePtr = d.TypePtr
@@ -460,6 +502,16 @@ func (s *Shape) setEnum(vals []string, open bool, ptr string) {
 		keep = []string{}
 	}
 	s.Enum, s.Open = keep, s.Open && open
+}
+
+// markValue adds v to set, allocating it on first use: shapes are shared
+// between their users, so a set is only ever built, never changed later.
+func markValue(set map[string]bool, v string) map[string]bool {
+	if set == nil {
+		set = map[string]bool{}
+	}
+	set[v] = true
+	return set
 }
 
 func (s *Shape) bound(lo, hi *float64) {

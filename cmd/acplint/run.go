@@ -119,7 +119,12 @@ func newFlagSet(name, usageLine, doc string, e *env) *flag.FlagSet {
 // parseFlags parses args; it returns ok=false and the exit code when the
 // command should stop (help was asked for, or the flags are wrong).
 func parseFlags(fs *flag.FlagSet, args []string, e *env) (code int, ok bool) {
+	// Package flag prints the usage itself on -h and on a bad flag; it is
+	// printed here, once, and only when asked for.
+	usage := fs.Usage
+	fs.Usage = func() {}
 	err := fs.Parse(args)
+	fs.Usage = usage
 	switch {
 	case err == nil:
 		return 0, true

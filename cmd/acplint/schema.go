@@ -51,6 +51,11 @@ wire alone are not reported. Each change gets a stable check ID
 	              the receivers' leniency changed: a person decides
 	non-breaking  nothing old breaks
 
+Both files must describe the same protocol major version: a v1 file
+against a v2 file (SDK 2.x ships schema/v1/ and schema/v2/) is refused
+with exit code 2, since every difference between two protocols would show
+as a breaking change; --allow-cross-version diffs them anyway.
+
 The stable and the unstable surface are reported separately. A superset
 file (any **UNSTABLE** marker, e.g. schema/schema.json of SDK 1.x) compared
 with a stable file (schema/v1/schema.json of SDK 2.x) is compared on the
@@ -78,6 +83,7 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 	minSeverity := fs.String("severity", "warning", "report only changes with at least this `severity` (info shows every addition)")
 	surface := fs.String("surface", "all", "report the `surface`: all, stable or unstable")
 	meta := fs.String("meta", "", "upstream meta.json `file` listing the stable methods (default: the one acplint embeds, schema-v1.21.0)")
+	crossVersion := fs.Bool("allow-cross-version", false, "diff files of different protocol major versions (v1 against v2) instead of refusing")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
@@ -121,7 +127,14 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 
+	if err := schemadiff.CrossVersion(old, new); err != nil && !*crossVersion {
+		e.errorf("schema diff: %v; --allow-cross-version diffs them anyway", err)
+		return exitUsage
+	}
 	res := schemadiff.Diff(old, new)
+	if err := schemadiff.CrossVersion(old, new); err != nil {
+		res.Notes = append(res.Notes, "--allow-cross-version: "+err.Error())
+	}
 	all := res.Filter(findings.SeverityInfo, surfaces)
 	shown := res.Filter(floor, surfaces)
 	switch outFormat {
@@ -133,9 +146,13 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 		for _, n := range res.Notes {
 			fmt.Fprintf(e.stderr, "acplint: note: %s\n", n)
 		}
+		failOn := threshold
+		if !gate {
+			failOn = findings.NeverFail
+		}
 		err = findings.Write(e.stdout, outFormat, findings.Report{
 			Tool: "acplint", Version: version, Files: []string{old.File, new.File},
-			Findings: schemadiff.Findings(shown), Rules: schemadiff.Checks(),
+			Findings: schemadiff.Findings(shown), Rules: schemadiff.Checks(), FailOn: &failOn,
 		})
 	}
 	if err != nil {
