@@ -55,8 +55,11 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 	// as step's copy. Nothing keeps them once the step returns (findings
 	// live in their own allocations, and the error joins copies of them).
 	r := &s.r
+	d := dispatchTables()
 	if ev.End {
-		finish(p, r, ev)
+		c := &s.c
+		*c = ctx{r: r, ev: ev, m: &domain.Message{}, d: d, check: d.framing}
+		finish(p, c)
 		return r.err()
 	}
 	m := ev.Msg
@@ -67,7 +70,7 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 		// (v1 rules do not apply to a connection that negotiated another
 		// version; ACP-VER-005 was reported once when it happened.)
 		c := &s.c
-		*c = ctx{r: r, ev: ev, m: m}
+		*c = ctx{r: r, ev: ev, m: m, d: d, check: d.framing}
 		switch m.Kind {
 		case domain.KindRequest:
 			onRequest(p, c)
@@ -97,6 +100,10 @@ type ctx struct {
 	r  *report
 	ev Event
 	m  *domain.Message
+	// d is the machine's dispatch tables, and check the check whose code
+	// runs: the framing's, or the hook's.
+	d     *dispatch
+	check *Check
 	// scans caches what the raw filters found in the message's params
 	// and result (content.go).
 	scans [2]rawScan

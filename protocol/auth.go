@@ -25,14 +25,6 @@ type authState struct {
 	refused pmap.Map[domain.Method, int]
 }
 
-func init() {
-	onResponseTo(domain.MethodInitialize, checkAuthMethodIDs)
-	onRequestTo(domain.MethodAuthenticate, checkAuthenticateMethod)
-	onResponseTo(domain.MethodAuthenticate, authenticateAnswered)
-	onEveryRequest(checkRetryWithoutAuth)
-	onEveryResponse(checkAuthRequired)
-}
-
 // checkAuthMethodIDs reports auth methods that share an id (ACP-AUTHN-003).
 func checkAuthMethodIDs(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() || c.m.Dir != domain.FromAgent || req.Line != p.InitLine {

@@ -36,20 +36,6 @@ var methodGateRules = map[domain.Method]*findings.Rule{
 	domain.MethodLogout:              findings.CAPLogoutWithoutCapability,
 }
 
-func init() {
-	for m := range methodGateRules {
-		onRequestTo(m, checkMethodGate)
-	}
-	onRequestTo(domain.MethodElicitationCreate, checkElicitationModeGate)
-	onResponseTo(domain.MethodInitialize, checkTerminalAuthGate)
-	onRequestTo(domain.MethodAuthenticate, checkAuthenticateOffered)
-	for _, m := range []domain.Method{domain.MethodSessionNew, domain.MethodSessionLoad, domain.MethodSessionResume} {
-		onRequestTo(m, checkSessionSetupGates)
-	}
-	onRequestTo(domain.MethodSessionPrompt, checkPromptContentGate)
-	onRequestTo(domain.MethodSessionUpdate, checkUpdateGates)
-}
-
 // checkMethodGate reports a call of a method the receiver did not
 // advertise (ACP-CAP-001…003, ACP-CAP-010…015).
 func checkMethodGate(p *Phase, c *ctx) {

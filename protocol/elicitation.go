@@ -15,12 +15,6 @@ import (
 	"github.com/acplint/acplint/internal/jsonv"
 )
 
-func init() {
-	onRequestTo(domain.MethodElicitationCreate, checkElicitationRequest)
-	onResponseTo(domain.MethodElicitationCreate, checkElicitationAnswer)
-	onRequestTo(domain.MethodElicitationComplete, checkElicitationComplete)
-}
-
 // checkElicitationRequest applies the rules about an elicitation/create
 // request: URL elicitation ids (ACP-ELIC-002) and forms that ask for
 // secrets (ACP-ELIC-006). Its shape (ACP-ELIC-001) is the codec's.

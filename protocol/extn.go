@@ -23,18 +23,18 @@ type extnState struct {
 	reported pmap.Map[domain.Method, int]
 }
 
-func init() {
-	onEveryRequest(checkExtensionMethod)
-	onEveryRequest(func(p *Phase, c *ctx) {
-		if !c.ev.MetaAbsent && mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
-			checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
-		}
-	})
-	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
-		if c.succeeded() && !c.ev.MetaAbsent && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
-			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
-		}
-	})
+// checkParamsTraceContext and checkResultTraceContext judge the trace
+// context under the _meta of a message's params and result (ACP-EXTN-005).
+func checkParamsTraceContext(p *Phase, c *ctx) {
+	if !c.ev.MetaAbsent && mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
+		checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
+	}
+}
+
+func checkResultTraceContext(p *Phase, c *ctx, _ Pending) {
+	if c.succeeded() && !c.ev.MetaAbsent && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
+		checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
+	}
 }
 
 // checkExtensionMethod reports "_" methods that neither side advertises

@@ -8,11 +8,6 @@ import (
 	"github.com/acplint/acplint/findings"
 )
 
-func init() {
-	onRequestTo(domain.MethodSessionRequestPermission, checkPermissionRequest)
-	onResponseTo(domain.MethodSessionRequestPermission, checkPermissionAnswer)
-}
-
 // checkPermissionRequest applies the rules about a permission request: its
 // options (ACP-PERM-003, -004), when it is asked (ACP-PERM-005) and the tool
 // call it describes (ACP-TOOL-003, -006, -007, -008).

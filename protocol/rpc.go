@@ -96,32 +96,18 @@ func onNotification(p *Phase, c *ctx) {
 	runRequestChecks(p, c)
 }
 
-// runRequestChecks runs the area checks and then the core transition of a
-// request or notification.
+// runRequestChecks runs the hooks of a request or notification, the core
+// transition last.
 func runRequestChecks(p *Phase, c *ctx) {
-	for _, f := range anyRequestChecks {
-		f(p, c)
-	}
-	for _, f := range requestChecks[c.m.Method] {
-		f(p, c)
-	}
-	if f := coreRequest[c.m.Method]; f != nil {
-		f(p, c)
-	}
+	c.runRequestHooks(p, c.d.everyRequest)
+	c.runRequestHooks(p, c.d.requests[c.m.Method])
 }
 
-// runResponseChecks runs the area checks and then the core transition of a
-// response to req.
+// runResponseChecks runs the hooks of a response to req, the core
+// transition last.
 func runResponseChecks(p *Phase, c *ctx, req Pending) {
-	for _, f := range anyResponseChecks {
-		f(p, c, req)
-	}
-	for _, f := range responseChecks[req.Method] {
-		f(p, c, req)
-	}
-	if f := coreResponse[req.Method]; f != nil {
-		f(p, c, req)
-	}
+	c.runResponseHooks(p, c.d.everyResponse, req)
+	c.runResponseHooks(p, c.d.responses[req.Method], req)
 }
 
 // checkMethodName reports method names v1 does not define and methods
@@ -467,8 +453,8 @@ func cancelCascade(p *Phase, req Pending) bool {
 	return ok && s.CancelLine > 0
 }
 
-func finish(p *Phase, r *report, ev Event) {
-	c := &ctx{r: r, ev: ev, m: &domain.Message{}}
+func finish(p *Phase, c *ctx) {
+	r, ev := c.r, c.ev
 	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
 		for _, req := range p.pending[dir].All() {
 			at := findings.Location{File: ev.Loc.File, Line: req.Line}
@@ -501,10 +487,11 @@ func finish(p *Phase, r *report, ev Event) {
 			}
 		}
 	}
-	finishTerminals(p, c)
-	for _, f := range endChecks {
-		f(p, c)
+	for _, h := range c.d.end {
+		c.check = h.check
+		h.run(p, c)
 	}
+	c.check = c.d.framing
 }
 
 func setBlame(f *findings.ValidationFinding, d domain.Direction) {

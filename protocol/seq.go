@@ -32,14 +32,6 @@ type loadEnd struct {
 	Reported bool
 }
 
-func init() {
-	onEveryRequest(noteEarlyRequest)
-	onEveryResponse(checkEarlyRequestAnswer)
-	onRequestTo(domain.MethodSessionPrompt, checkPromptOrder)
-	onRequestTo(domain.MethodSessionUpdate, checkReplayOrder)
-	onResponseTo(domain.MethodSessionLoad, checkLoadReplay)
-}
-
 // noteEarlyRequest remembers a client request that checkOrdering reported
 // as sent before initialize succeeded (ACP-SEQ-001, ACP-SEQ-004).
 func noteEarlyRequest(p *Phase, c *ctx) {

@@ -42,18 +42,6 @@ type sesState struct {
 	closing pmap.Map[domain.SessionID, int]
 }
 
-func init() {
-	onRequestTo(domain.MethodSessionNew, checkSessionSetupParams)
-	onRequestTo(domain.MethodSessionLoad, checkSessionSetupParams)
-	onRequestTo(domain.MethodSessionResume, checkSessionSetupParams)
-	onRequestTo(domain.MethodSessionList, checkListRequest)
-	onResponseTo(domain.MethodSessionList, checkListResult)
-	onRequestTo(domain.MethodSessionPrompt, notePromptHistory)
-	onRequestTo(domain.MethodSessionClose, noteCloseDuringTurn)
-	onResponseTo(domain.MethodSessionClose, closeAnswered)
-	onResponseTo(domain.MethodSessionPrompt, checkTurnEndAfterClose)
-}
-
 // checkSessionSetupParams judges the parameters of session/new,
 // session/load and session/resume: absolute cwd (ACP-SES-001) and
 // additional directories (ACP-SES-003), absolute stdio MCP commands

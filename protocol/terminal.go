@@ -43,16 +43,6 @@ func (e terminalExit) same(o terminalExit) bool {
 		e.Signal.State == o.Signal.State && e.Signal.Val == o.Signal.Val
 }
 
-func init() {
-	onRequestTo(domain.MethodTerminalCreate, checkTerminalCreate)
-	onResponseTo(domain.MethodTerminalCreate, terminalCreated)
-	for _, m := range []domain.Method{domain.MethodTerminalOutput, domain.MethodTerminalWaitForExit, domain.MethodTerminalKill, domain.MethodTerminalRelease} {
-		onRequestTo(m, checkTerminalUse)
-	}
-	onResponseTo(domain.MethodTerminalWaitForExit, terminalExited)
-	onResponseTo(domain.MethodTerminalOutput, checkTerminalOutput)
-}
-
 // checkTerminalCreate reports a relative working directory (ACP-TERM-004).
 func checkTerminalCreate(p *Phase, c *ctx) {
 	r, ok := paramsOf[domain.CreateTerminalRequest](c.m)

@@ -24,10 +24,6 @@ func toolCallKey(s domain.SessionID, id domain.ToolCallID) string {
 	return string(s) + "\x00" + string(id)
 }
 
-func init() {
-	onRequestTo(domain.MethodSessionUpdate, checkToolUpdate)
-}
-
 // checkToolUpdate applies the tool call rules to tool_call and
 // tool_call_update, and keeps Session.ToolCalls and OpenToolCalls.
 func checkToolUpdate(p *Phase, c *ctx) {

@@ -14,11 +14,6 @@ import (
 // happens after a cancelled turn is the CXL area's (cancel.go); the checks
 // here leave it alone.
 
-func init() {
-	onResponseTo(domain.MethodSessionPrompt, checkTurnEnd)
-	onRequestTo(domain.MethodSessionUpdate, checkTurnUpdate)
-}
-
 // checkTurnEnd judges the stop reason against the turn: cancelled needs a
 // cancel (ACP-TURN-002), end_turn needs finished tool calls (ACP-TURN-004).
 func checkTurnEnd(p *Phase, c *ctx, req Pending) {

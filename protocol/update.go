@@ -68,10 +68,6 @@ func (p *Phase) firstReport(rule *findings.Rule, s domain.SessionID, key string)
 	return true
 }
 
-func init() {
-	onRequestTo(domain.MethodSessionUpdate, checkSessionUpdatePayload)
-}
-
 // checkSessionUpdatePayload applies the UPD rules that need the session's
 // state, and keeps the mode, config option and compaction state current.
 // The payload shapes (ACP-UPD-002, -003, -006, -007) are codec problems,

@@ -22,11 +22,6 @@ import (
 // does not exist.
 const latestKnownVersion = 2
 
-func init() {
-	onRequestTo(domain.MethodInitialize, checkClientInfo)
-	onResponseTo(domain.MethodInitialize, checkNegotiation)
-}
-
 // wireVersion reads protocolVersion from the raw params or result of an
 // initialize message. It is -1 when the member is absent or not an integer
 // from 0 to 65535 (ACP-VER-001): the typed value then holds a zero that
