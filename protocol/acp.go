@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/acplint/acplint/domain"
@@ -124,7 +125,7 @@ func (c *ctx) method() (*domain.MethodInfo, bool) {
 
 // add reports rule at pointer ptr of the current message.
 func (c *ctx) add(rule *findings.Rule, ptr string, format string, args ...any) *findings.ValidationFinding {
-	f := c.r.add(rule, c.ev.Loc.At(ptr), format, args...)
+	f := c.addAt(rule, c.ev.Loc.At(ptr), format, args...)
 	if f.Blame == findings.PartyEither {
 		switch c.m.Dir {
 		case domain.FromClient:
@@ -134,6 +135,34 @@ func (c *ctx) add(rule *findings.Rule, ptr string, format string, args ...any) *
 		}
 	}
 	return f
+}
+
+// addAt reports rule at loc. A check raises only the rules it declares:
+// any other is a bug in acplint, reported as an error that is not a
+// Violation (the lint driver turns it into ACP-LINT-003) instead of the
+// finding. Findings are rare, so the search costs nothing that matters.
+func (c *ctx) addAt(rule *findings.Rule, loc findings.Location, format string, args ...any) *findings.ValidationFinding {
+	if c.check == nil || !slices.Contains(c.check.Rules, rule) {
+		c.r.errs = append(c.r.errs, &undeclaredRule{check: c.check, rule: rule, at: loc, text: fmt.Sprintf(format, args...)})
+		return new(findings.ValidationFinding) // for the caller to adjust, then dropped
+	}
+	return c.r.add(rule, loc, format, args...)
+}
+
+// undeclaredRule is a check raising a rule it does not declare.
+type undeclaredRule struct {
+	check *Check
+	rule  *findings.Rule
+	at    findings.Location
+	text  string
+}
+
+func (e *undeclaredRule) Error() string {
+	name := "no check"
+	if e.check != nil {
+		name = fmt.Sprintf("check %q", e.check.Name)
+	}
+	return fmt.Sprintf("%s raised %s, which it does not declare, at %s: %s", name, e.rule.ID, e.at, e.text)
 }
 
 // related adds a line that helps prove f.

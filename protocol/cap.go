@@ -14,9 +14,9 @@ import (
 // judged, since an unknown capability set proves nothing.
 //
 // ACP-CAP-006 (boolean config options) lives with the other config option
-// checks in config.go, ACP-CAP-020 (unstable methods) in rpc.go; the
-// capability objects themselves (ACP-CAP-021, -022) are codec problems
-// mapped in lint/problems.go.
+// checks in config.go, ACP-CAP-020 (unstable methods) with the method
+// names in extn.go; the capability objects themselves (ACP-CAP-021, -022)
+// are codec problems mapped in lint/problems.go.
 
 // methodGateRules maps the methods capabilityFor gates to the rule a call
 // without the capability breaks.

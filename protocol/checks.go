@@ -40,12 +40,19 @@ const (
 	// runs for every message and at the end of the transcript, around
 	// the hooks of every other check.
 	OnFraming TriggerKind = iota + 1
+	// OnArrival runs for every request and notification as it arrives,
+	// before the framing judges its kind and id and keeps it pending.
+	OnArrival
 	// OnEveryRequest runs for every request and notification the framing
 	// accepts: a request from a known sender, a notification sent as one.
 	OnEveryRequest
 	// OnRequestTo runs for the accepted requests and notifications of
 	// Hook.Methods, after the OnEveryRequest hooks.
 	OnRequestTo
+	// OnErrorAnswer runs for every error response to a known request,
+	// before the framing judges its code and before the OnEveryResponse
+	// hooks.
+	OnErrorAnswer
 	// OnEveryResponse runs for every response to a known request.
 	OnEveryResponse
 	// OnResponseTo runs for the responses to requests of Hook.Methods,
@@ -59,6 +66,10 @@ func (k TriggerKind) String() string {
 	switch k {
 	case OnFraming:
 		return "framing"
+	case OnArrival:
+		return "arrival"
+	case OnErrorAnswer:
+		return "error answer"
 	case OnEveryRequest:
 		return "every request"
 	case OnRequestTo:
@@ -110,7 +121,9 @@ func onResponseTo(f responseCheck, ms ...domain.Method) Hook {
 	return Hook{On: OnResponseTo, Methods: ms, response: f}
 }
 
+func onArrival(f requestCheck) Hook        { return Hook{On: OnArrival, request: f} }
 func onEveryRequest(f requestCheck) Hook   { return Hook{On: OnEveryRequest, request: f} }
+func onErrorAnswer(f responseCheck) Hook   { return Hook{On: OnErrorAnswer, response: f} }
 func onEveryResponse(f responseCheck) Hook { return Hook{On: OnEveryResponse, response: f} }
 func onEnd(f endCheck) Hook                { return Hook{On: OnEnd, end: f} }
 
@@ -136,11 +149,8 @@ func checkList() []*Check {
 			Doc:  "JSON-RPC framing: message kinds, request ids, response correlation, error objects and codes, requests never answered",
 			Rules: []*findings.Rule{
 				findings.RPCNoEnvelope, findings.CXLCancelAsRequest, findings.UPDAsRequest, findings.RPCDuplicateID,
-				findings.EXTNUnknownMethod, findings.CAPUnstable,
-				findings.SEQInitializeTwice, findings.SEQSessionBeforeInit, findings.SEQNotInitialized, findings.SEQAgentBeforeInit,
 				findings.RPCUnknownResponseID, findings.RPCResponseToNotification, findings.RPCErrorMessage, findings.RPCReservedCode,
-				findings.EXTNExtensionNotFoundCode, findings.EXTNUnknownDollarMethod, findings.RPCMethodNotFoundCode,
-				findings.RPCInvalidParamsCode, findings.CXLUnexpectedCancelledCode,
+				findings.RPCMethodNotFoundCode, findings.RPCInvalidParamsCode, findings.CXLUnexpectedCancelledCode,
 				findings.CXLCancelledUnanswered, findings.EXTNUnansweredExtension, findings.RPCUnanswered,
 			},
 			Hooks: []Hook{{On: OnFraming}},
@@ -195,22 +205,6 @@ func checkList() []*Check {
 			},
 		},
 		{
-			Name: "config",
-			Doc:  "session modes and config options: the ones a session starts with, and setting them",
-			Rules: []*findings.Rule{
-				findings.UPDUnknownCurrentMode, findings.CFGModeOutOfSync, findings.CAPBooleanConfigOption,
-				findings.CFGDuplicateID, findings.CFGInvalidCurrentValue, findings.CFGReservedCategory,
-				findings.MODEUnknownMode, findings.CFGInvalidValue, findings.CFGIncompleteResult,
-			},
-			Hooks: []Hook{
-				onResponseTo(checkSetupModesAndOptions, sessionOpeners...),
-				onRequestTo(checkSetMode, domain.MethodSessionSetMode),
-				onResponseTo(modeSet, domain.MethodSessionSetMode),
-				onRequestTo(checkSetConfigOption, domain.MethodSessionSetConfigOption),
-				onResponseTo(checkConfigOptionResult, domain.MethodSessionSetConfigOption),
-			},
-		},
-		{
 			Name:  "content",
 			Doc:   "content blocks: the base64 of images, audio and blob resources",
 			Rules: []*findings.Rule{findings.CONTBadBase64},
@@ -234,14 +228,18 @@ func checkList() []*Check {
 		},
 		{
 			Name: "extn",
-			Doc:  "extensibility: advertised extension methods, unknown $/ notifications, trace context under _meta",
+			Doc:  "method names and extensibility: unknown and unstable methods, advertised extension methods, unknown $/ methods, trace context under _meta",
 			Rules: []*findings.Rule{
+				findings.EXTNUnknownMethod, findings.CAPUnstable,
 				findings.EXTNCapabilityOutsideMeta, findings.EXTNUnknownDollarMethod, findings.EXTNTraceContext,
+				findings.EXTNExtensionNotFoundCode,
 			},
 			Hooks: []Hook{
+				onArrival(checkMethodName),
 				onEveryRequest(checkExtensionMethod),
 				onEveryRequest(checkParamsTraceContext),
 				onEveryResponse(checkResultTraceContext),
+				onErrorAnswer(checkExtensionErrorCode),
 			},
 		},
 		{
@@ -258,27 +256,15 @@ func checkList() []*Check {
 			},
 		},
 		{
-			Name: "permission",
-			Doc:  "permission requests: their options, when they are asked, and the option the answer names",
-			Rules: []*findings.Rule{
-				findings.PERMNoOptions, findings.PERMDuplicateOption, findings.PERMOutsideTurn,
-				findings.TOOLPermissionUnknownCall, findings.TOOLRelativePath, findings.TOOLZeroLine, findings.TOOLUnknownTerminal,
-				findings.PERMUnofferedOption,
-			},
-			Hooks: []Hook{
-				onRequestTo(checkPermissionRequest, domain.MethodSessionRequestPermission),
-				onResponseTo(checkPermissionAnswer, domain.MethodSessionRequestPermission),
-			},
-		},
-		{
 			Name: "seq",
-			Doc:  "ordering: answers to requests sent before initialize, prompt order, and the history replay of session/load and session/resume",
+			Doc:  "ordering: initialize first and once, prompt order, and the history replay of session/load and session/resume",
 			Rules: []*findings.Rule{
-				findings.SEQNotInitialized, findings.SEQSessionBeforeInit,
+				findings.SEQInitializeTwice, findings.SEQNotInitialized, findings.SEQSessionBeforeInit, findings.SEQAgentBeforeInit,
 				findings.SEQPromptBeforeSession, findings.SEQOverlappingPrompts,
 				findings.SEQReplayAfterLoad, findings.SEQReplayOnResume, findings.SEQNoticeDuringReplay, findings.SEQNoReplay,
 			},
 			Hooks: []Hook{
+				onArrival(checkOrdering),
 				onEveryRequest(noteEarlyRequest),
 				onEveryResponse(checkEarlyRequestAnswer),
 				onRequestTo(checkPromptOrder, domain.MethodSessionPrompt),
@@ -336,12 +322,18 @@ func checkList() []*Check {
 		},
 		{
 			Name: "tool",
-			Doc:  "tool calls: ids, the updates that change them, their locations and embedded terminals",
+			Doc:  "tool calls, in session/update and in permission requests, and the permission requests that ask about them",
 			Rules: []*findings.Rule{
+				findings.PERMNoOptions, findings.PERMDuplicateOption, findings.PERMOutsideTurn, findings.TOOLPermissionUnknownCall,
+				findings.PERMUnofferedOption,
 				findings.TOOLDuplicateID, findings.TOOLUpdateUnknown, findings.TOOLNameChanged, findings.TOOLStatusRegression,
 				findings.TOOLRelativePath, findings.TOOLZeroLine, findings.TOOLUnknownTerminal,
 			},
-			Hooks: []Hook{onRequestTo(checkToolUpdate, domain.MethodSessionUpdate)},
+			Hooks: []Hook{
+				onRequestTo(checkPermissionRequest, domain.MethodSessionRequestPermission),
+				onResponseTo(checkPermissionAnswer, domain.MethodSessionRequestPermission),
+				onRequestTo(checkToolUpdate, domain.MethodSessionUpdate),
+			},
 		},
 		{
 			Name: "turn",
@@ -356,11 +348,27 @@ func checkList() []*Check {
 			},
 		},
 		{
-			Name: "update",
-			Doc:  "session/update payloads that need the session's state: modes, config options, compactions, plans, notices",
+			Name: "config",
+			Doc:  "session modes and config options: the ones a session starts with, setting them, and the updates that change them",
 			Rules: []*findings.Rule{
-				findings.UPDUnknownCurrentMode, findings.UPDPartialConfigOptions, findings.CAPBooleanConfigOption,
+				findings.UPDUnknownCurrentMode, findings.CFGModeOutOfSync, findings.CAPBooleanConfigOption,
 				findings.CFGDuplicateID, findings.CFGInvalidCurrentValue, findings.CFGReservedCategory,
+				findings.MODEUnknownMode, findings.CFGInvalidValue, findings.CFGIncompleteResult,
+				findings.UPDPartialConfigOptions,
+			},
+			Hooks: []Hook{
+				onResponseTo(checkSetupModesAndOptions, sessionOpeners...),
+				onRequestTo(checkSetMode, domain.MethodSessionSetMode),
+				onResponseTo(modeSet, domain.MethodSessionSetMode),
+				onRequestTo(checkSetConfigOption, domain.MethodSessionSetConfigOption),
+				onResponseTo(checkConfigOptionResult, domain.MethodSessionSetConfigOption),
+				onRequestTo(checkModeAndOptionUpdate, domain.MethodSessionUpdate),
+			},
+		},
+		{
+			Name: "update",
+			Doc:  "session/update payloads that need the session's state: compactions, plans, notices",
+			Rules: []*findings.Rule{
 				findings.UPDCompactionOrder, findings.UPDPlanShrinks, findings.UPDNoticeShape,
 			},
 			Hooks: []Hook{onRequestTo(checkSessionUpdatePayload, domain.MethodSessionUpdate)},
@@ -415,9 +423,11 @@ func gatedMethods() []domain.Method {
 // hooks each event runs, in order.
 type dispatch struct {
 	framing       *Check
+	arrival       []requestHook
 	everyRequest  []requestHook
 	requests      map[domain.Method][]requestHook
 	everyResponse []responseHook
+	errorAnswer   []responseHook
 	responses     map[domain.Method][]responseHook
 	end           []endHook
 }
@@ -451,12 +461,16 @@ func newDispatch(list []*Check) *dispatch {
 					panic(fmt.Sprintf("protocol: checks %q and %q both claim the framing", d.framing.Name, ch.Name))
 				}
 				d.framing = ch
+			case OnArrival:
+				d.arrival = append(d.arrival, requestHook{ch, h.request})
 			case OnEveryRequest:
 				d.everyRequest = append(d.everyRequest, requestHook{ch, h.request})
 			case OnRequestTo:
 				for _, m := range h.Methods {
 					d.requests[m] = append(d.requests[m], requestHook{ch, h.request})
 				}
+			case OnErrorAnswer:
+				d.errorAnswer = append(d.errorAnswer, responseHook{ch, h.response})
 			case OnEveryResponse:
 				d.everyResponse = append(d.everyResponse, responseHook{ch, h.response})
 			case OnResponseTo:

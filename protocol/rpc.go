@@ -48,8 +48,7 @@ func noteSent(p *Phase, c *ctx) {
 func onRequest(p *Phase, c *ctx) {
 	m := c.m
 	noteSent(p, c)
-	checkMethodName(p, c)
-	checkOrdering(p, c)
+	c.runRequestHooks(p, c.d.arrival)
 	if mi, ok := c.method(); ok && mi.Notification {
 		switch m.Method {
 		case domain.MethodSessionCancel:
@@ -87,8 +86,7 @@ func onRequest(p *Phase, c *ctx) {
 func onNotification(p *Phase, c *ctx) {
 	m := c.m
 	noteSent(p, c)
-	checkMethodName(p, c)
-	checkOrdering(p, c)
+	c.runRequestHooks(p, c.d.arrival)
 	if mi, ok := c.method(); ok && !mi.Notification {
 		c.add(findings.RPCNoEnvelope, "", "%s is a request but is sent without an id, so it can never be answered", m.Method)
 		return
@@ -110,55 +108,9 @@ func runResponseChecks(p *Phase, c *ctx, req Pending) {
 	c.runResponseHooks(p, c.d.responses[req.Method], req)
 }
 
-// checkMethodName reports method names v1 does not define and methods
-// sent by the side that should receive them.
-func checkMethodName(p *Phase, c *ctx) {
-	m := c.m
-	if mi, ok := c.method(); ok {
-		if want := mi.Receiver.Sender(); want != domain.DirUnknown && m.Dir != domain.DirUnknown && m.Dir != want {
-			c.add(findings.EXTNUnknownMethod, "/method", "the %s sent %s, a method only the %s may send; the %s has no handler for it and answers -32601", m.Dir, m.Method, want, m.Dir.Opposite())
-		}
-		return
-	}
-	switch {
-	case m.Method.IsExtension(), m.Method.IsProtocolLevel():
-	case isUnstable(m.Method):
-		c.add(findings.CAPUnstable, "/method", "%s is an unstable ACP method, not part of the stable v1 protocol; peers without the unstable feature answer -32601", m.Method)
-	default:
-		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not an ACP v1 method; custom methods must start with \"_\", and a peer that does not know it answers -32601", m.Method)
-	}
-}
-
 func isUnstable(m domain.Method) bool {
 	_, ok := domain.UnstableMethods[m]
 	return ok
-}
-
-// checkOrdering applies the connection-phase rules (ACP-SEQ-001…004).
-func checkOrdering(p *Phase, c *ctx) {
-	m := c.m
-	switch m.Dir {
-	case domain.FromClient:
-		if m.Method == domain.MethodInitialize {
-			if p.Conn != ConnAwaitingInitialize {
-				f := c.add(findings.SEQInitializeTwice, "/method", "initialize is sent again; it opens a connection once")
-				c.related(f, p.InitLine, "the first initialize")
-			}
-			return
-		}
-		if p.Conn == ConnReady || m.Kind != domain.KindRequest {
-			return
-		}
-		if sessionSetupMethods[m.Method] {
-			c.add(findings.SEQSessionBeforeInit, "/method", "%s is sent before initialize succeeded; agents answer -32600 until the connection is initialized", m.Method)
-		} else {
-			c.add(findings.SEQNotInitialized, "/method", "%s is sent before initialize succeeded; the first request must be initialize and agents answer -32600", m.Method)
-		}
-	case domain.FromAgent:
-		if p.Conn != ConnReady && (m.Kind == domain.KindRequest || m.Kind == domain.KindNotification) {
-			c.add(findings.SEQAgentBeforeInit, "/method", "the agent sends %s before it answered initialize", m.Method)
-		}
-	}
 }
 
 func onResponse(p *Phase, c *ctx) {
@@ -199,6 +151,7 @@ func onResponse(p *Phase, c *ctx) {
 	p.pending[requester] = p.pending[requester].Delete(key)
 	p.answered[requester] = p.answered[requester].Set(key, c.line())
 	if m.Kind == domain.KindError && m.Error != nil {
+		c.runResponseHooks(p, c.d.errorAnswer, req)
 		checkErrorCode(p, c, req)
 	}
 	runResponseChecks(p, c, req)
@@ -311,21 +264,16 @@ func refusesAsUnknown(p *Phase, e *domain.Error) bool {
 }
 
 // checkErrorCode applies the rules about which code an error answer to req
-// should carry.
+// should carry; the extension and $/ methods are the extn check's
+// (checkExtensionErrorCode).
 func checkErrorCode(p *Phase, c *ctx, req Pending) {
 	e := c.m.Error
 	code := domain.ErrorCode(e.Code)
 	cancelled := code == domain.CodeRequestCancelled && (req.CancelLine > 0 || cancelCascade(p, req))
 	_, known := domain.LookupMethod(req.Method)
 	switch {
-	case req.Method.IsExtension():
-		if refusesAsUnknown(p, e) {
-			c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "extension request %s is refused as unknown with %d; the code for an extension the receiver does not implement is -32601, which callers test for to fall back", req.Method, e.Code)
-		}
-	case req.Method.IsProtocolLevel() && !known:
-		if refusesAsUnknown(p, e) {
-			c.add(findings.EXTNUnknownDollarMethod, "/error/code", "unknown protocol-level request %s is refused with %d; an unknown $/ request should get -32601", req.Method, e.Code)
-		}
+	case req.Method.IsExtension(), req.Method.IsProtocolLevel() && !known:
+		// checkExtensionErrorCode's (extn.go)
 	case !known && !isUnstable(req.Method):
 		if code != domain.CodeMethodNotFound && !cancelled && !(code == domain.CodeInvalidRequest && p.Conn != ConnReady) {
 			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s is not an ACP v1 method, yet it is answered with %d; the code for a method the receiver lacks is -32601", req.Method, e.Code)
@@ -454,28 +402,28 @@ func cancelCascade(p *Phase, req Pending) bool {
 }
 
 func finish(p *Phase, c *ctx) {
-	r, ev := c.r, c.ev
+	ev := c.ev
 	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
 		for _, req := range p.pending[dir].All() {
 			at := findings.Location{File: ev.Loc.File, Line: req.Line}
 			id := req.ID.String() // as spelled; the map's key is canonical
 			switch {
 			case req.CancelLine > 0:
-				f := r.add(findings.CXLCancelledUnanswered, at, "%s request %s was cancelled with $/cancel_request but never answered; the receiver must still answer it", req.Method, id)
+				f := c.addAt(findings.CXLCancelledUnanswered, at, "%s request %s was cancelled with $/cancel_request but never answered; the receiver must still answer it", req.Method, id)
 				if ev.Truncated {
 					f.Severity = findings.SeverityWarning
 					f.Message += " (the transcript may be truncated)"
 				}
 				setBlame(f, dir.Opposite())
 			case req.Method.IsExtension() && !ev.Truncated:
-				f := r.add(findings.EXTNUnansweredExtension, at, "extension request %s (id %s) never gets a response; a receiver that does not know it must still answer, with -32601", req.Method, id)
+				f := c.addAt(findings.EXTNUnansweredExtension, at, "extension request %s (id %s) never gets a response; a receiver that does not know it must still answer, with -32601", req.Method, id)
 				setBlame(f, dir.Opposite())
 			default:
 				from := "the " + dir.String()
 				if dir == domain.DirUnknown {
 					from = "an unknown side"
 				}
-				f := r.add(findings.RPCUnanswered, at, "%s request (id %s) from %s is never answered", req.Method, id, from)
+				f := c.addAt(findings.RPCUnanswered, at, "%s request (id %s) from %s is never answered", req.Method, id, from)
 				if ev.Truncated {
 					f.Severity = findings.SeverityWarning
 					f.Message += "; the transcript ends first (it may be truncated, so the answer may just be missing from the recording)"

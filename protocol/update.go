@@ -68,25 +68,48 @@ func (p *Phase) firstReport(rule *findings.Rule, s domain.SessionID, key string)
 	return true
 }
 
-// checkSessionUpdatePayload applies the UPD rules that need the session's
-// state, and keeps the mode, config option and compaction state current.
-// The payload shapes (ACP-UPD-002, -003, -006, -007) are codec problems,
-// mapped in lint/problems.go, except the empty notice title; ACP-UPD-001
-// is in rpc.go.
-func checkSessionUpdatePayload(p *Phase, c *ctx) {
+// updatedSession returns the payload of an agent's session/update and its
+// session when the update's values mean something: its session is active
+// and its payload decoded without a schema finding.
+func updatedSession(p *Phase, c *ctx) (*domain.SessionNotification, *Session, bool) {
 	n, ok := paramsOf[domain.SessionNotification](c.m)
 	if !ok || c.m.Dir != domain.FromAgent || c.ev.ParamsInvalid {
-		return // a broken payload is a schema finding; its values mean nothing
+		return nil, nil, false // a broken payload is a schema finding; its values mean nothing
 	}
 	s, ok := p.ActiveSession(n.SessionID)
 	if !ok {
-		return // an unknown session is ACP-SID's
+		return nil, nil, false // an unknown session is ACP-SID's
+	}
+	return n, s, true
+}
+
+// checkModeAndOptionUpdate judges current_mode_update and
+// config_option_update against the session's modes and config options
+// (the config check), and keeps them current.
+func checkModeAndOptionUpdate(p *Phase, c *ctx) {
+	n, s, ok := updatedSession(p, c)
+	if !ok {
+		return
 	}
 	switch u := n.Update.(type) {
 	case domain.CurrentModeUpdate:
 		currentModeUpdated(p, c, s, u)
 	case domain.ConfigOptionUpdate:
 		configOptionsUpdated(p, c, s, u)
+	}
+}
+
+// checkSessionUpdatePayload applies the other UPD rules that need the
+// session's state, and keeps the compaction and plan state current. The
+// payload shapes (ACP-UPD-002, -003, -006, -007) are codec problems,
+// mapped in lint/problems.go, except the empty notice title; ACP-UPD-001
+// is in rpc.go.
+func checkSessionUpdatePayload(p *Phase, c *ctx) {
+	n, s, ok := updatedSession(p, c)
+	if !ok {
+		return
+	}
+	switch u := n.Update.(type) {
 	case domain.CompactionUpdate:
 		compactionUpdated(p, c, s, u)
 	case domain.CompactionSummaryChunk:
