@@ -65,13 +65,24 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 	}
 	m := ev.Msg
 	if m == nil {
-		return fmt.Errorf("protocol: event at %s has no message", ev.Loc)
+		if len(ev.Problems) == 0 {
+			return fmt.Errorf("protocol: event at %s has no message", ev.Loc)
+		}
+		// A line that holds no message: its problems are all there is.
+		c := &s.c
+		*c = ctx{r: r, ev: ev, m: &domain.Message{Dir: ev.Dir}, d: d, check: d.framing}
+		raiseProblems(p, c)
+		return r.err()
+	}
+	c := &s.c
+	*c = ctx{r: r, ev: ev, m: m, d: d, check: d.framing}
+	if len(ev.Problems) > 0 {
+		raiseProblems(p, c)
 	}
 	if p.Conn != ConnOtherVersion {
 		// (v1 rules do not apply to a connection that negotiated another
-		// version; ACP-VER-005 was reported once when it happened.)
-		c := &s.c
-		*c = ctx{r: r, ev: ev, m: m, d: d, check: d.framing}
+		// version; ACP-VER-005 was reported once when it happened. The
+		// driver hands over no schema problems for such a connection.)
 		switch m.Kind {
 		case domain.KindRequest:
 			onRequest(p, c)

@@ -16,7 +16,7 @@ import (
 // ACP-CAP-006 (boolean config options) lives with the other config option
 // checks in config.go, ACP-CAP-020 (unstable methods) with the method
 // names in extn.go; the capability objects themselves (ACP-CAP-021, -022)
-// are codec problems mapped in lint/problems.go.
+// are codec problems (capabilityKeyProblem, capabilityKindProblem).
 
 // methodGateRules maps the methods capabilityFor gates to the rule a call
 // without the capability breaks.
@@ -253,4 +253,17 @@ func compactionOf(u domain.SessionUpdate) (domain.CompactionID, string) {
 		return u.CompactionID, "compaction_summary_chunk"
 	}
 	return "", ""
+}
+
+// The capability objects themselves (codec problems): unknown keys
+// (ACP-CAP-021) and values of the wrong type (ACP-CAP-022).
+
+func capabilityKeyProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CAPUnknownKey, pr.Pointer, "capability key %q is not defined by ACP v1; custom capabilities belong under \"_meta\"", pr.Member)
+}
+
+// capabilityKindProblem says what receivers make of a capability of the
+// wrong type; its text says so already, so no drop sentence is added.
+func capabilityKindProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CAPMarkerKind, pr.Pointer, "%s; receivers that default invalid capabilities treat it as unsupported", pr.Detail)
 }

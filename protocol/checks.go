@@ -26,10 +26,12 @@ type Check struct {
 type Hook struct {
 	On      TriggerKind
 	Methods []domain.Method // the methods of OnRequestTo and OnResponseTo
+	Problem ProblemKey      // the problems of OnProblem
 
 	request  requestCheck
 	response responseCheck
 	end      endCheck
+	problem  problemCheck
 }
 
 // TriggerKind says which events run a hook.
@@ -40,6 +42,10 @@ const (
 	// runs for every message and at the end of the transcript, around
 	// the hooks of every other check.
 	OnFraming TriggerKind = iota + 1
+	// OnProblem runs for each codec problem of a message (Event.Problems)
+	// that Hook.Problem matches best (problems.go), before any other hook
+	// of the message.
+	OnProblem
 	// OnArrival runs for every request and notification as it arrives,
 	// before the framing judges its kind and id and keeps it pending.
 	OnArrival
@@ -66,6 +72,8 @@ func (k TriggerKind) String() string {
 	switch k {
 	case OnFraming:
 		return "framing"
+	case OnProblem:
+		return "problem"
 	case OnArrival:
 		return "arrival"
 	case OnErrorAnswer:
@@ -85,6 +93,9 @@ func (k TriggerKind) String() string {
 }
 
 func (h Hook) String() string {
+	if h.On == OnProblem {
+		return h.On.String() + " " + h.Problem.String()
+	}
 	if len(h.Methods) == 0 {
 		return h.On.String()
 	}
@@ -126,6 +137,9 @@ func onEveryRequest(f requestCheck) Hook   { return Hook{On: OnEveryRequest, req
 func onErrorAnswer(f responseCheck) Hook   { return Hook{On: OnErrorAnswer, response: f} }
 func onEveryResponse(f responseCheck) Hook { return Hook{On: OnEveryResponse, response: f} }
 func onEnd(f endCheck) Hook                { return Hook{On: OnEnd, end: f} }
+func onProblem(f problemCheck, k ProblemKey) Hook {
+	return Hook{On: OnProblem, Problem: k, problem: f}
+}
 
 // sessionOpeners are the methods that create or reopen a session.
 var sessionOpeners = []domain.Method{domain.MethodSessionNew, domain.MethodSessionLoad, domain.MethodSessionResume}
@@ -152,8 +166,17 @@ func checkList() []*Check {
 				findings.RPCUnknownResponseID, findings.RPCResponseToNotification, findings.RPCErrorMessage, findings.RPCReservedCode,
 				findings.RPCMethodNotFoundCode, findings.RPCInvalidParamsCode, findings.CXLUnexpectedCancelledCode,
 				findings.CXLCancelledUnanswered, findings.EXTNUnansweredExtension, findings.RPCUnanswered,
+				findings.RPCVersion, findings.RPCIDShape, findings.RPCMalformedError,
 			},
-			Hooks: []Hook{{On: OnFraming}},
+			Hooks: []Hook{
+				{On: OnFraming},
+				onProblem(jsonrpcProblem, ProblemKey{Kinds: kinds(domain.ProbJSONRPC)}),
+				onProblem(envelopeProblem, ProblemKey{Kinds: kinds(domain.ProbEnvelope, domain.ProbNotObject)}),
+				onProblem(envelopeMemberProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"JSON-RPC envelope"}}),
+				onProblem(envelopeDuplicateProblem, ProblemKey{Kinds: kinds(domain.ProbDuplicate), Defs: []string{""}}),
+				onProblem(idProblem, ProblemKey{Kinds: kinds(domain.ProbIDNull, domain.ProbIDFraction)}),
+				onProblem(errorObjectProblem, ProblemKey{Kinds: kinds(domain.ProbErrorObject)}),
+			},
 		},
 		{
 			Name: "auth",
@@ -161,6 +184,7 @@ func checkList() []*Check {
 			Rules: []*findings.Rule{
 				findings.AUTHNDuplicateMethodID, findings.AUTHNUnknownMethod, findings.AUTHNTerminalMethod,
 				findings.AUTHNRetryWithoutAuth, findings.AUTHNRequiredWithoutMethods, findings.AUTHNUnauthenticatedSession,
+				findings.AUTHNTerminalCommand,
 			},
 			Hooks: []Hook{
 				onResponseTo(checkAuthMethodIDs, domain.MethodInitialize),
@@ -168,6 +192,7 @@ func checkList() []*Check {
 				onResponseTo(authenticateAnswered, domain.MethodAuthenticate),
 				onEveryRequest(checkRetryWithoutAuth),
 				onEveryResponse(checkAuthRequired),
+				onProblem(terminalCommandProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"AuthMethodTerminal"}, Members: []string{"command"}}),
 			},
 		},
 		{
@@ -193,6 +218,7 @@ func checkList() []*Check {
 				findings.CAPElicitationMode, findings.CAPTerminalAuthMethod, findings.CAPAuthenticateWithoutMethods,
 				findings.CAPAdditionalDirectories, findings.CAPMcpTransport, findings.CAPPromptContent,
 				findings.CAPNoticeWithoutCapability, findings.CAPCompactionWithoutCapability,
+				findings.CAPUnknownKey, findings.CAPMarkerKind,
 			},
 			Hooks: []Hook{
 				onRequestTo(checkMethodGate, gatedMethods()...),
@@ -202,28 +228,38 @@ func checkList() []*Check {
 				onRequestTo(checkSessionSetupGates, sessionOpeners...),
 				onRequestTo(checkPromptContentGate, domain.MethodSessionPrompt),
 				onRequestTo(checkUpdateGates, domain.MethodSessionUpdate),
+				onProblem(capabilityKeyProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), DefSuffix: "Capabilities"}),
+				onProblem(capabilityKindProblem, ProblemKey{Kinds: kinds(domain.ProbType), DefSuffix: "Capabilities"}),
 			},
 		},
 		{
 			Name:  "content",
-			Doc:   "content blocks: the base64 of images, audio and blob resources",
-			Rules: []*findings.Rule{findings.CONTBadBase64},
+			Doc:   "content blocks: their shape, and the base64 of images, audio and blob resources",
+			Rules: []*findings.Rule{findings.CONTBadBase64, findings.CONTShape},
 			Hooks: []Hook{
 				onEveryRequest(checkParamsBase64),
 				onEveryResponse(checkResultBase64),
+				onProblem(contentProblem, ProblemKey{Kinds: schemaKinds, Defs: contentDefs}),
+				onProblem(resourceWithoutBodyProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownVariant), Defs: []string{"EmbeddedResourceResource"}}),
+				onProblem(resourceWithTwoBodiesProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"TextResourceContents"}, Members: []string{"blob"}}),
+				onProblem(resourceWithTwoBodiesProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"BlobResourceContents"}, Members: []string{"text"}}),
 			},
 		},
 		{
 			Name: "elicitation",
-			Doc:  "elicitation: URL elicitation ids, secrets asked for in forms, and the answers",
+			Doc:  "elicitation: the shape of requests, URL elicitation ids, secrets asked for in forms, and the answers",
 			Rules: []*findings.Rule{
-				findings.ELICDuplicateID, findings.ELICCredentialField, findings.ELICContentMismatch,
+				findings.ELICRequestShape, findings.ELICDuplicateID, findings.ELICCredentialField, findings.ELICContentMismatch,
 				findings.ELICUnadvertisedModeCode, findings.ELICUnknownComplete,
 			},
 			Hooks: []Hook{
 				onRequestTo(checkElicitationRequest, domain.MethodElicitationCreate),
 				onResponseTo(checkElicitationAnswer, domain.MethodElicitationCreate),
 				onRequestTo(checkElicitationComplete, domain.MethodElicitationComplete),
+				onProblem(elicitationRequestProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"CreateElicitationRequest"}, Request: domain.MethodElicitationCreate}),
+				onProblem(elicitationRequestProblem, ProblemKey{Kinds: schemaKinds, DefPrefix: "Elicitation", Request: domain.MethodElicitationCreate}),
+				onProblem(elicitationScopeProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"CreateElicitationRequest"}, Members: []string{"requestId", "sessionId"}}),
+				onProblem(answerContentProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"CreateElicitationResponse"}, Members: []string{"content"}}),
 			},
 		},
 		{
@@ -232,7 +268,7 @@ func checkList() []*Check {
 			Rules: []*findings.Rule{
 				findings.EXTNUnknownMethod, findings.CAPUnstable,
 				findings.EXTNCapabilityOutsideMeta, findings.EXTNUnknownDollarMethod, findings.EXTNTraceContext,
-				findings.EXTNExtensionNotFoundCode,
+				findings.EXTNExtensionNotFoundCode, findings.EXTNMetaNotObject,
 			},
 			Hooks: []Hook{
 				onArrival(checkMethodName),
@@ -240,6 +276,8 @@ func checkList() []*Check {
 				onEveryRequest(checkParamsTraceContext),
 				onEveryResponse(checkResultTraceContext),
 				onErrorAnswer(checkExtensionErrorCode),
+				onProblem(metaProblem, ProblemKey{Kinds: kinds(domain.ProbMeta)}),
+				onProblem(undefinedMethodProblem, ProblemKey{Kinds: kinds(domain.ProbUndefinedMethod)}),
 			},
 		},
 		{
@@ -254,6 +292,14 @@ func checkList() []*Check {
 				onResponseTo(noteNewSessionRoots, domain.MethodSessionNew),
 				onRequestTo(noteReopenedSessionRoots, domain.MethodSessionLoad, domain.MethodSessionResume),
 			},
+		},
+		{
+			Name: "schema",
+			Doc:  "the general schema rules, for the problems of params and results no more specific rule takes",
+			Rules: []*findings.Rule{
+				findings.SCHInvalid, findings.SCHDroppedValue, findings.SCHEnumValue, findings.SCHUnknownMember, findings.SCHNullResult,
+			},
+			Hooks: schemaHooks(),
 		},
 		{
 			Name: "seq",
@@ -279,6 +325,7 @@ func checkList() []*Check {
 				findings.SESRelativeCwd, findings.SESRelativeAdditionalDirectory, findings.SESRelativeMcpCommand,
 				findings.SESMissingMcpServers, findings.SESCwdMismatch, findings.SESForeignCursor,
 				findings.SESListMissingSessions, findings.SESListRelativePath, findings.SESCloseDoesNotCancel,
+				findings.SESMcpServerShape, findings.SESStdioType, findings.SESInfoUpdateFields,
 			},
 			Hooks: []Hook{
 				onRequestTo(checkSessionSetupParams, sessionOpeners...),
@@ -288,6 +335,11 @@ func checkList() []*Check {
 				onRequestTo(noteCloseDuringTurn, domain.MethodSessionClose),
 				onResponseTo(closeAnswered, domain.MethodSessionClose),
 				onResponseTo(checkTurnEndAfterClose, domain.MethodSessionPrompt),
+				onProblem(missingMcpServersProblem, ProblemKey{Kinds: kinds(domain.ProbMissing), Defs: []string{"NewSessionRequest", "LoadSessionRequest"}, Members: []string{"mcpServers"}}),
+				onProblem(listWithoutSessionsProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"ListSessionsResponse"}, Members: []string{"sessions"}}),
+				onProblem(mcpServerProblem, ProblemKey{Kinds: schemaKinds, DefPrefix: "McpServer"}),
+				onProblem(stdioTypeProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"McpServerStdio"}, Members: []string{"type"}}),
+				onProblem(infoUpdateFieldProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"SessionInfoUpdate"}, Members: []string{"sessionId", "cwd", "additionalDirectories"}}),
 			},
 		},
 		{
@@ -328,11 +380,16 @@ func checkList() []*Check {
 				findings.PERMUnofferedOption,
 				findings.TOOLDuplicateID, findings.TOOLUpdateUnknown, findings.TOOLNameChanged, findings.TOOLStatusRegression,
 				findings.TOOLRelativePath, findings.TOOLZeroLine, findings.TOOLUnknownTerminal,
+				findings.TOOLShape, findings.PERMOutcomeShape,
 			},
 			Hooks: []Hook{
 				onRequestTo(checkPermissionRequest, domain.MethodSessionRequestPermission),
 				onResponseTo(checkPermissionAnswer, domain.MethodSessionRequestPermission),
 				onRequestTo(checkToolUpdate, domain.MethodSessionUpdate),
+				onProblem(toolCallProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"ToolCall"}, Members: []string{"title"}}),
+				onProblem(toolCallProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"ToolKind", "ToolCallStatus"}}),
+				onProblem(outcomeProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"RequestPermissionOutcome", "SelectedPermissionOutcome"}}),
+				onProblem(outcomeProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"RequestPermissionResponse"}, Members: []string{"outcome"}}),
 			},
 		},
 		{
@@ -341,10 +398,12 @@ func checkList() []*Check {
 			Rules: []*findings.Rule{
 				findings.TURNUnrequestedCancel, findings.TURNEndWithOpenToolCalls,
 				findings.TURNOutOfTurnUpdate, findings.TURNInterleavedMessageID, findings.TURNUsageValues,
+				findings.TURNStopReason,
 			},
 			Hooks: []Hook{
 				onResponseTo(checkTurnEnd, domain.MethodSessionPrompt),
 				onRequestTo(checkTurnUpdate, domain.MethodSessionUpdate),
+				onProblem(stopReasonProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"StopReason"}}),
 			},
 		},
 		{
@@ -363,25 +422,36 @@ func checkList() []*Check {
 				onRequestTo(checkSetConfigOption, domain.MethodSessionSetConfigOption),
 				onResponseTo(checkConfigOptionResult, domain.MethodSessionSetConfigOption),
 				onRequestTo(checkModeAndOptionUpdate, domain.MethodSessionUpdate),
+				onProblem(categoryProblem, ProblemKey{Kinds: kinds(domain.ProbOpenEnum), Defs: []string{"SessionConfigOptionCategory"}}),
 			},
 		},
 		{
 			Name: "update",
-			Doc:  "session/update payloads that need the session's state: compactions, plans, notices",
+			Doc:  "session/update payloads: their shapes, and the compactions, plans and notices that need the session's state",
 			Rules: []*findings.Rule{
 				findings.UPDCompactionOrder, findings.UPDPlanShrinks, findings.UPDNoticeShape,
+				findings.UPDUnknownVariant, findings.UPDModeIDField, findings.UPDUsageShape,
 			},
-			Hooks: []Hook{onRequestTo(checkSessionUpdatePayload, domain.MethodSessionUpdate)},
+			Hooks: []Hook{
+				onRequestTo(checkSessionUpdatePayload, domain.MethodSessionUpdate),
+				onProblem(unknownUpdateProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"SessionUpdate"}}),
+				onProblem(modeIDProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"CurrentModeUpdate"}, Members: []string{"currentModeId"}}),
+				onProblem(modeIDMemberProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"CurrentModeUpdate"}, Members: []string{"modeId"}}),
+				onProblem(usageProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"UsageUpdate", "Cost"}}),
+				onProblem(noticeProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"Notice", "NoticeSeverity"}}),
+			},
 		},
 		{
 			Name: "ver",
 			Doc:  "version negotiation and the implementation info both sides send",
 			Rules: []*findings.Rule{
 				findings.VERMissingInfo, findings.VERHigherThanRequested, findings.VERErrorOnMismatch, findings.VERZero,
+				findings.VERNotInteger,
 			},
 			Hooks: []Hook{
 				onRequestTo(checkClientInfo, domain.MethodInitialize),
 				onResponseTo(checkNegotiation, domain.MethodInitialize),
+				onProblem(versionProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"InitializeRequest", "InitializeResponse"}, Members: []string{"protocolVersion"}}),
 			},
 		},
 		{
@@ -409,6 +479,8 @@ func checkList() []*Check {
 	}
 }
 
+func kinds(ks ...domain.ProblemKind) []domain.ProblemKind { return ks }
+
 // gatedMethods are the methods capabilityFor gates, in a fixed order.
 func gatedMethods() []domain.Method {
 	ms := make([]domain.Method, 0, len(methodGateRules))
@@ -423,6 +495,7 @@ func gatedMethods() []domain.Method {
 // hooks each event runs, in order.
 type dispatch struct {
 	framing       *Check
+	problems      []problemHook // by precedence (problemPrecedes)
 	arrival       []requestHook
 	everyRequest  []requestHook
 	requests      map[domain.Method][]requestHook
@@ -444,6 +517,11 @@ type (
 	endHook struct {
 		check *Check
 		run   endCheck
+	}
+	problemHook struct {
+		check *Check
+		key   ProblemKey
+		run   problemCheck
 	}
 )
 
@@ -479,6 +557,8 @@ func newDispatch(list []*Check) *dispatch {
 				}
 			case OnEnd:
 				d.end = append(d.end, endHook{ch, h.end})
+			case OnProblem:
+				d.problems = append(d.problems, problemHook{ch, h.Problem, h.problem})
 			default:
 				panic(fmt.Sprintf("protocol: check %q has a hook with trigger %v", ch.Name, h.On))
 			}
@@ -487,6 +567,7 @@ func newDispatch(list []*Check) *dispatch {
 	if d.framing == nil {
 		panic("protocol: no check claims the framing")
 	}
+	slices.SortStableFunc(d.problems, func(a, b problemHook) int { return problemPrecedence(a.key, b.key) })
 	return d
 }
 

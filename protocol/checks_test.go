@@ -36,8 +36,13 @@ func TestChecksAreWellFormed(t *testing.T) {
 			t.Errorf("check %s has no hooks or no rules", ch.Name)
 		}
 		for i, h := range ch.Hooks {
-			var request, response, end, methods bool
+			var request, response, end, methods, problem bool
 			switch h.On {
+			case OnProblem:
+				problem = true
+				if len(h.Problem.Kinds) == 0 {
+					t.Errorf("check %s hook %d takes problems of no kind", ch.Name, i)
+				}
 			case OnFraming:
 				framing++ // the machine runs the framing itself: no function
 			case OnArrival, OnEveryRequest:
@@ -53,7 +58,8 @@ func TestChecksAreWellFormed(t *testing.T) {
 			default:
 				t.Errorf("check %s hook %d has no known trigger", ch.Name, i)
 			}
-			if request != (h.request != nil) || response != (h.response != nil) || end != (h.end != nil) || methods != (len(h.Methods) > 0) {
+			if request != (h.request != nil) || response != (h.response != nil) || end != (h.end != nil) ||
+				problem != (h.problem != nil) || methods != (len(h.Methods) > 0) {
 				t.Errorf("check %s hook %d (%v) does not fit its trigger", ch.Name, i, h)
 			}
 		}
@@ -228,6 +234,8 @@ func funcName(t *testing.T, h Hook) string {
 		f = h.request
 	case h.response != nil:
 		f = h.response
+	case h.problem != nil:
+		f = h.problem
 	default:
 		f = h.end
 	}
@@ -366,4 +374,53 @@ func (c *packageCode) allRules() map[string]bool {
 		}
 	}
 	return out
+}
+
+// TestProblemKeysDoNotOverlap proves that the check order never decides
+// which rule a codec problem breaks: two keys that rank the same
+// (problemPrecedence) never take the same problem.
+func TestProblemKeysDoNotOverlap(t *testing.T) {
+	type keyed struct {
+		check string
+		key   ProblemKey
+	}
+	var all []keyed
+	for _, ch := range checkList() {
+		for _, h := range ch.Hooks {
+			if h.On == OnProblem {
+				all = append(all, keyed{ch.Name, h.Problem})
+			}
+		}
+	}
+	overlap := func(a, b []string) bool {
+		return len(a) == 0 || len(b) == 0 || slices.ContainsFunc(a, func(s string) bool { return slices.Contains(b, s) })
+	}
+	for i, a := range all {
+		for _, b := range all[i+1:] {
+			if problemPrecedence(a.key, b.key) != 0 || a.key.Request != b.key.Request {
+				continue
+			}
+			kindsMeet := slices.ContainsFunc(a.key.Kinds, func(k domain.ProblemKind) bool { return slices.Contains(b.key.Kinds, k) })
+			defsMeet := overlap(a.key.Defs, b.key.Defs) &&
+				(strings.HasPrefix(a.key.DefPrefix, b.key.DefPrefix) || strings.HasPrefix(b.key.DefPrefix, a.key.DefPrefix)) &&
+				(strings.HasSuffix(a.key.DefSuffix, b.key.DefSuffix) || strings.HasSuffix(b.key.DefSuffix, a.key.DefSuffix))
+			if kindsMeet && defsMeet && overlap(a.key.Members, b.key.Members) {
+				t.Errorf("check %s's key %v and check %s's key %v rank the same and take the same problems", a.check, a.key, b.check, b.key)
+			}
+		}
+	}
+}
+
+// TestEveryProblemKindIsTaken proves that every kind of problem the driver
+// hands over (all but the byte-stream ones lint reports itself and the
+// count of problems past the cap) has a hook that takes it whatever its
+// definition and member.
+func TestEveryProblemKindIsTaken(t *testing.T) {
+	d := newDispatch(checkList())
+	for k := domain.ProbDuplicate; k < domain.ProbTooMany; k++ {
+		p := &domain.Problem{Kind: k, Def: "SomeDefinition", Member: "someMember", Pointer: "/params/x"}
+		if d.problemHook(p, &domain.Message{Kind: domain.KindRequest}) == nil {
+			t.Errorf("no check takes a %s problem", k)
+		}
+	}
 }

@@ -335,3 +335,8 @@ func checkConfigOptionResult(p *Phase, c *ctx, req Pending) {
 	checkConfigOptionList(p, c, s.ID, "/result/configOptions", res.ConfigOptions)
 	p.withSession(s.ID, func(s *Session) { s.ConfigOptions = domain.Detach(res.ConfigOptions) })
 }
+
+// categoryProblem takes an unknown config option category, a codec
+// problem, and reports nothing: ACP-CFG-005 (checkConfigOptionList) judges
+// categories with the option named.
+func categoryProblem(p *Phase, c *ctx, pr problem) {}

@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -276,4 +277,24 @@ func wordsIn(raw []byte, words []string) uint32 {
 		}
 	}
 	return found
+}
+
+// The shapes of content blocks (ACP-CONT-001), codec problems.
+
+func contentProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CONTShape, pr.Pointer, "%s", pr.withDrop(fmt.Sprintf("content block: %s; the receiver cannot render it or pass it to a model", pr.Detail)))
+}
+
+func resourceWithoutBodyProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CONTShape, pr.Pointer, "%s", pr.withDrop("embedded resource has neither \"text\" nor \"blob\"; it needs exactly one, so the receiver has no content to use"))
+}
+
+func resourceWithTwoBodiesProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CONTShape, pr.Pointer, "embedded resource carries both \"text\" and \"blob\"; it must have exactly one, and receivers read it as a text resource and ignore the blob")
+}
+
+// contentDefs are the schema definitions of content blocks.
+var contentDefs = []string{
+	"ContentBlock", "TextContent", "ImageContent", "AudioContent", "ResourceLink", "EmbeddedResource",
+	"EmbeddedResourceResource", "TextResourceContents", "BlobResourceContents",
 }

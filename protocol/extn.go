@@ -345,3 +345,15 @@ func eachStruct(v reflect.Value, ptr jsonv.Pointer, visit func(reflect.Value, js
 		}
 	}
 }
+
+// metaProblem reports a "_meta" that is neither an object nor null
+// (ACP-EXTN-004), a codec problem.
+func metaProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.EXTNMetaNotObject, pr.Pointer, "%s; typed SDKs fail to decode it or drop it, losing the metadata", pr.Detail)
+}
+
+// undefinedMethodProblem reports a method the schema in use (lint
+// --schema) does not define (ACP-EXTN-001).
+func undefinedMethodProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.EXTNUnknownMethod, pr.Pointer, "%s; a peer built on that schema answers -32601 (method not found)", pr.Detail)
+}

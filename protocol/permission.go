@@ -110,3 +110,9 @@ func checkPermissionAnswer(p *Phase, c *ctx, req Pending) {
 		"the client selects optionId %q, which the permission request did not offer (offered: %s); the agent cannot tell whether the user allowed the tool call", sel.OptionID, list)
 	c.related(f, req.Line, "the permission request")
 }
+
+// outcomeProblem reports a malformed permission outcome (ACP-PERM-002), a
+// codec problem.
+func outcomeProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.PERMOutcomeShape, pr.Pointer, "%s", pr.withDrop("permission outcome: "+pr.Detail))
+}

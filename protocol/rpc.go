@@ -238,6 +238,8 @@ func checkErrorObject(c *ctx) {
 	e := c.m.Error
 	code := domain.ErrorCode(e.Code)
 	switch {
+	case c.lacksErrorMessage():
+		// The codec's ACP-RPC-007 says it already.
 	case strings.TrimSpace(e.Message) == "":
 		c.add(findings.RPCErrorMessage, "/error/message", "error message is empty; clients show it to the user, so say in one sentence what failed")
 	case strings.ContainsAny(e.Message, "\n\r"):
@@ -495,4 +497,77 @@ func sessionIDField(t reflect.Type) ([]int, bool) {
 	}
 	sessionIDFields.Store(t, index)
 	return index, index != nil
+}
+
+// The JSON-RPC envelope (codec problems): its version (ACP-RPC-002), its
+// shape (ACP-RPC-001), ids (ACP-RPC-005) and error objects (ACP-RPC-007).
+
+func jsonrpcProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.RPCVersion, pr.Pointer, "%s; peers that check it reject the message", pr.Detail)
+}
+
+func envelopeProblem(p *Phase, c *ctx, pr problem) {
+	switch {
+	case pr.Kind == domain.ProbNotObject && pr.Pointer == "":
+		// A JSON value that is not an object: the line holds no message.
+		c.add(findings.RPCNoEnvelope, pr.Pointer, "%s; receivers answer -32600 (Invalid request) or drop it", pr.Detail)
+	case !echoedNullID(p, c, pr):
+		c.add(findings.RPCNoEnvelope, pr.Pointer, "%s; the receiver cannot route it and answers -32600 (Invalid request) or drops it", pr.Detail)
+	}
+}
+
+// echoedNullID reports an envelope problem that the context shows is
+// none. The codec flags every successful response with "id": null, but
+// when the request itself had a null id (ACP-RPC-005), echoing it is what
+// JSON-RPC prescribes; the mistake is the request's alone.
+func echoedNullID(p *Phase, c *ctx, pr problem) bool {
+	m := c.m
+	if pr.Kind != domain.ProbEnvelope || m.Kind != domain.KindResult || m.ID.Kind() != domain.IDNull ||
+		!strings.HasSuffix(pr.Pointer, "/id") || m.Dir == domain.DirUnknown {
+		return false
+	}
+	_, echoed := p.Pending(m.Dir.Opposite(), m.ID)
+	return echoed
+}
+
+// envelopeMemberProblem reports a member JSON-RPC does not define.
+func envelopeMemberProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.RPCNoEnvelope, pr.Pointer, "%s; JSON-RPC messages have only jsonrpc, id, method, params, result and error", pr.Detail)
+}
+
+// envelopeDuplicateProblem reports an envelope member that appears twice.
+func envelopeDuplicateProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.RPCNoEnvelope, pr.Pointer, "%s; receivers disagree on which copy wins, so the message is ambiguous", pr.Detail)
+}
+
+func idProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.RPCIDShape, pr.Pointer, "%s; JSON-RPC says ids should be strings or integers", pr.Detail)
+}
+
+func errorObjectProblem(p *Phase, c *ctx, pr problem) {
+	detail := pr.Detail
+	if !strings.HasPrefix(detail, `"error"`) {
+		detail = "error object: " + detail
+	}
+	switch {
+	case strings.HasSuffix(pr.Pointer, "/error/code"):
+		detail += "; receivers branch on the integer code (auth required, not found, cancelled), so they cannot tell what failed"
+	case strings.HasSuffix(pr.Pointer, "/error/message"):
+		detail += "; clients have no text to show the user"
+	default:
+		detail += "; receivers cannot read the failure"
+	}
+	c.add(findings.RPCMalformedError, pr.Pointer, "%s", detail)
+}
+
+// lacksErrorMessage reports whether the codec found the current error
+// object without a message (ACP-RPC-007): checkErrorObject's empty-message
+// finding (ACP-RPC-008) would only repeat it.
+func (c *ctx) lacksErrorMessage() bool {
+	for _, p := range c.ev.Problems {
+		if p.Kind == domain.ProbErrorObject && strings.HasSuffix(p.Pointer, "/error/message") {
+			return true
+		}
+	}
+	return false
 }

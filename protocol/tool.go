@@ -221,3 +221,9 @@ func withinDir(p, dir string) bool {
 	p, dir = cleanFilePath(p), cleanFilePath(dir)
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
+
+// toolCallProblem reports a malformed tool call title, kind or status
+// (ACP-TOOL-004), a codec problem.
+func toolCallProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.TOOLShape, pr.Pointer, "%s", pr.withDrop("tool call: "+pr.Detail))
+}
