@@ -1,76 +1,38 @@
 package codec
 
-import "fmt"
+import "github.com/acplint/acplint/domain"
 
-// ProblemKind classifies what is wrong with a line or a member.
-type ProblemKind uint8
-
-const (
-	// Framing and encoding.
-	ProbNotUTF8   ProblemKind = iota + 1 // the line is not valid UTF-8
-	ProbBOM                              // the line starts with a UTF-8 byte order mark
-	ProbNotJSON                          // the line is not one JSON value
-	ProbBlank                            // an empty or white-space-only line
-	ProbCRLF                             // the line ended in "\r\n"
-	ProbBatch                            // a JSON array (JSON-RPC batch)
-	ProbNotObject                        // a JSON value that is not an object
-	ProbDuplicate                        // an object repeats a member name
-
-	// JSON-RPC envelope.
-	ProbJSONRPC     // "jsonrpc" missing or not "2.0"
-	ProbEnvelope    // no valid request/notification/response shape
-	ProbIDNull      // a request id that is null
-	ProbIDFraction  // a request id that is a number with a fraction
-	ProbErrorObject // a malformed error object
-
-	// Schema of params and results.
-	ProbMissing        // a required member is absent
-	ProbType           // a member has the wrong JSON type
-	ProbRange          // a number is not an integer or out of range
-	ProbEnum           // a closed enum carries an unknown value
-	ProbOpenEnum       // an open enum carries a value the schema does not list
-	ProbUnknownVariant // a union value matches no known variant
-	ProbUnknownMember  // a member the type does not declare
-	ProbMeta           // "_meta" is neither an object nor null
-	ProbNullResult     // "result": null for a method whose result is an object
-
-	// ProbTooMany counts the problems of a message past the most a message
-	// keeps (MaxProblemsPerMessage); it comes last.
-	ProbTooMany
+// The codec reports problems as domain.Problem values, which the protocol
+// machine routes to the checks of their rules; these names spare the
+// codec's own code the package prefix.
+type (
+	ProblemKind = domain.ProblemKind
+	Problem     = domain.Problem
 )
 
-var problemNames = map[ProblemKind]string{
-	ProbNotUTF8: "not-utf8", ProbBOM: "bom", ProbNotJSON: "not-json", ProbBlank: "blank",
-	ProbCRLF: "crlf", ProbBatch: "batch", ProbNotObject: "not-object", ProbDuplicate: "duplicate-member",
-	ProbJSONRPC: "jsonrpc-version", ProbEnvelope: "envelope", ProbIDNull: "id-null",
-	ProbIDFraction: "id-fraction", ProbErrorObject: "error-object", ProbMissing: "missing",
-	ProbType: "type", ProbRange: "range", ProbEnum: "enum", ProbOpenEnum: "open-enum",
-	ProbUnknownVariant: "unknown-variant", ProbUnknownMember: "unknown-member", ProbMeta: "meta",
-	ProbNullResult: "null-result", ProbTooMany: "too-many",
-}
-
-func (k ProblemKind) String() string {
-	if s, ok := problemNames[k]; ok {
-		return s
-	}
-	return fmt.Sprintf("problem(%d)", int(k))
-}
-
-// Problem is one thing wrong with a line. Detail is a lowercase phrase
-// fit to be part of a finding message.
-type Problem struct {
-	Kind    ProblemKind
-	Pointer string // RFC 6901 pointer into the message; "" for the whole line
-	Def     string // the schema definition being decoded, e.g. "NewSessionRequest"
-	Member  string // the member concerned, when there is one
-	Value   string // the offending value as written (short), when there is one
-	Detail  string
-	Offset  int // byte offset within the line, for syntax errors
-}
-
-func (p Problem) String() string {
-	if p.Pointer != "" {
-		return fmt.Sprintf("%s at %s: %s", p.Kind, p.Pointer, p.Detail)
-	}
-	return fmt.Sprintf("%s: %s", p.Kind, p.Detail)
-}
+const (
+	ProbNotUTF8         = domain.ProbNotUTF8
+	ProbBOM             = domain.ProbBOM
+	ProbNotJSON         = domain.ProbNotJSON
+	ProbBlank           = domain.ProbBlank
+	ProbCRLF            = domain.ProbCRLF
+	ProbBatch           = domain.ProbBatch
+	ProbNotObject       = domain.ProbNotObject
+	ProbDuplicate       = domain.ProbDuplicate
+	ProbJSONRPC         = domain.ProbJSONRPC
+	ProbEnvelope        = domain.ProbEnvelope
+	ProbIDNull          = domain.ProbIDNull
+	ProbIDFraction      = domain.ProbIDFraction
+	ProbErrorObject     = domain.ProbErrorObject
+	ProbMissing         = domain.ProbMissing
+	ProbType            = domain.ProbType
+	ProbRange           = domain.ProbRange
+	ProbEnum            = domain.ProbEnum
+	ProbOpenEnum        = domain.ProbOpenEnum
+	ProbUnknownVariant  = domain.ProbUnknownVariant
+	ProbUnknownMember   = domain.ProbUnknownMember
+	ProbMeta            = domain.ProbMeta
+	ProbNullResult      = domain.ProbNullResult
+	ProbUndefinedMethod = domain.ProbUndefinedMethod
+	ProbTooMany         = domain.ProbTooMany
+)

@@ -142,7 +142,7 @@ func lintTranscript(jsonl io.Reader, name string) []findings.ValidationFinding {
 	if err != nil {
 		// Reading from a pipe or a file the harness wrote should not fail;
 		// keep the error visible anyway.
-		return []findings.ValidationFinding{findings.New(findings.LINTInternal, findings.Location{File: name}, "linting the transcript failed: "+err.Error())}
+		return []findings.ValidationFinding{lint.InternalError(findings.Location{File: name}, "linting the transcript failed: "+err.Error())}
 	}
 	return res.Findings
 }

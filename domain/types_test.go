@@ -20,6 +20,7 @@ var infrastructure = map[string]bool{
 	"Union":      true,
 	"Variant":    true,
 	"Member":     true,
+	"Problem":    true,
 }
 
 func jsonName(f reflect.StructField) string {

@@ -160,7 +160,7 @@ func (l *linter) internalPanic(v any) {
 	// The panic value is quoted (%q): it may hold any bytes.
 	msg := fmt.Sprintf("internal error in acplint while linting %s: panic: %q; linting of this transcript stopped there (the rest was read but not checked); please report it with the transcript", where, text)
 	// Not through add: the finding must not be filtered or capped away.
-	l.emit(findings.New(findings.LINTInternal, l.loc(l.line), msg))
+	l.emit(InternalError(l.loc(l.line), msg))
 }
 
 func displayName(f string) string {
@@ -190,10 +190,9 @@ type linter struct {
 	// for the report of a panic.
 	line  int
 	atEnd bool
-	// skipEmptyErrorMessage drops the protocol machine's ACP-RPC-008 for a
-	// message whose error object lacks its message, which the codec
-	// already reports (ACP-RPC-007).
-	skipEmptyErrorMessage bool
+	// problems is the memory of protocol.Event.Problems, reused from
+	// message to message.
+	problems []codec.Problem
 	// last is the finding added last (if added is set), to drop repeats.
 	last  findings.ValidationFinding
 	added bool
@@ -214,9 +213,6 @@ var testHookFrame func(line int)
 // add reports f unless it repeats the finding added just before, the
 // filter drops it, or the cap holds it back.
 func (l *linter) add(f findings.ValidationFinding) {
-	if l.skipEmptyErrorMessage && f.RuleID == findings.RPCErrorMessage.ID && strings.HasSuffix(f.Location.Pointer, "/error/message") {
-		return
-	}
 	// A line can give the same finding many times over (a member repeated
 	// a thousand times); reports print it once. Exact repeats are
 	// adjacent, so comparing with the last one is enough to drop them
@@ -290,11 +286,11 @@ func (l *linter) frame(fr transcript.Entry, d *codec.Decoded) {
 	}
 	l.res.Lines += 1 + len(fr.Extra)
 	if fr.Bad != "" {
-		l.add(findings.New(findings.LINTBadWrapper, l.loc(fr.Line.Num), fr.Bad))
+		l.add(BadWrapper(l.loc(fr.Line.Num), fr.Bad))
 		return
 	}
 	if fr.Lost != "" {
-		l.add(findings.New(findings.LINTFramesLost, l.loc(fr.Line.Num), fr.Lost))
+		l.add(FramesLost(l.loc(fr.Line.Num), fr.Lost))
 		return
 	}
 	// Line-level problems come first: they do not depend on the sender.
@@ -332,11 +328,11 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr transcri
 			}
 		}
 		if ambiguous {
-			l.add(findings.New(findings.LINTDirectionUnknown, loc, directionUnknownMessage(m)))
+			l.add(DirectionUnknown(loc, directionUnknownMessage(m)))
 		}
 	}
 	if m.Dir == domain.DirUnknown && (m.Kind == domain.KindRequest || m.Kind == domain.KindNotification) {
-		l.add(findings.New(findings.LINTDirectionUnknown, loc, directionUnknownMessage(m)))
+		l.add(DirectionUnknown(loc, directionUnknownMessage(m)))
 	}
 	l.observe(m, loc.Line)
 	msgProbs := messageProblems(d, i)
@@ -352,26 +348,42 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr transcri
 	case fr.Splits > 0 && i == 0:
 		l.noteMalformed(loc.Line, m.Dir, "message split over several lines")
 	}
-	msgProbs, probs = l.schemaProblems(d, i, m, loc, msgProbs, probs)
+	msgProbs, probs, undefined := l.schemaProblems(d, i, m, msgProbs, probs)
 	if otherVersion(l.phase, m) {
 		// The v1 schema does not describe a connection that negotiated
 		// another version (ACP-VER-004, ACP-VER-005).
 		msgProbs, probs = nil, nil
 	}
-	ev := protocol.Event{Msg: m, Loc: loc, MetaAbsent: !d.MetaSeen(i)}
-	for _, p := range msgProbs {
-		ev.ParamsInvalid = ev.ParamsInvalid || breaksParams(p, i, len(d.Msgs) > 1)
-		if redundant(p, msgProbs) {
-			continue
+	// The machine reports the problems (protocol.Event.Problems), but for
+	// the ones about the input rather than the message: a jsonrpc member
+	// of an envelope the reader rebuilt, and the count of problems past
+	// the codec's cap (ACP-LINT-005), reported once the message's other
+	// findings are.
+	ev := protocol.Event{Msg: m, Loc: loc, MetaAbsent: !d.MetaSeen(i), Problems: l.problems[:0]}
+	if undefined != nil {
+		ev.Problems = append(ev.Problems, *undefined)
+	}
+	var capped []codec.Problem
+	for j, list := range [][]codec.Problem{msgProbs, probs} {
+		for _, p := range list {
+			if j == 0 {
+				ev.ParamsInvalid = ev.ParamsInvalid || breaksParams(p, i, len(d.Msgs) > 1)
+			}
+			switch {
+			case p.Kind == codec.ProbTooMany:
+				capped = append(capped, p)
+			case p.Kind == codec.ProbJSONRPC && fr.Synthetic:
+			default:
+				ev.Problems = append(ev.Problems, p)
+			}
 		}
-		l.problem(p, m, loc, fr)
 	}
-	for _, p := range probs {
-		l.problem(p, m, loc, fr)
-	}
-	l.skipEmptyErrorMessage = lacksErrorMessage(msgProbs)
 	l.step(ev)
-	l.skipEmptyErrorMessage = false
+	clear(ev.Problems) // the machine keeps none of them, nor should the buffer
+	l.problems = ev.Problems[:0]
+	for _, p := range capped {
+		l.add(problemsCapped(loc.At(p.Pointer), p.Detail))
+	}
 }
 
 // otherVersion reports whether m belongs to a connection that negotiated a
@@ -482,7 +494,7 @@ func (l *linter) step(ev protocol.Event) {
 	for _, e := range other {
 		// A non-violation error is a bug in the machine; say so loudly
 		// rather than dropping it.
-		l.add(findings.New(findings.LINTInternal, ev.Loc, "internal error in the protocol machine: "+e.Error()))
+		l.add(InternalError(ev.Loc, "internal error in the protocol machine: "+e.Error()))
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
-	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/schemamodel"
 )
@@ -157,9 +156,11 @@ var schemaKinds = map[codec.ProblemKind]bool{
 // schemaProblems is the --schema hook of the driver: for message i of d it
 // drops the compiled-in schema problems of the params or result and adds
 // those of l.schema. Without --schema it returns its arguments unchanged.
-func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, loc findings.Location, msgProbs, resultProbs []codec.Problem) ([]codec.Problem, []codec.Problem) {
+// undefined is the problem of a method l.schema does not define, if it is
+// one (ACP-EXTN-001).
+func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, msgProbs, resultProbs []codec.Problem) (_, _ []codec.Problem, undefined *codec.Problem) {
 	if l.schema == nil || m.Method == "" || m.Method.IsExtension() {
-		return msgProbs, resultProbs
+		return msgProbs, resultProbs, nil
 	}
 	var key schemamodel.Key
 	var raw json.RawMessage
@@ -171,7 +172,7 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, loc 
 	case domain.KindResult:
 		key, raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindResponse}, m.RawResult
 	default:
-		return msgProbs, resultProbs
+		return msgProbs, resultProbs, nil
 	}
 	prefix := ""
 	if len(d.Msgs) > 1 || isBatchLine(d) {
@@ -188,17 +189,16 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, loc 
 	sch := l.schema.defs[key]
 	if sch == nil {
 		if key.Kind != schemamodel.KindResponse && !definesMethod(l.schema.model, key.Method) && l.schema.reportsUndefined(m.Method) {
-			f := findings.New(findings.EXTNUnknownMethod, loc.At(prefix+"/method"), fmt.Sprintf(
-				"method %q is not defined by the schema %s; a peer built on that schema answers -32601 (method not found)", m.Method, l.schema.File()))
-			l.add(blame(f, m.Dir))
+			undefined = &codec.Problem{Kind: codec.ProbUndefinedMethod, Pointer: prefix + "/method", Value: string(m.Method),
+				Detail: fmt.Sprintf("method %q is not defined by the schema %s", m.Method, l.schema.File())}
 		}
-		return msgProbs, resultProbs
+		return msgProbs, resultProbs, undefined
 	}
 	probs := l.schema.validate(key, raw, base)
 	if key.Kind == schemamodel.KindResponse {
-		return msgProbs, append(resultProbs, probs...)
+		return msgProbs, append(resultProbs, probs...), nil
 	}
-	return append(msgProbs, probs...), resultProbs
+	return append(msgProbs, probs...), resultProbs, nil
 }
 
 // reportsUndefined says whether a method the schema does not define gets

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/acplint/acplint/domain"
@@ -42,19 +43,33 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 	// returns (findings live in their own allocations, and the error joins
 	// copies of them).
 	r := &s.r
+	d := dispatchTables()
 	if ev.End {
-		finish(p, r, ev)
+		c := &s.c
+		*c = ctx{r: r, ev: ev, m: &domain.Message{}, d: d, check: d.framing}
+		finish(p, c)
 		return r.err()
 	}
 	m := ev.Msg
 	if m == nil {
-		return fmt.Errorf("protocol: event at %s has no message", ev.Loc)
+		if len(ev.Problems) == 0 {
+			return fmt.Errorf("protocol: event at %s has no message", ev.Loc)
+		}
+		// A line that holds no message: its problems are all there is.
+		c := &s.c
+		*c = ctx{r: r, ev: ev, m: &domain.Message{Dir: ev.Dir}, d: d, check: d.framing}
+		raiseProblems(p, c)
+		return r.err()
+	}
+	c := &s.c
+	*c = ctx{r: r, ev: ev, m: m, d: d, check: d.framing}
+	if len(ev.Problems) > 0 {
+		raiseProblems(p, c)
 	}
 	if p.Conn != ConnOtherVersion {
 		// (v1 rules do not apply to a connection that negotiated another
-		// version; ACP-VER-005 was reported once when it happened.)
-		c := &s.c
-		*c = ctx{r: r, ev: ev, m: m}
+		// version; ACP-VER-005 was reported once when it happened. The
+		// driver hands over no schema problems for such a connection.)
 		switch m.Kind {
 		case domain.KindRequest:
 			onRequest(p, c)
@@ -83,6 +98,10 @@ type ctx struct {
 	r  *report
 	ev Event
 	m  *domain.Message
+	// d is the machine's dispatch tables, and check the check whose code
+	// runs: the framing's, or the hook's.
+	d     *dispatch
+	check *Check
 	// scans caches what the raw filters found in the message's params
 	// and result (content.go).
 	scans [2]rawScan
@@ -103,7 +122,7 @@ func (c *ctx) method() (*domain.MethodInfo, bool) {
 
 // add reports rule at pointer ptr of the current message.
 func (c *ctx) add(rule *findings.Rule, ptr string, format string, args ...any) *findings.ValidationFinding {
-	f := c.r.add(rule, c.ev.Loc.At(ptr), format, args...)
+	f := c.addAt(rule, c.ev.Loc.At(ptr), format, args...)
 	if f.Blame == findings.PartyEither {
 		switch c.m.Dir {
 		case domain.FromClient:
@@ -113,6 +132,34 @@ func (c *ctx) add(rule *findings.Rule, ptr string, format string, args ...any) *
 		}
 	}
 	return f
+}
+
+// addAt reports rule at loc. A check raises only the rules it declares:
+// any other is a bug in acplint, reported as an error that is not a
+// Violation (the lint driver turns it into ACP-LINT-003) instead of the
+// finding. Findings are rare, so the search costs nothing that matters.
+func (c *ctx) addAt(rule *findings.Rule, loc findings.Location, format string, args ...any) *findings.ValidationFinding {
+	if c.check == nil || !slices.Contains(c.check.Rules, rule) {
+		c.r.errs = append(c.r.errs, &undeclaredRule{check: c.check, rule: rule, at: loc, text: fmt.Sprintf(format, args...)})
+		return new(findings.ValidationFinding) // for the caller to adjust, then dropped
+	}
+	return c.r.add(rule, loc, format, args...)
+}
+
+// undeclaredRule is a check raising a rule it does not declare.
+type undeclaredRule struct {
+	check *Check
+	rule  *findings.Rule
+	at    findings.Location
+	text  string
+}
+
+func (e *undeclaredRule) Error() string {
+	name := "no check"
+	if e.check != nil {
+		name = fmt.Sprintf("check %q", e.check.Name)
+	}
+	return fmt.Sprintf("%s raised %s, which it does not declare, at %s: %s", name, e.rule.ID, e.at, e.text)
 }
 
 // related adds a line that helps prove f.

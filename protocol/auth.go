@@ -13,7 +13,7 @@ import (
 // -32000 (auth_required), and the client then calls authenticate with one
 // of the advertised methods. authenticate without any advertised method is
 // ACP-CAP-019 (cap.go); a terminal method with a command member
-// (ACP-AUTHN-006) is a codec problem mapped in lint/problems.go.
+// (ACP-AUTHN-006) is a codec problem (terminalCommandProblem).
 
 // authState is the bookkeeping of the AUTHN checks.
 type authState struct {
@@ -22,14 +22,6 @@ type authState struct {
 	// refused maps a session method to the -32000 answer that refused it
 	// since the latest successful authenticate (ACP-AUTHN-005).
 	refused Map[domain.Method, int]
-}
-
-func init() {
-	onResponseTo(domain.MethodInitialize, checkAuthMethodIDs)
-	onRequestTo(domain.MethodAuthenticate, checkAuthenticateMethod)
-	onResponseTo(domain.MethodAuthenticate, authenticateAnswered)
-	onEveryRequest(checkRetryWithoutAuth)
-	onEveryResponse(checkAuthRequired)
 }
 
 // checkAuthMethodIDs reports auth methods that share an id (ACP-AUTHN-003).
@@ -163,4 +155,10 @@ func checkRetryWithoutAuth(p *Phase, c *ctx) {
 	f := c.add(findings.AUTHNRetryWithoutAuth, "/method",
 		"%s is sent again after the agent refused it with -32000 (auth_required) at line %d, with no successful authenticate in between; it will fail the same way (authenticate first, or reconnect after a terminal login)", c.m.Method, line)
 	c.related(f, line, "the auth_required error")
+}
+
+// terminalCommandProblem reports a terminal auth method that carries
+// "command" (ACP-AUTHN-006), a member the codec does not know.
+func terminalCommandProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.AUTHNTerminalCommand, pr.Pointer, `terminal auth method carries "command"; the descriptor cannot provide one (the client runs its configured agent program with the method's args and env), so clients ignore it`)
 }

@@ -39,13 +39,6 @@ type cxlState struct {
 	lateReported Map[domain.SessionID, int]
 }
 
-func init() {
-	onRequestTo(domain.MethodSessionCancel, checkSessionCancel)
-	onResponseTo(domain.MethodSessionPrompt, checkCancelledTurnEnd)
-	onRequestTo(domain.MethodSessionUpdate, checkUpdateAfterCancel)
-	onResponseTo(domain.MethodSessionRequestPermission, checkPermissionAfterCancel)
-}
-
 // checkSessionCancel notes which turn session/cancel cancels and reports a
 // cancel that has no turn to cancel (ACP-CXL-005).
 func checkSessionCancel(p *Phase, c *ctx) {

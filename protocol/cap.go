@@ -14,9 +14,9 @@ import (
 // judged, since an unknown capability set proves nothing.
 //
 // ACP-CAP-006 (boolean config options) lives with the other config option
-// checks in config.go, ACP-CAP-020 (unstable methods) in rpc.go; the
-// capability objects themselves (ACP-CAP-021, -022) are codec problems
-// mapped in lint/problems.go.
+// checks in config.go, ACP-CAP-020 (unstable methods) with the method
+// names in extn.go; the capability objects themselves (ACP-CAP-021, -022)
+// are codec problems (capabilityKeyProblem, capabilityKindProblem).
 
 // methodGateRules maps the methods capabilityFor gates to the rule a call
 // without the capability breaks.
@@ -34,20 +34,6 @@ var methodGateRules = map[domain.Method]*findings.Rule{
 	domain.MethodSessionList:         findings.CAPListWithoutCapability,
 	domain.MethodSessionDelete:       findings.CAPDeleteWithoutCapability,
 	domain.MethodLogout:              findings.CAPLogoutWithoutCapability,
-}
-
-func init() {
-	for m := range methodGateRules {
-		onRequestTo(m, checkMethodGate)
-	}
-	onRequestTo(domain.MethodElicitationCreate, checkElicitationModeGate)
-	onResponseTo(domain.MethodInitialize, checkTerminalAuthGate)
-	onRequestTo(domain.MethodAuthenticate, checkAuthenticateOffered)
-	for _, m := range []domain.Method{domain.MethodSessionNew, domain.MethodSessionLoad, domain.MethodSessionResume} {
-		onRequestTo(m, checkSessionSetupGates)
-	}
-	onRequestTo(domain.MethodSessionPrompt, checkPromptContentGate)
-	onRequestTo(domain.MethodSessionUpdate, checkUpdateGates)
 }
 
 // checkMethodGate reports a call of a method the receiver did not
@@ -267,4 +253,17 @@ func compactionOf(u domain.SessionUpdate) (domain.CompactionID, string) {
 		return u.CompactionID, "compaction_summary_chunk"
 	}
 	return "", ""
+}
+
+// The capability objects themselves (codec problems): unknown keys
+// (ACP-CAP-021) and values of the wrong type (ACP-CAP-022).
+
+func capabilityKeyProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CAPUnknownKey, pr.Pointer, "capability key %q is not defined by ACP v1; custom capabilities belong under \"_meta\"", pr.Member)
+}
+
+// capabilityKindProblem says what receivers make of a capability of the
+// wrong type; its text says so already, so no drop sentence is added.
+func capabilityKindProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CAPMarkerKind, pr.Pointer, "%s; receivers that default invalid capabilities treat it as unsupported", pr.Detail)
 }

@@ -19,16 +19,6 @@ import (
 // knows: core.go sets them from the setup result, and the checks here and
 // in update.go replace them when a change is confirmed.
 
-func init() {
-	for _, m := range []domain.Method{domain.MethodSessionNew, domain.MethodSessionLoad, domain.MethodSessionResume} {
-		onResponseTo(m, checkSetupModesAndOptions)
-	}
-	onRequestTo(domain.MethodSessionSetMode, checkSetMode)
-	onResponseTo(domain.MethodSessionSetMode, modeSet)
-	onRequestTo(domain.MethodSessionSetConfigOption, checkSetConfigOption)
-	onResponseTo(domain.MethodSessionSetConfigOption, checkConfigOptionResult)
-}
-
 // checkSetupModesAndOptions checks the modes and config options a session
 // starts with.
 func checkSetupModesAndOptions(p *Phase, c *ctx, req Pending) {
@@ -345,3 +335,8 @@ func checkConfigOptionResult(p *Phase, c *ctx, req Pending) {
 	checkConfigOptionList(p, c, s.ID, "/result/configOptions", res.ConfigOptions)
 	p.withSession(s.ID, func(s *Session) { s.setConfigOptions(res.ConfigOptions) })
 }
+
+// categoryProblem takes an unknown config option category, a codec
+// problem, and reports nothing: ACP-CFG-005 (checkConfigOptionList) judges
+// categories with the option named.
+func categoryProblem(p *Phase, c *ctx, pr problem) {}

@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -13,30 +14,30 @@ import (
 	"github.com/acplint/acplint/internal/jsonv"
 )
 
-func init() {
-	// The reflective walk is the costly part of linting a message. The
-	// types rule out most messages (typeMayHoldBinary, mayCarryBinary),
-	// and the raw bytes tell cheaply whether the rest have any base64
-	// member to look at.
-	onEveryRequest(func(p *Phase, c *ctx) {
-		// A session/update, most messages, is judged by its update alone;
-		// other params by their type.
-		if n, ok := paramsOf[domain.SessionNotification](c.m); ok {
-			if !mayCarryBinary(n.Update) {
-				return
-			}
-		} else if !typeMayHoldBinary(c.m.Params) {
+// checkParamsBase64 and checkResultBase64 judge the base64 of a message's
+// params and result (ACP-CONT-002). The reflective walk is the costly part
+// of linting a message. The types rule out most messages
+// (typeMayHoldBinary, mayCarryBinary), and the raw bytes tell cheaply
+// whether the rest have any base64 member to look at.
+func checkParamsBase64(p *Phase, c *ctx) {
+	// A session/update, most messages, is judged by its update alone;
+	// other params by their type.
+	if n, ok := paramsOf[domain.SessionNotification](c.m); ok {
+		if !mayCarryBinary(n.Update) {
 			return
 		}
-		if c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
-			checkBase64(c, reflect.ValueOf(c.m.Params), "/params")
-		}
-	})
-	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
-		if c.succeeded() && typeMayHoldBinary(c.m.Result) && c.rawMentions(c.m.RawResult, `"data"`, `"blob"`) {
-			checkBase64(c, reflect.ValueOf(c.m.Result), "/result")
-		}
-	})
+	} else if !typeMayHoldBinary(c.m.Params) {
+		return
+	}
+	if c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
+		checkBase64(c, reflect.ValueOf(c.m.Params), "/params")
+	}
+}
+
+func checkResultBase64(p *Phase, c *ctx, _ Pending) {
+	if c.succeeded() && typeMayHoldBinary(c.m.Result) && c.rawMentions(c.m.RawResult, `"data"`, `"blob"`) {
+		checkBase64(c, reflect.ValueOf(c.m.Result), "/result")
+	}
 }
 
 // binaryTypes are the types whose base64 checkBase64 judges.
@@ -276,4 +277,24 @@ func wordsIn(raw []byte, words []string) uint32 {
 		}
 	}
 	return found
+}
+
+// The shapes of content blocks (ACP-CONT-001), codec problems.
+
+func contentProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CONTShape, pr.Pointer, "%s", pr.withDrop(fmt.Sprintf("content block: %s; the receiver cannot render it or pass it to a model", pr.Detail)))
+}
+
+func resourceWithoutBodyProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CONTShape, pr.Pointer, "%s", pr.withDrop("embedded resource has neither \"text\" nor \"blob\"; it needs exactly one, so the receiver has no content to use"))
+}
+
+func resourceWithTwoBodiesProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.CONTShape, pr.Pointer, "embedded resource carries both \"text\" and \"blob\"; it must have exactly one, and receivers read it as a text resource and ignore the blob")
+}
+
+// contentDefs are the schema definitions of content blocks.
+var contentDefs = []string{
+	"ContentBlock", "TextContent", "ImageContent", "AudioContent", "ResourceLink", "EmbeddedResource",
+	"EmbeddedResourceResource", "TextResourceContents", "BlobResourceContents",
 }

@@ -5,62 +5,6 @@ import (
 	"github.com/acplint/acplint/findings"
 )
 
-// A requestCheck judges a request or notification against the phase as it
-// was before the message, and adds any bookkeeping of its own to it. A
-// responseCheck does the same for the response to req. Checks change the
-// step's own copy of the phase (step in acp.go): a Phase is some 800
-// bytes, and handing it from check to check by value cost more than the
-// checks themselves.
-//
-// Checks live in one file per rule area (ver.go, session.go, tool.go …)
-// and register themselves in init. They run in registration order and
-// must not depend on each other's bookkeeping for the same message; the
-// core transition of the method (below) runs after all of them, so every
-// check sees the state the message arrived in.
-type (
-	requestCheck  func(p *Phase, c *ctx)
-	responseCheck func(p *Phase, c *ctx, req Pending)
-	endCheck      func(p *Phase, c *ctx)
-)
-
-var (
-	requestChecks  = map[domain.Method][]requestCheck{}
-	responseChecks = map[domain.Method][]responseCheck{}
-	// anyRequestChecks run for every request and notification.
-	anyRequestChecks []requestCheck
-	// anyResponseChecks run for every response whose request is known.
-	anyResponseChecks []responseCheck
-	endChecks         []endCheck
-)
-
-func onRequestTo(m domain.Method, f requestCheck)   { requestChecks[m] = append(requestChecks[m], f) }
-func onResponseTo(m domain.Method, f responseCheck) { responseChecks[m] = append(responseChecks[m], f) }
-func onEveryRequest(f requestCheck)                 { anyRequestChecks = append(anyRequestChecks, f) }
-func onEveryResponse(f responseCheck)               { anyResponseChecks = append(anyResponseChecks, f) }
-func onEnd(f endCheck)                              { endChecks = append(endChecks, f) }
-
-// coreRequest and coreResponse are the state transitions proper: what a
-// message does to the connection, independent of any rule.
-var (
-	coreRequest = map[domain.Method]requestCheck{
-		domain.MethodInitialize:    coreInitialize,
-		domain.MethodSessionLoad:   coreSessionReopen(SessionLoading),
-		domain.MethodSessionResume: coreSessionReopen(SessionResuming),
-		domain.MethodSessionPrompt: corePrompt,
-		domain.MethodSessionCancel: coreCancel,
-		domain.MethodSessionClose:  coreClose,
-		domain.MethodCancelRequest: coreCancelRequest,
-	}
-	coreResponse = map[domain.Method]responseCheck{
-		domain.MethodInitialize:    coreInitialized,
-		domain.MethodSessionNew:    coreSessionCreated,
-		domain.MethodSessionLoad:   coreSessionReopened,
-		domain.MethodSessionResume: coreSessionReopened,
-		domain.MethodSessionPrompt: corePromptEnded,
-		domain.MethodSessionClose:  coreClosed,
-	}
-)
-
 // params returns the typed params of the current message when they decoded
 // into T.
 func paramsOf[T any](m *domain.Message) (*T, bool) {

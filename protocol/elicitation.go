@@ -15,12 +15,6 @@ import (
 	"github.com/acplint/acplint/internal/jsonv"
 )
 
-func init() {
-	onRequestTo(domain.MethodElicitationCreate, checkElicitationRequest)
-	onResponseTo(domain.MethodElicitationCreate, checkElicitationAnswer)
-	onRequestTo(domain.MethodElicitationComplete, checkElicitationComplete)
-}
-
 // checkElicitationRequest applies the rules about an elicitation/create
 // request: URL elicitation ids (ACP-ELIC-002) and forms that ask for
 // secrets (ACP-ELIC-006). Its shape (ACP-ELIC-001) is the codec's.
@@ -379,4 +373,19 @@ func checkElicitationComplete(p *Phase, c *ctx) {
 		return
 	}
 	p.Elicitations = p.Elicitations.Delete(n.ElicitationID)
+}
+
+// The shapes of elicitation/create (ACP-ELIC-001) and of its answer
+// (ACP-ELIC-005), codec problems.
+
+func elicitationRequestProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.ELICRequestShape, pr.Pointer, "%s", pr.withDrop("elicitation/create: "+pr.Detail))
+}
+
+func elicitationScopeProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.ELICRequestShape, pr.Pointer, "elicitation/create carries both \"sessionId\" and \"requestId\"; an elicitation is scoped to exactly one of them, so the client cannot tell where to show it")
+}
+
+func answerContentProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.ELICContentMismatch, pr.Pointer, "elicitation answer carries \"content\" with an action other than accept; only an accepted form returns content, and agents ignore it otherwise")
 }

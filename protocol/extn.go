@@ -22,18 +22,55 @@ type extnState struct {
 	reported Map[domain.Method, int]
 }
 
-func init() {
-	onEveryRequest(checkExtensionMethod)
-	onEveryRequest(func(p *Phase, c *ctx) {
-		if !c.ev.MetaAbsent && mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
-			checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
+// checkMethodName reports method names v1 does not define and methods
+// sent by the side that should receive them.
+func checkMethodName(p *Phase, c *ctx) {
+	m := c.m
+	if mi, ok := c.method(); ok {
+		if want := mi.Receiver.Sender(); want != domain.DirUnknown && m.Dir != domain.DirUnknown && m.Dir != want {
+			c.add(findings.EXTNUnknownMethod, "/method", "the %s sent %s, a method only the %s may send; the %s has no handler for it and answers -32601", m.Dir, m.Method, want, m.Dir.Opposite())
 		}
-	})
-	onEveryResponse(func(p *Phase, c *ctx, _ Pending) {
-		if c.succeeded() && !c.ev.MetaAbsent && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
-			checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
+		return
+	}
+	switch {
+	case m.Method.IsExtension(), m.Method.IsProtocolLevel():
+	case isUnstable(m.Method):
+		c.add(findings.CAPUnstable, "/method", "%s is an unstable ACP method, not part of the stable v1 protocol; peers without the unstable feature answer -32601", m.Method)
+	default:
+		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not an ACP v1 method; custom methods must start with \"_\", and a peer that does not know it answers -32601", m.Method)
+	}
+}
+
+// checkExtensionErrorCode judges the code of an error answer to an
+// extension request (ACP-EXTN-003) or an unknown $/ request (ACP-EXTN-007):
+// a receiver that does not implement it answers -32601.
+func checkExtensionErrorCode(p *Phase, c *ctx, req Pending) {
+	e := c.m.Error
+	if !refusesAsUnknown(p, e) {
+		return
+	}
+	switch {
+	case req.Method.IsExtension():
+		c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "extension request %s is refused as unknown with %d; the code for an extension the receiver does not implement is -32601, which callers test for to fall back", req.Method, e.Code)
+	case req.Method.IsProtocolLevel():
+		if _, known := domain.LookupMethod(req.Method); !known {
+			c.add(findings.EXTNUnknownDollarMethod, "/error/code", "unknown protocol-level request %s is refused with %d; an unknown $/ request should get -32601", req.Method, e.Code)
 		}
-	})
+	}
+}
+
+// checkParamsTraceContext and checkResultTraceContext judge the trace
+// context under the _meta of a message's params and result (ACP-EXTN-005).
+func checkParamsTraceContext(p *Phase, c *ctx) {
+	if !c.ev.MetaAbsent && mentionsMeta(c.m.RawParams) && c.rawMentions(c.m.RawParams, traceKeys...) {
+		checkTraceContext(c, reflect.ValueOf(c.m.Params), "/params")
+	}
+}
+
+func checkResultTraceContext(p *Phase, c *ctx, _ Pending) {
+	if c.succeeded() && !c.ev.MetaAbsent && mentionsMeta(c.m.RawResult) && c.rawMentions(c.m.RawResult, traceKeys...) {
+		checkTraceContext(c, reflect.ValueOf(c.m.Result), "/result")
+	}
 }
 
 // checkExtensionMethod reports "_" methods that neither side advertises
@@ -306,4 +343,16 @@ func eachStruct(v reflect.Value, ptr jsonv.Pointer, visit func(reflect.Value, js
 			eachStruct(v.MapIndex(k), ptr.Key(fmt.Sprint(k)), visit)
 		}
 	}
+}
+
+// metaProblem reports a "_meta" that is neither an object nor null
+// (ACP-EXTN-004), a codec problem.
+func metaProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.EXTNMetaNotObject, pr.Pointer, "%s; typed SDKs fail to decode it or drop it, losing the metadata", pr.Detail)
+}
+
+// undefinedMethodProblem reports a method the schema in use (lint
+// --schema) does not define (ACP-EXTN-001).
+func undefinedMethodProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.EXTNUnknownMethod, pr.Pointer, "%s; a peer built on that schema answers -32601 (method not found)", pr.Detail)
 }

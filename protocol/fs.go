@@ -15,15 +15,6 @@ type fsState struct {
 	extraRoots Map[domain.SessionID, []string]
 }
 
-func init() {
-	onRequestTo(domain.MethodFSReadTextFile, checkFSRequest)
-	onRequestTo(domain.MethodFSWriteTextFile, checkFSRequest)
-	onResponseTo(domain.MethodFSReadTextFile, checkReadFailure)
-	onResponseTo(domain.MethodSessionNew, noteNewSessionRoots)
-	onRequestTo(domain.MethodSessionLoad, noteReopenedSessionRoots)
-	onRequestTo(domain.MethodSessionResume, noteReopenedSessionRoots)
-}
-
 func noteNewSessionRoots(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.NewSessionResponse](c.m)
 	params, ok2 := requestParams[domain.NewSessionRequest](req)

@@ -8,11 +8,6 @@ import (
 	"github.com/acplint/acplint/findings"
 )
 
-func init() {
-	onRequestTo(domain.MethodSessionRequestPermission, checkPermissionRequest)
-	onResponseTo(domain.MethodSessionRequestPermission, checkPermissionAnswer)
-}
-
 // checkPermissionRequest applies the rules about a permission request: its
 // options (ACP-PERM-003, -004), when it is asked (ACP-PERM-005) and the tool
 // call it describes (ACP-TOOL-003, -006, -007, -008).
@@ -114,4 +109,10 @@ func checkPermissionAnswer(p *Phase, c *ctx, req Pending) {
 	f := c.add(findings.PERMUnofferedOption, "/result/outcome/optionId",
 		"the client selects optionId %q, which the permission request did not offer (offered: %s); the agent cannot tell whether the user allowed the tool call", sel.OptionID, list)
 	c.related(f, req.Line, "the permission request")
+}
+
+// outcomeProblem reports a malformed permission outcome (ACP-PERM-002), a
+// codec problem.
+func outcomeProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.PERMOutcomeShape, pr.Pointer, "%s", pr.withDrop("permission outcome: "+pr.Detail))
 }

@@ -48,8 +48,7 @@ func noteSent(p *Phase, c *ctx) {
 func onRequest(p *Phase, c *ctx) {
 	m := c.m
 	noteSent(p, c)
-	checkMethodName(p, c)
-	checkOrdering(p, c)
+	c.runRequestHooks(p, c.d.arrival)
 	if mi, ok := c.method(); ok && mi.Notification {
 		switch m.Method {
 		case domain.MethodSessionCancel:
@@ -87,8 +86,7 @@ func onRequest(p *Phase, c *ctx) {
 func onNotification(p *Phase, c *ctx) {
 	m := c.m
 	noteSent(p, c)
-	checkMethodName(p, c)
-	checkOrdering(p, c)
+	c.runRequestHooks(p, c.d.arrival)
 	if mi, ok := c.method(); ok && !mi.Notification {
 		c.add(findings.RPCNoEnvelope, "", "%s is a request but is sent without an id, so it can never be answered", m.Method)
 		return
@@ -96,83 +94,23 @@ func onNotification(p *Phase, c *ctx) {
 	runRequestChecks(p, c)
 }
 
-// runRequestChecks runs the area checks and then the core transition of a
-// request or notification.
+// runRequestChecks runs the hooks of a request or notification, the core
+// transition last.
 func runRequestChecks(p *Phase, c *ctx) {
-	for _, f := range anyRequestChecks {
-		f(p, c)
-	}
-	for _, f := range requestChecks[c.m.Method] {
-		f(p, c)
-	}
-	if f := coreRequest[c.m.Method]; f != nil {
-		f(p, c)
-	}
+	c.runRequestHooks(p, c.d.everyRequest)
+	c.runRequestHooks(p, c.d.requests[c.m.Method])
 }
 
-// runResponseChecks runs the area checks and then the core transition of a
-// response to req.
+// runResponseChecks runs the hooks of a response to req, the core
+// transition last.
 func runResponseChecks(p *Phase, c *ctx, req Pending) {
-	for _, f := range anyResponseChecks {
-		f(p, c, req)
-	}
-	for _, f := range responseChecks[req.Method] {
-		f(p, c, req)
-	}
-	if f := coreResponse[req.Method]; f != nil {
-		f(p, c, req)
-	}
-}
-
-// checkMethodName reports method names v1 does not define and methods
-// sent by the side that should receive them.
-func checkMethodName(p *Phase, c *ctx) {
-	m := c.m
-	if mi, ok := c.method(); ok {
-		if want := mi.Receiver.Sender(); want != domain.DirUnknown && m.Dir != domain.DirUnknown && m.Dir != want {
-			c.add(findings.EXTNUnknownMethod, "/method", "the %s sent %s, a method only the %s may send; the %s has no handler for it and answers -32601", m.Dir, m.Method, want, m.Dir.Opposite())
-		}
-		return
-	}
-	switch {
-	case m.Method.IsExtension(), m.Method.IsProtocolLevel():
-	case isUnstable(m.Method):
-		c.add(findings.CAPUnstable, "/method", "%s is an unstable ACP method, not part of the stable v1 protocol; peers without the unstable feature answer -32601", m.Method)
-	default:
-		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not an ACP v1 method; custom methods must start with \"_\", and a peer that does not know it answers -32601", m.Method)
-	}
+	c.runResponseHooks(p, c.d.everyResponse, req)
+	c.runResponseHooks(p, c.d.responses[req.Method], req)
 }
 
 func isUnstable(m domain.Method) bool {
 	_, ok := domain.UnstableMethods[m]
 	return ok
-}
-
-// checkOrdering applies the connection-phase rules (ACP-SEQ-001…004).
-func checkOrdering(p *Phase, c *ctx) {
-	m := c.m
-	switch m.Dir {
-	case domain.FromClient:
-		if m.Method == domain.MethodInitialize {
-			if p.Conn != ConnAwaitingInitialize {
-				f := c.add(findings.SEQInitializeTwice, "/method", "initialize is sent again; it opens a connection once")
-				c.related(f, p.InitLine, "the first initialize")
-			}
-			return
-		}
-		if p.Conn == ConnReady || m.Kind != domain.KindRequest {
-			return
-		}
-		if sessionSetupMethods[m.Method] {
-			c.add(findings.SEQSessionBeforeInit, "/method", "%s is sent before initialize succeeded; agents answer -32600 until the connection is initialized", m.Method)
-		} else {
-			c.add(findings.SEQNotInitialized, "/method", "%s is sent before initialize succeeded; the first request must be initialize and agents answer -32600", m.Method)
-		}
-	case domain.FromAgent:
-		if p.Conn != ConnReady && (m.Kind == domain.KindRequest || m.Kind == domain.KindNotification) {
-			c.add(findings.SEQAgentBeforeInit, "/method", "the agent sends %s before it answered initialize", m.Method)
-		}
-	}
 }
 
 func onResponse(p *Phase, c *ctx) {
@@ -213,6 +151,7 @@ func onResponse(p *Phase, c *ctx) {
 	p.pending[requester] = p.pending[requester].Delete(key)
 	p.answered[requester] = p.answered[requester].Set(key, c.line())
 	if m.Kind == domain.KindError && m.Error != nil {
+		c.runResponseHooks(p, c.d.errorAnswer, req)
 		checkErrorCode(p, c, req)
 	}
 	runResponseChecks(p, c, req)
@@ -299,6 +238,8 @@ func checkErrorObject(c *ctx) {
 	e := c.m.Error
 	code := domain.ErrorCode(e.Code)
 	switch {
+	case c.lacksErrorMessage():
+		// The codec's ACP-RPC-007 says it already.
 	case strings.TrimSpace(e.Message) == "":
 		c.add(findings.RPCErrorMessage, "/error/message", "error message is empty; clients show it to the user, so say in one sentence what failed")
 	case strings.ContainsAny(e.Message, "\n\r"):
@@ -325,21 +266,16 @@ func refusesAsUnknown(p *Phase, e *domain.Error) bool {
 }
 
 // checkErrorCode applies the rules about which code an error answer to req
-// should carry.
+// should carry; the extension and $/ methods are the extn check's
+// (checkExtensionErrorCode).
 func checkErrorCode(p *Phase, c *ctx, req Pending) {
 	e := c.m.Error
 	code := domain.ErrorCode(e.Code)
 	cancelled := code == domain.CodeRequestCancelled && (req.CancelLine > 0 || cancelCascade(p, req))
 	_, known := domain.LookupMethod(req.Method)
 	switch {
-	case req.Method.IsExtension():
-		if refusesAsUnknown(p, e) {
-			c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "extension request %s is refused as unknown with %d; the code for an extension the receiver does not implement is -32601, which callers test for to fall back", req.Method, e.Code)
-		}
-	case req.Method.IsProtocolLevel() && !known:
-		if refusesAsUnknown(p, e) {
-			c.add(findings.EXTNUnknownDollarMethod, "/error/code", "unknown protocol-level request %s is refused with %d; an unknown $/ request should get -32601", req.Method, e.Code)
-		}
+	case req.Method.IsExtension(), req.Method.IsProtocolLevel() && !known:
+		// checkExtensionErrorCode's (extn.go)
 	case !known && !isUnstable(req.Method):
 		if code != domain.CodeMethodNotFound && !cancelled && !(code == domain.CodeInvalidRequest && p.Conn != ConnReady) {
 			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s is not an ACP v1 method, yet it is answered with %d; the code for a method the receiver lacks is -32601", req.Method, e.Code)
@@ -467,29 +403,29 @@ func cancelCascade(p *Phase, req Pending) bool {
 	return ok && s.CancelLine > 0
 }
 
-func finish(p *Phase, r *report, ev Event) {
-	c := &ctx{r: r, ev: ev, m: &domain.Message{}}
+func finish(p *Phase, c *ctx) {
+	ev := c.ev
 	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
 		for _, req := range p.pending[dir].All() {
 			at := findings.Location{File: ev.Loc.File, Line: req.Line}
 			id := req.ID.String() // as spelled; the map's key is canonical
 			switch {
 			case req.CancelLine > 0:
-				f := r.add(findings.CXLCancelledUnanswered, at, "%s request %s was cancelled with $/cancel_request but never answered; the receiver must still answer it", req.Method, id)
+				f := c.addAt(findings.CXLCancelledUnanswered, at, "%s request %s was cancelled with $/cancel_request but never answered; the receiver must still answer it", req.Method, id)
 				if ev.Truncated {
 					f.Severity = findings.SeverityWarning
 					f.Message += " (the transcript may be truncated)"
 				}
 				setBlame(f, dir.Opposite())
 			case req.Method.IsExtension() && !ev.Truncated:
-				f := r.add(findings.EXTNUnansweredExtension, at, "extension request %s (id %s) never gets a response; a receiver that does not know it must still answer, with -32601", req.Method, id)
+				f := c.addAt(findings.EXTNUnansweredExtension, at, "extension request %s (id %s) never gets a response; a receiver that does not know it must still answer, with -32601", req.Method, id)
 				setBlame(f, dir.Opposite())
 			default:
 				from := "the " + dir.String()
 				if dir == domain.DirUnknown {
 					from = "an unknown side"
 				}
-				f := r.add(findings.RPCUnanswered, at, "%s request (id %s) from %s is never answered", req.Method, id, from)
+				f := c.addAt(findings.RPCUnanswered, at, "%s request (id %s) from %s is never answered", req.Method, id, from)
 				if ev.Truncated {
 					f.Severity = findings.SeverityWarning
 					f.Message += "; the transcript ends first (it may be truncated, so the answer may just be missing from the recording)"
@@ -501,10 +437,11 @@ func finish(p *Phase, r *report, ev Event) {
 			}
 		}
 	}
-	finishTerminals(p, c)
-	for _, f := range endChecks {
-		f(p, c)
+	for _, h := range c.d.end {
+		c.check = h.check
+		h.run(p, c)
 	}
+	c.check = c.d.framing
 }
 
 func setBlame(f *findings.ValidationFinding, d domain.Direction) {
@@ -560,4 +497,77 @@ func sessionIDField(t reflect.Type) ([]int, bool) {
 	}
 	sessionIDFields.Store(t, index)
 	return index, index != nil
+}
+
+// The JSON-RPC envelope (codec problems): its version (ACP-RPC-002), its
+// shape (ACP-RPC-001), ids (ACP-RPC-005) and error objects (ACP-RPC-007).
+
+func jsonrpcProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.RPCVersion, pr.Pointer, "%s; peers that check it reject the message", pr.Detail)
+}
+
+func envelopeProblem(p *Phase, c *ctx, pr problem) {
+	switch {
+	case pr.Kind == domain.ProbNotObject && pr.Pointer == "":
+		// A JSON value that is not an object: the line holds no message.
+		c.add(findings.RPCNoEnvelope, pr.Pointer, "%s; receivers answer -32600 (Invalid request) or drop it", pr.Detail)
+	case !echoedNullID(p, c, pr):
+		c.add(findings.RPCNoEnvelope, pr.Pointer, "%s; the receiver cannot route it and answers -32600 (Invalid request) or drops it", pr.Detail)
+	}
+}
+
+// echoedNullID reports an envelope problem that the context shows is
+// none. The codec flags every successful response with "id": null, but
+// when the request itself had a null id (ACP-RPC-005), echoing it is what
+// JSON-RPC prescribes; the mistake is the request's alone.
+func echoedNullID(p *Phase, c *ctx, pr problem) bool {
+	m := c.m
+	if pr.Kind != domain.ProbEnvelope || m.Kind != domain.KindResult || m.ID.Kind() != domain.IDNull ||
+		!strings.HasSuffix(pr.Pointer, "/id") || m.Dir == domain.DirUnknown {
+		return false
+	}
+	_, echoed := p.Pending(m.Dir.Opposite(), m.ID)
+	return echoed
+}
+
+// envelopeMemberProblem reports a member JSON-RPC does not define.
+func envelopeMemberProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.RPCNoEnvelope, pr.Pointer, "%s; JSON-RPC messages have only jsonrpc, id, method, params, result and error", pr.Detail)
+}
+
+// envelopeDuplicateProblem reports an envelope member that appears twice.
+func envelopeDuplicateProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.RPCNoEnvelope, pr.Pointer, "%s; receivers disagree on which copy wins, so the message is ambiguous", pr.Detail)
+}
+
+func idProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.RPCIDShape, pr.Pointer, "%s; JSON-RPC says ids should be strings or integers", pr.Detail)
+}
+
+func errorObjectProblem(p *Phase, c *ctx, pr problem) {
+	detail := pr.Detail
+	if !strings.HasPrefix(detail, `"error"`) {
+		detail = "error object: " + detail
+	}
+	switch {
+	case strings.HasSuffix(pr.Pointer, "/error/code"):
+		detail += "; receivers branch on the integer code (auth required, not found, cancelled), so they cannot tell what failed"
+	case strings.HasSuffix(pr.Pointer, "/error/message"):
+		detail += "; clients have no text to show the user"
+	default:
+		detail += "; receivers cannot read the failure"
+	}
+	c.add(findings.RPCMalformedError, pr.Pointer, "%s", detail)
+}
+
+// lacksErrorMessage reports whether the codec found the current error
+// object without a message (ACP-RPC-007): checkErrorObject's empty-message
+// finding (ACP-RPC-008) would only repeat it.
+func (c *ctx) lacksErrorMessage() bool {
+	for _, p := range c.ev.Problems {
+		if p.Kind == domain.ProbErrorObject && strings.HasSuffix(p.Pointer, "/error/message") {
+			return true
+		}
+	}
+	return false
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/acplint/acplint/findings"
 )
 
-// Ordering of the connection and of session setup (ACP-SEQ-*). The rules
-// about initialize itself (ACP-SEQ-001 to -004) are applied to every
-// message in rpc.go (checkOrdering); this file adds the agent's answer to a
-// request sent too early, the prompt ordering rules and the history replay
-// rules of session/load and session/resume.
+// Ordering of the connection and of session setup (ACP-SEQ-*): the rules
+// about initialize itself (ACP-SEQ-001 to -004), applied to every message
+// as it arrives (checkOrdering), the agent's answer to a request sent too
+// early, the prompt ordering rules and the history replay rules of
+// session/load and session/resume.
 
 // seqState is the bookkeeping of the SEQ checks.
 type seqState struct {
@@ -31,12 +31,31 @@ type loadEnd struct {
 	Reported bool
 }
 
-func init() {
-	onEveryRequest(noteEarlyRequest)
-	onEveryResponse(checkEarlyRequestAnswer)
-	onRequestTo(domain.MethodSessionPrompt, checkPromptOrder)
-	onRequestTo(domain.MethodSessionUpdate, checkReplayOrder)
-	onResponseTo(domain.MethodSessionLoad, checkLoadReplay)
+// checkOrdering applies the connection-phase rules (ACP-SEQ-001…004).
+func checkOrdering(p *Phase, c *ctx) {
+	m := c.m
+	switch m.Dir {
+	case domain.FromClient:
+		if m.Method == domain.MethodInitialize {
+			if p.Conn != ConnAwaitingInitialize {
+				f := c.add(findings.SEQInitializeTwice, "/method", "initialize is sent again; it opens a connection once")
+				c.related(f, p.InitLine, "the first initialize")
+			}
+			return
+		}
+		if p.Conn == ConnReady || m.Kind != domain.KindRequest {
+			return
+		}
+		if sessionSetupMethods[m.Method] {
+			c.add(findings.SEQSessionBeforeInit, "/method", "%s is sent before initialize succeeded; agents answer -32600 until the connection is initialized", m.Method)
+		} else {
+			c.add(findings.SEQNotInitialized, "/method", "%s is sent before initialize succeeded; the first request must be initialize and agents answer -32600", m.Method)
+		}
+	case domain.FromAgent:
+		if p.Conn != ConnReady && (m.Kind == domain.KindRequest || m.Kind == domain.KindNotification) {
+			c.add(findings.SEQAgentBeforeInit, "/method", "the agent sends %s before it answered initialize", m.Method)
+		}
+	}
 }
 
 // noteEarlyRequest remembers a client request that checkOrdering reported

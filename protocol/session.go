@@ -14,9 +14,10 @@ import (
 // mcpServers in session/new and session/load (ACP-SES-002), malformed MCP
 // server entries (ACP-SES-005), a tagged stdio server (ACP-SES-006), a
 // session/list result without sessions (ACP-SES-009) and identity fields in
-// session_info_update (ACP-SES-012) are codec problems mapped in
-// lint/problems.go. The checks here need the connection's state or look at
-// values the schema cannot judge, such as whether a path is absolute.
+// session_info_update (ACP-SES-012) are codec problems, taken by the
+// OnProblem hooks at the end of this file. The other checks here need the
+// connection's state or look at values the schema cannot judge, such as
+// whether a path is absolute.
 
 // lifecycleState is the bookkeeping of the connection and session
 // lifecycle checks: ordering (seq.go), authentication (auth.go), session
@@ -39,18 +40,6 @@ type sesState struct {
 	// closing maps a session to the session/close sent while one of its
 	// prompts was pending: that prompt must end cancelled (ACP-SES-011).
 	closing Map[domain.SessionID, int]
-}
-
-func init() {
-	onRequestTo(domain.MethodSessionNew, checkSessionSetupParams)
-	onRequestTo(domain.MethodSessionLoad, checkSessionSetupParams)
-	onRequestTo(domain.MethodSessionResume, checkSessionSetupParams)
-	onRequestTo(domain.MethodSessionList, checkListRequest)
-	onResponseTo(domain.MethodSessionList, checkListResult)
-	onRequestTo(domain.MethodSessionPrompt, notePromptHistory)
-	onRequestTo(domain.MethodSessionClose, noteCloseDuringTurn)
-	onResponseTo(domain.MethodSessionClose, closeAnswered)
-	onResponseTo(domain.MethodSessionPrompt, checkTurnEndAfterClose)
 }
 
 // checkSessionSetupParams judges the parameters of session/new,
@@ -304,4 +293,29 @@ func checkTurnEndAfterClose(p *Phase, c *ctx, req Pending) {
 			"session/prompt %s although the client closed the session at line %d while this turn ran; closing must cancel ongoing work as session/cancel does, so the turn should end with stopReason \"cancelled\"", ended, closeLine)
 	}
 	c.related(f, closeLine, "the session/close")
+}
+
+// The shapes of session setup and session/list (codec problems):
+// mcpServers missing (ACP-SES-002), MCP server entries (ACP-SES-005,
+// ACP-SES-006), a session/list result without sessions (ACP-SES-009) and
+// identity fields in session_info_update (ACP-SES-012).
+
+func missingMcpServersProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.SESMissingMcpServers, pr.Pointer, "%s", pr.withDrop(fmt.Sprintf(`%s params lack required "mcpServers"; send [] when there are no MCP servers (SDK-based agents answer -32602 Invalid params)`, c.m.Method)))
+}
+
+func listWithoutSessionsProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.SESListMissingSessions, pr.Pointer, "%s", pr.withDrop(fmt.Sprintf("session/list result: %s; the result always carries a sessions array, empty when nothing matches", pr.Detail)))
+}
+
+func mcpServerProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.SESMcpServerShape, pr.Pointer, "%s", pr.withDrop("MCP server entry: "+pr.Detail))
+}
+
+func stdioTypeProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.SESStdioType, pr.Pointer, `stdio MCP server carries "type"; v1 stdio servers are untagged, and receivers accept it only by tolerance`)
+}
+
+func infoUpdateFieldProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.SESInfoUpdateFields, pr.Pointer, "session_info_update carries %q; the update names only title and updatedAt, the session is named by the notification", pr.Member)
 }

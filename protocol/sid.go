@@ -31,13 +31,6 @@ var clientSessionMethods = map[domain.Method]bool{
 	domain.MethodSessionSetConfigOption: true, domain.MethodSessionClose: true,
 }
 
-func init() {
-	onEveryRequest(checkSessionNamed)
-	onEveryResponse(checkUnknownSessionAnswer)
-	onResponseTo(domain.MethodSessionNew, checkIssuedSessionID)
-	onResponseTo(domain.MethodSessionDelete, checkDeleteAnswer)
-}
-
 // checkSessionNamed reports a client request naming a session that is not
 // active (ACP-SID-001) and an agent message naming a session that is
 // neither active nor being opened (ACP-SID-002).

@@ -41,16 +41,6 @@ func (e terminalExit) same(o terminalExit) bool {
 		e.Signal.State == o.Signal.State && e.Signal.Val == o.Signal.Val
 }
 
-func init() {
-	onRequestTo(domain.MethodTerminalCreate, checkTerminalCreate)
-	onResponseTo(domain.MethodTerminalCreate, terminalCreated)
-	for _, m := range []domain.Method{domain.MethodTerminalOutput, domain.MethodTerminalWaitForExit, domain.MethodTerminalKill, domain.MethodTerminalRelease} {
-		onRequestTo(m, checkTerminalUse)
-	}
-	onResponseTo(domain.MethodTerminalWaitForExit, terminalExited)
-	onResponseTo(domain.MethodTerminalOutput, checkTerminalOutput)
-}
-
 // checkTerminalCreate reports a relative working directory (ACP-TERM-004).
 func checkTerminalCreate(p *Phase, c *ctx) {
 	r, ok := paramsOf[domain.CreateTerminalRequest](c.m)
@@ -207,12 +197,12 @@ func finishTerminals(p *Phase, c *ctx) {
 		}
 		loc := findings.Location{File: c.ev.Loc.File, Line: t.Line}
 		if s, ok := p.Session(t.Session); ok && s.State == SessionClosed {
-			f := c.r.add(findings.TERMNotReleased, loc,
+			f := c.addAt(findings.TERMNotReleased, loc,
 				"terminal %s is created here and never released, and its session was closed at line %d; the agent must release every terminal it creates, or the client keeps its process and output", id, s.Line)
 			c.related(f, s.Line, "the session/close result")
 			continue
 		}
-		f := c.r.add(findings.TERMNotReleased, loc,
+		f := c.addAt(findings.TERMNotReleased, loc,
 			"terminal %s is created here and never released with terminal/release; the client keeps its process and output until then", id)
 		if c.ev.Truncated {
 			f.Message += " (the transcript may be truncated)"

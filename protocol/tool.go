@@ -23,10 +23,6 @@ func toolCallKey(s domain.SessionID, id domain.ToolCallID) string {
 	return string(s) + "\x00" + string(id)
 }
 
-func init() {
-	onRequestTo(domain.MethodSessionUpdate, checkToolUpdate)
-}
-
 // checkToolUpdate applies the tool call rules to tool_call and
 // tool_call_update, and keeps Session.ToolCalls and OpenToolCalls.
 func checkToolUpdate(p *Phase, c *ctx) {
@@ -223,4 +219,10 @@ func cleanFilePath(s string) string {
 func withinDir(p, dir string) bool {
 	p, dir = cleanFilePath(p), cleanFilePath(dir)
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// toolCallProblem reports a malformed tool call title, kind or status
+// (ACP-TOOL-004), a codec problem.
+func toolCallProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.TOOLShape, pr.Pointer, "%s", pr.withDrop("tool call: "+pr.Detail))
 }

@@ -10,14 +10,9 @@ import (
 )
 
 // Prompt turns and stop reasons (ACP-TURN-*). An unknown stopReason
-// (ACP-TURN-001) is a codec problem mapped in lint/problems.go. What
+// (ACP-TURN-001) is a codec problem (stopReasonProblem). What
 // happens after a cancelled turn is the CXL area's (cancel.go); the checks
 // here leave it alone.
-
-func init() {
-	onResponseTo(domain.MethodSessionPrompt, checkTurnEnd)
-	onRequestTo(domain.MethodSessionUpdate, checkTurnUpdate)
-}
 
 // checkTurnEnd judges the stop reason against the turn: cancelled needs a
 // cancel (ACP-TURN-002), end_turn needs finished tool calls (ACP-TURN-004).
@@ -207,4 +202,10 @@ func isCurrencyCode(s string) bool {
 		}
 	}
 	return true
+}
+
+// stopReasonProblem reports a stopReason v1 does not define (ACP-TURN-001),
+// a codec problem.
+func stopReasonProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.TURNStopReason, pr.Pointer, "%s", pr.withDrop("stopReason "+pr.Detail))
 }

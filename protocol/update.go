@@ -54,29 +54,48 @@ func (p *Phase) firstReport(rule *findings.Rule, s domain.SessionID, key string)
 	return true
 }
 
-func init() {
-	onRequestTo(domain.MethodSessionUpdate, checkSessionUpdatePayload)
-}
-
-// checkSessionUpdatePayload applies the UPD rules that need the session's
-// state, and keeps the mode, config option and compaction state current.
-// The payload shapes (ACP-UPD-002, -003, -006, -007) are codec problems,
-// mapped in lint/problems.go, except the empty notice title; ACP-UPD-001
-// is in rpc.go.
-func checkSessionUpdatePayload(p *Phase, c *ctx) {
+// updatedSession returns the payload of an agent's session/update and its
+// session when the update's values mean something: its session is active
+// and its payload decoded without a schema finding.
+func updatedSession(p *Phase, c *ctx) (*domain.SessionNotification, *Session, bool) {
 	n, ok := paramsOf[domain.SessionNotification](c.m)
 	if !ok || c.m.Dir != domain.FromAgent || c.ev.ParamsInvalid {
-		return // a broken payload is a schema finding; its values mean nothing
+		return nil, nil, false // a broken payload is a schema finding; its values mean nothing
 	}
 	s, ok := p.ActiveSession(n.SessionID)
 	if !ok {
-		return // an unknown session is ACP-SID's
+		return nil, nil, false // an unknown session is ACP-SID's
+	}
+	return n, s, true
+}
+
+// checkModeAndOptionUpdate judges current_mode_update and
+// config_option_update against the session's modes and config options
+// (the config check), and keeps them current.
+func checkModeAndOptionUpdate(p *Phase, c *ctx) {
+	n, s, ok := updatedSession(p, c)
+	if !ok {
+		return
 	}
 	switch u := n.Update.(type) {
 	case domain.CurrentModeUpdate:
 		currentModeUpdated(p, c, s, u)
 	case domain.ConfigOptionUpdate:
 		configOptionsUpdated(p, c, s, u)
+	}
+}
+
+// checkSessionUpdatePayload applies the other UPD rules that need the
+// session's state, and keeps the compaction and plan state current. The
+// payload shapes (ACP-UPD-002, -003, -006, -007) are codec problems (the
+// OnProblem hooks at the end of this file), except the empty notice title;
+// ACP-UPD-001 is in rpc.go.
+func checkSessionUpdatePayload(p *Phase, c *ctx) {
+	n, s, ok := updatedSession(p, c)
+	if !ok {
+		return
+	}
+	switch u := n.Update.(type) {
 	case domain.CompactionUpdate:
 		compactionUpdated(p, c, s, u)
 	case domain.CompactionSummaryChunk:
@@ -270,4 +289,39 @@ func entryCount(n int) string {
 		return "1 entry"
 	}
 	return fmt.Sprintf("%d entries", n)
+}
+
+// The payload shapes of session/update (codec problems): unknown update
+// kinds (ACP-UPD-002), the mode id member of current_mode_update
+// (ACP-UPD-003), usage_update (ACP-UPD-006) and notices (ACP-UPD-007).
+
+func unknownUpdateProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.UPDUnknownVariant, pr.Pointer, "%s", pr.withDrop(fmt.Sprintf("session/update %s; v1 has no custom update kinds (use _meta or a \"_\" notification)", pr.Detail)))
+}
+
+// modeIDProblem reports a current_mode_update whose currentModeId is
+// missing or malformed. One that spells the member "modeId" also lacks
+// "currentModeId"; the modeId finding (modeIDMemberProblem) already says
+// so, and one mistake gives one finding.
+func modeIDProblem(p *Phase, c *ctx, pr problem) {
+	if pr.Kind == domain.ProbMissing {
+		for _, q := range c.ev.Problems {
+			if q.Kind == domain.ProbUnknownMember && q.Def == "CurrentModeUpdate" && q.Member == "modeId" {
+				return
+			}
+		}
+	}
+	c.add(findings.UPDModeIDField, pr.Pointer, "%s", pr.withDrop(pr.Detail))
+}
+
+func modeIDMemberProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.UPDModeIDField, pr.Pointer, `current_mode_update uses "modeId"; the schema names it "currentModeId" (an old docs example shows modeId)`)
+}
+
+func usageProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.UPDUsageShape, pr.Pointer, "%s", pr.withDrop("usage_update: "+pr.Detail))
+}
+
+func noticeProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.UPDNoticeShape, pr.Pointer, "%s", pr.withDrop("notice: "+pr.Detail))
 }

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,20 +13,15 @@ import (
 )
 
 // Version negotiation (ACP-VER-*). A protocolVersion that is not an integer
-// from 0 to 65535 (ACP-VER-001) is a codec problem mapped in
-// lint/problems.go; a negotiated version of 2 or more (ACP-VER-005) stops
-// the machine in core.go. The checks here judge the negotiation itself and
-// the implementation info both sides should send.
+// from 0 to 65535 (ACP-VER-001) is a codec problem (versionProblem); a
+// negotiated version of 2 or more (ACP-VER-005) stops the machine in
+// core.go. The checks here judge the negotiation itself and the
+// implementation info both sides should send.
 
 // latestKnownVersion is the highest protocol version ACP has published (v2
 // is a draft). An agent echoing a higher request claims a version that
 // does not exist.
 const latestKnownVersion = 2
-
-func init() {
-	onRequestTo(domain.MethodInitialize, checkClientInfo)
-	onResponseTo(domain.MethodInitialize, checkNegotiation)
-}
 
 // wireVersion reads protocolVersion from the raw params or result of an
 // initialize message. It is -1 when the member is absent or not an integer
@@ -140,4 +136,10 @@ func checkImplementation(c *ctx, raw json.RawMessage, at, member, side string) {
 		c.add(findings.VERMissingInfo, at+"/"+member+"/"+field,
 			"%s.%s is empty; the %s should say which implementation and release it is, which peers use in logs, bug reports and workarounds for known quirks", member, field, side)
 	}
+}
+
+// versionProblem reports a protocolVersion that is not an integer from 0
+// to 65535 (ACP-VER-001), a codec problem.
+func versionProblem(p *Phase, c *ctx, pr problem) {
+	c.add(findings.VERNotInteger, pr.Pointer, "%s", pr.withDrop(fmt.Sprintf("%s: %s; protocolVersion is an integer from 0 to 65535, such as 1", describeMessage(c.m), pr.Detail)))
 }

@@ -112,20 +112,21 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	}
 
 	reported := 0
-	report := func(line int, rule *findings.Rule, msg string) {
+	report := func(f findings.ValidationFinding) {
 		reported++
-		fmt.Fprintf(e.stderr, "%s:%d: %s: %s (%s)\n", findings.Escape(name), line, rule.Severity, findings.Escape(msg), rule.ID)
+		fmt.Fprintf(e.stderr, "%s:%d: %s: %s (%s)\n", findings.Escape(name), f.Location.Line, f.Severity, findings.Escape(f.Message), f.RuleID)
 	}
 	_, err = transcript.ReadFrames(in, inFormat, lint.InferSenders(), func(f transcript.RawFrame) error {
+		at := findings.Location{File: name, Line: f.Line}
 		switch {
 		case f.Bad != "":
-			report(f.Line, findings.LINTBadWrapper, "skipped: "+f.Bad)
+			report(lint.BadWrapper(at, "skipped: "+f.Bad))
 			return nil
 		case f.Lost != "":
-			report(f.Line, findings.LINTFramesLost, "skipped: "+f.Lost)
+			report(lint.FramesLost(at, "skipped: "+f.Lost))
 			return nil
 		case f.Dir == domain.DirUnknown && recordsDirections:
-			report(f.Line, findings.LINTDirectionUnknown, f.Unknown+`; written with direction "unknown"`)
+			report(lint.DirectionUnknown(at, f.Unknown+`; written with direction "unknown"`))
 		}
 		return write(f)
 	})

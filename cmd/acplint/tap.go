@@ -120,7 +120,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	// not be able to hold the linter, and through it anything else.
 	findingsOut := tap.NewDetachedWriter(findingsDst, 1<<20)
 	trouble := func(err error) {
-		writeFinding(findingsOut, findings.New(findings.LINTInternal, findings.Location{File: "tap"}, err.Error()))
+		writeFinding(findingsOut, lint.InternalError(findings.Location{File: "tap"}, err.Error()))
 	}
 	// Live findings name the recording, so their lines can be opened there.
 	liveName := "tap"
@@ -215,7 +215,7 @@ func newLiveLinter(out io.Writer, file string) *liveLinter {
 			// lint recovers from a panic in a rule itself; this is the last
 			// line, so that nothing in linting can end the tap.
 			if r := recover(); r != nil {
-				writeFinding(out, findings.New(findings.LINTInternal, findings.Location{File: file}, fmt.Sprintf("live lint stopped after an internal error: panic: %v", r)))
+				writeFinding(out, lint.InternalError(findings.Location{File: file}, fmt.Sprintf("live lint stopped after an internal error: panic: %v", r)))
 				pr.CloseWithError(errLintStopped)
 			}
 		}()

@@ -55,11 +55,12 @@ var graph = map[string]rule{
 	"internal/safefile":  {},
 	"internal/gcpolicy":  {},
 	"internal/layers":    {},
+	"internal/rulehomes": {},
 
 	// Decoding and the protocol machine: the hot path of every command,
 	// so nothing outside the standard library.
 	"codec":    {imports: []string{"domain", "internal/jsonv"}},
-	"protocol": {imports: []string{"domain", "findings", "internal/jsonv"}},
+	"protocol": {imports: []string{"domain", "findings", "internal/jsonv", "internal/reference"}},
 
 	// Reading and writing transcripts, and the tap that records them.
 	"transcript": {imports: []string{"codec", "domain", "internal/jsonv"}},
@@ -75,7 +76,7 @@ var graph = map[string]rule{
 	// lint pulls the JSON-Schema validator (for --schema) but not rapid:
 	// issue 16 keeps acplint check's generator off lint's path.
 	"lint": {
-		imports: []string{"codec", "domain", "findings", "internal/jsonv", "internal/reference", "internal/slab", "protocol", "schemamodel", "transcript"},
+		imports: []string{"codec", "domain", "findings", "internal/jsonv", "internal/slab", "protocol", "schemamodel", "transcript"},
 		pulls:   []string{jsonSchema, text},
 	},
 
@@ -92,7 +93,7 @@ var graph = map[string]rule{
 
 	// The command links everything but the schema generator.
 	"cmd/acplint": {
-		imports: []string{"codec", "conformance", "domain", "findings", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "schemadiff", "schemamodel", "tap", "transcript"},
+		imports: []string{"codec", "conformance", "domain", "findings", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "protocol", "schemadiff", "schemamodel", "tap", "transcript"},
 		pulls:   []string{jsonSchema, text, rapid, txtar},
 	},
 }

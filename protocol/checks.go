@@ -1,0 +1,591 @@
+package protocol
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+)
+
+// A Check is one unit of rule code: the rules it raises, the messages it
+// runs for and the functions it runs, as go/analysis binds an Analyzer's
+// metadata to its code. checkList holds every check of the machine, in the
+// order they run; a maintainer adding a rule adds it to the catalog and to
+// the Rules of the one check that raises it.
+type Check struct {
+	Name  string // short and unique, e.g. "session"
+	Doc   string // one line: what the check judges
+	Rules []*findings.Rule
+	Hooks []Hook
+}
+
+// A Hook is one function of a check and what triggers it.
+type Hook struct {
+	On      TriggerKind
+	Methods []domain.Method // the methods of OnRequestTo and OnResponseTo
+	Problem ProblemKey      // the problems of OnProblem
+
+	request  requestCheck
+	response responseCheck
+	end      endCheck
+	problem  problemCheck
+}
+
+// TriggerKind says which events run a hook.
+type TriggerKind uint8
+
+const (
+	// OnFraming is the machine's JSON-RPC framing itself (rpc.go): it
+	// runs for every message and at the end of the transcript, around
+	// the hooks of every other check.
+	OnFraming TriggerKind = iota + 1
+	// OnProblem runs for each codec problem of a message (Event.Problems)
+	// that Hook.Problem matches best (problems.go), before any other hook
+	// of the message.
+	OnProblem
+	// OnArrival runs for every request and notification as it arrives,
+	// before the framing judges its kind and id and keeps it pending.
+	OnArrival
+	// OnEveryRequest runs for every request and notification the framing
+	// accepts: a request from a known sender, a notification sent as one.
+	OnEveryRequest
+	// OnRequestTo runs for the accepted requests and notifications of
+	// Hook.Methods, after the OnEveryRequest hooks.
+	OnRequestTo
+	// OnErrorAnswer runs for every error response to a known request,
+	// before the framing judges its code and before the OnEveryResponse
+	// hooks.
+	OnErrorAnswer
+	// OnEveryResponse runs for every response to a known request.
+	OnEveryResponse
+	// OnResponseTo runs for the responses to requests of Hook.Methods,
+	// after the OnEveryResponse hooks.
+	OnResponseTo
+	// OnEnd runs at the end of the transcript.
+	OnEnd
+)
+
+func (k TriggerKind) String() string {
+	switch k {
+	case OnFraming:
+		return "framing"
+	case OnProblem:
+		return "problem"
+	case OnArrival:
+		return "arrival"
+	case OnErrorAnswer:
+		return "error answer"
+	case OnEveryRequest:
+		return "every request"
+	case OnRequestTo:
+		return "request"
+	case OnEveryResponse:
+		return "every response"
+	case OnResponseTo:
+		return "response"
+	case OnEnd:
+		return "end"
+	}
+	return fmt.Sprintf("trigger(%d)", int(k))
+}
+
+func (h Hook) String() string {
+	if h.On == OnProblem {
+		return h.On.String() + " " + h.Problem.String()
+	}
+	if len(h.Methods) == 0 {
+		return h.On.String()
+	}
+	ms := make([]string, len(h.Methods))
+	for i, m := range h.Methods {
+		ms[i] = string(m)
+	}
+	return h.On.String() + " " + strings.Join(ms, ", ")
+}
+
+// A requestCheck judges a request or notification against the phase as it
+// was before the message, and adds any bookkeeping of its own to it. A
+// responseCheck does the same for the response to req. Hooks change the
+// step's own copy of the phase (step in acp.go): a Phase is some 800
+// bytes, and handing it from hook to hook by value cost more than the
+// hooks themselves.
+//
+// Hooks run in the order of checkList, and in the order of its Hooks
+// within a check. They must not depend on each other's bookkeeping for the
+// same message; the core transition of the method (the "core" check, last)
+// runs after all of them, so every hook sees the state the message arrived
+// in.
+type (
+	requestCheck  func(p *Phase, c *ctx)
+	responseCheck func(p *Phase, c *ctx, req Pending)
+	endCheck      func(p *Phase, c *ctx)
+)
+
+func onRequestTo(f requestCheck, ms ...domain.Method) Hook {
+	return Hook{On: OnRequestTo, Methods: ms, request: f}
+}
+
+func onResponseTo(f responseCheck, ms ...domain.Method) Hook {
+	return Hook{On: OnResponseTo, Methods: ms, response: f}
+}
+
+func onArrival(f requestCheck) Hook        { return Hook{On: OnArrival, request: f} }
+func onEveryRequest(f requestCheck) Hook   { return Hook{On: OnEveryRequest, request: f} }
+func onErrorAnswer(f responseCheck) Hook   { return Hook{On: OnErrorAnswer, response: f} }
+func onEveryResponse(f responseCheck) Hook { return Hook{On: OnEveryResponse, response: f} }
+func onEnd(f endCheck) Hook                { return Hook{On: OnEnd, end: f} }
+func onProblem(f problemCheck, k ProblemKey) Hook {
+	return Hook{On: OnProblem, Problem: k, problem: f}
+}
+
+// sessionOpeners are the methods that create or reopen a session.
+var sessionOpeners = []domain.Method{domain.MethodSessionNew, domain.MethodSessionLoad, domain.MethodSessionResume}
+
+// Checks returns the machine's checks in the order they run. The values
+// are the caller's own: changing them changes nothing in the machine.
+func Checks() []Check {
+	list := checkList()
+	out := make([]Check, len(list))
+	for i, ch := range list {
+		out[i] = *ch
+	}
+	return out
+}
+
+// checkList builds the machine's checks afresh, in the order they run.
+func checkList() []*Check {
+	return []*Check{
+		{
+			Name: "rpc",
+			Doc:  "JSON-RPC framing: message kinds, request ids, response correlation, error objects and codes, requests never answered",
+			Rules: []*findings.Rule{
+				findings.RPCNoEnvelope, findings.CXLCancelAsRequest, findings.UPDAsRequest, findings.RPCDuplicateID,
+				findings.RPCUnknownResponseID, findings.RPCResponseToNotification, findings.RPCErrorMessage, findings.RPCReservedCode,
+				findings.RPCMethodNotFoundCode, findings.RPCInvalidParamsCode, findings.CXLUnexpectedCancelledCode,
+				findings.CXLCancelledUnanswered, findings.EXTNUnansweredExtension, findings.RPCUnanswered,
+				findings.RPCVersion, findings.RPCIDShape, findings.RPCMalformedError,
+			},
+			Hooks: []Hook{
+				{On: OnFraming},
+				onProblem(jsonrpcProblem, ProblemKey{Kinds: kinds(domain.ProbJSONRPC)}),
+				onProblem(envelopeProblem, ProblemKey{Kinds: kinds(domain.ProbEnvelope, domain.ProbNotObject)}),
+				onProblem(envelopeMemberProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"JSON-RPC envelope"}}),
+				onProblem(envelopeDuplicateProblem, ProblemKey{Kinds: kinds(domain.ProbDuplicate), Defs: []string{""}}),
+				onProblem(idProblem, ProblemKey{Kinds: kinds(domain.ProbIDNull, domain.ProbIDFraction)}),
+				onProblem(errorObjectProblem, ProblemKey{Kinds: kinds(domain.ProbErrorObject)}),
+			},
+		},
+		{
+			Name: "auth",
+			Doc:  "authentication: the methods an agent offers, authenticate calls, and requests refused until the client authenticates",
+			Rules: []*findings.Rule{
+				findings.AUTHNDuplicateMethodID, findings.AUTHNUnknownMethod, findings.AUTHNTerminalMethod,
+				findings.AUTHNRetryWithoutAuth, findings.AUTHNRequiredWithoutMethods, findings.AUTHNUnauthenticatedSession,
+				findings.AUTHNTerminalCommand,
+			},
+			Hooks: []Hook{
+				onResponseTo(checkAuthMethodIDs, domain.MethodInitialize),
+				onRequestTo(checkAuthenticateMethod, domain.MethodAuthenticate),
+				onResponseTo(authenticateAnswered, domain.MethodAuthenticate),
+				onEveryRequest(checkRetryWithoutAuth),
+				onEveryResponse(checkAuthRequired),
+				onProblem(terminalCommandProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"AuthMethodTerminal"}, Members: []string{"command"}}),
+			},
+		},
+		{
+			Name: "cancel",
+			Doc:  "session/cancel: what it may cancel, and what the agent may still send and answer after it",
+			Rules: []*findings.Rule{
+				findings.CXLCancelWithoutTurn, findings.CXLNotCancelled, findings.CXLUpdateAfterCancel, findings.CXLPermissionAfterCancel,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkSessionCancel, domain.MethodSessionCancel),
+				onResponseTo(checkCancelledTurnEnd, domain.MethodSessionPrompt),
+				onRequestTo(checkUpdateAfterCancel, domain.MethodSessionUpdate),
+				onResponseTo(checkPermissionAfterCancel, domain.MethodSessionRequestPermission),
+			},
+		},
+		{
+			Name: "cap",
+			Doc:  "capability gating: each side uses an optional feature only when the other side advertised it",
+			Rules: []*findings.Rule{
+				findings.CAPReadWithoutCapability, findings.CAPWriteWithoutCapability, findings.CAPTerminalWithoutCapability,
+				findings.CAPLoadWithoutCapability, findings.CAPResumeWithoutCapability, findings.CAPCloseWithoutCapability,
+				findings.CAPListWithoutCapability, findings.CAPDeleteWithoutCapability, findings.CAPLogoutWithoutCapability,
+				findings.CAPElicitationMode, findings.CAPTerminalAuthMethod, findings.CAPAuthenticateWithoutMethods,
+				findings.CAPAdditionalDirectories, findings.CAPMcpTransport, findings.CAPPromptContent,
+				findings.CAPNoticeWithoutCapability, findings.CAPCompactionWithoutCapability,
+				findings.CAPUnknownKey, findings.CAPMarkerKind,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkMethodGate, gatedMethods()...),
+				onRequestTo(checkElicitationModeGate, domain.MethodElicitationCreate),
+				onResponseTo(checkTerminalAuthGate, domain.MethodInitialize),
+				onRequestTo(checkAuthenticateOffered, domain.MethodAuthenticate),
+				onRequestTo(checkSessionSetupGates, sessionOpeners...),
+				onRequestTo(checkPromptContentGate, domain.MethodSessionPrompt),
+				onRequestTo(checkUpdateGates, domain.MethodSessionUpdate),
+				onProblem(capabilityKeyProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), DefSuffix: "Capabilities"}),
+				onProblem(capabilityKindProblem, ProblemKey{Kinds: kinds(domain.ProbType), DefSuffix: "Capabilities"}),
+			},
+		},
+		{
+			Name:  "content",
+			Doc:   "content blocks: their shape, and the base64 of images, audio and blob resources",
+			Rules: []*findings.Rule{findings.CONTBadBase64, findings.CONTShape},
+			Hooks: []Hook{
+				onEveryRequest(checkParamsBase64),
+				onEveryResponse(checkResultBase64),
+				onProblem(contentProblem, ProblemKey{Kinds: schemaKinds, Defs: contentDefs}),
+				onProblem(resourceWithoutBodyProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownVariant), Defs: []string{"EmbeddedResourceResource"}}),
+				onProblem(resourceWithTwoBodiesProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"TextResourceContents"}, Members: []string{"blob"}}),
+				onProblem(resourceWithTwoBodiesProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"BlobResourceContents"}, Members: []string{"text"}}),
+			},
+		},
+		{
+			Name: "elicitation",
+			Doc:  "elicitation: the shape of requests, URL elicitation ids, secrets asked for in forms, and the answers",
+			Rules: []*findings.Rule{
+				findings.ELICRequestShape, findings.ELICDuplicateID, findings.ELICCredentialField, findings.ELICContentMismatch,
+				findings.ELICUnadvertisedModeCode, findings.ELICUnknownComplete,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkElicitationRequest, domain.MethodElicitationCreate),
+				onResponseTo(checkElicitationAnswer, domain.MethodElicitationCreate),
+				onRequestTo(checkElicitationComplete, domain.MethodElicitationComplete),
+				onProblem(elicitationRequestProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"CreateElicitationRequest"}, Request: domain.MethodElicitationCreate}),
+				onProblem(elicitationRequestProblem, ProblemKey{Kinds: schemaKinds, DefPrefix: "Elicitation", Request: domain.MethodElicitationCreate}),
+				onProblem(elicitationScopeProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"CreateElicitationRequest"}, Members: []string{"requestId", "sessionId"}}),
+				onProblem(answerContentProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"CreateElicitationResponse"}, Members: []string{"content"}}),
+			},
+		},
+		{
+			Name: "extn",
+			Doc:  "method names and extensibility: unknown and unstable methods, advertised extension methods, unknown $/ methods, trace context under _meta",
+			Rules: []*findings.Rule{
+				findings.EXTNUnknownMethod, findings.CAPUnstable,
+				findings.EXTNCapabilityOutsideMeta, findings.EXTNUnknownDollarMethod, findings.EXTNTraceContext,
+				findings.EXTNExtensionNotFoundCode, findings.EXTNMetaNotObject,
+			},
+			Hooks: []Hook{
+				onArrival(checkMethodName),
+				onEveryRequest(checkExtensionMethod),
+				onEveryRequest(checkParamsTraceContext),
+				onEveryResponse(checkResultTraceContext),
+				onErrorAnswer(checkExtensionErrorCode),
+				onProblem(metaProblem, ProblemKey{Kinds: kinds(domain.ProbMeta)}),
+				onProblem(undefinedMethodProblem, ProblemKey{Kinds: kinds(domain.ProbUndefinedMethod)}),
+			},
+		},
+		{
+			Name: "fs",
+			Doc:  "file system methods: absolute paths inside the session's roots, 1-based lines, the not-found code",
+			Rules: []*findings.Rule{
+				findings.FSRelativePath, findings.FSZeroLine, findings.FSOutsideRoots, findings.FSNotFoundCode,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkFSRequest, domain.MethodFSReadTextFile, domain.MethodFSWriteTextFile),
+				onResponseTo(checkReadFailure, domain.MethodFSReadTextFile),
+				onResponseTo(noteNewSessionRoots, domain.MethodSessionNew),
+				onRequestTo(noteReopenedSessionRoots, domain.MethodSessionLoad, domain.MethodSessionResume),
+			},
+		},
+		{
+			Name: "schema",
+			Doc:  "the general schema rules, for the problems of params and results no more specific rule takes",
+			Rules: []*findings.Rule{
+				findings.SCHInvalid, findings.SCHDroppedValue, findings.SCHEnumValue, findings.SCHUnknownMember, findings.SCHNullResult,
+			},
+			Hooks: schemaHooks(),
+		},
+		{
+			Name: "seq",
+			Doc:  "ordering: initialize first and once, prompt order, and the history replay of session/load and session/resume",
+			Rules: []*findings.Rule{
+				findings.SEQInitializeTwice, findings.SEQNotInitialized, findings.SEQSessionBeforeInit, findings.SEQAgentBeforeInit,
+				findings.SEQPromptBeforeSession, findings.SEQOverlappingPrompts,
+				findings.SEQReplayAfterLoad, findings.SEQReplayOnResume, findings.SEQNoticeDuringReplay, findings.SEQNoReplay,
+			},
+			Hooks: []Hook{
+				onArrival(checkOrdering),
+				onEveryRequest(noteEarlyRequest),
+				onEveryResponse(checkEarlyRequestAnswer),
+				onRequestTo(checkPromptOrder, domain.MethodSessionPrompt),
+				onRequestTo(checkReplayOrder, domain.MethodSessionUpdate),
+				onResponseTo(checkLoadReplay, domain.MethodSessionLoad),
+			},
+		},
+		{
+			Name: "session",
+			Doc:  "session setup and lifecycle: paths and MCP servers of session/new, load and resume, session/list, session/close",
+			Rules: []*findings.Rule{
+				findings.SESRelativeCwd, findings.SESRelativeAdditionalDirectory, findings.SESRelativeMcpCommand,
+				findings.SESMissingMcpServers, findings.SESCwdMismatch, findings.SESForeignCursor,
+				findings.SESListMissingSessions, findings.SESListRelativePath, findings.SESCloseDoesNotCancel,
+				findings.SESMcpServerShape, findings.SESStdioType, findings.SESInfoUpdateFields,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkSessionSetupParams, sessionOpeners...),
+				onRequestTo(checkListRequest, domain.MethodSessionList),
+				onResponseTo(checkListResult, domain.MethodSessionList),
+				onRequestTo(notePromptHistory, domain.MethodSessionPrompt),
+				onRequestTo(noteCloseDuringTurn, domain.MethodSessionClose),
+				onResponseTo(closeAnswered, domain.MethodSessionClose),
+				onResponseTo(checkTurnEndAfterClose, domain.MethodSessionPrompt),
+				onProblem(missingMcpServersProblem, ProblemKey{Kinds: kinds(domain.ProbMissing), Defs: []string{"NewSessionRequest", "LoadSessionRequest"}, Members: []string{"mcpServers"}}),
+				onProblem(listWithoutSessionsProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"ListSessionsResponse"}, Members: []string{"sessions"}}),
+				onProblem(mcpServerProblem, ProblemKey{Kinds: schemaKinds, DefPrefix: "McpServer"}),
+				onProblem(stdioTypeProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"McpServerStdio"}, Members: []string{"type"}}),
+				onProblem(infoUpdateFieldProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"SessionInfoUpdate"}, Members: []string{"sessionId", "cwd", "additionalDirectories"}}),
+			},
+		},
+		{
+			Name: "sid",
+			Doc:  "session identity: messages that name a session that is not active, reused ids, answers about unknown sessions",
+			Rules: []*findings.Rule{
+				findings.SIDUnknownSession, findings.SIDUnknownSessionFromAgent, findings.SIDWrongErrorCode,
+				findings.SIDDuplicateSessionID, findings.SIDDeleteUnknownFails,
+			},
+			Hooks: []Hook{
+				onEveryRequest(checkSessionNamed),
+				onEveryResponse(checkUnknownSessionAnswer),
+				onResponseTo(checkIssuedSessionID, domain.MethodSessionNew),
+				onResponseTo(checkDeleteAnswer, domain.MethodSessionDelete),
+			},
+		},
+		{
+			Name: "terminal",
+			Doc:  "terminals: their working directory, use after release, exit status and truncation, release before the end",
+			Rules: []*findings.Rule{
+				findings.TERMRelativeCwd, findings.TERMUnknownTerminal, findings.TERMUseAfterRelease,
+				findings.TERMExitStatusMismatch, findings.TERMTruncationMismatch, findings.TERMNotReleased,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkTerminalCreate, domain.MethodTerminalCreate),
+				onResponseTo(terminalCreated, domain.MethodTerminalCreate),
+				onRequestTo(checkTerminalUse, domain.MethodTerminalOutput, domain.MethodTerminalWaitForExit, domain.MethodTerminalKill, domain.MethodTerminalRelease),
+				onResponseTo(terminalExited, domain.MethodTerminalWaitForExit),
+				onResponseTo(checkTerminalOutput, domain.MethodTerminalOutput),
+				onEnd(finishTerminals),
+			},
+		},
+		{
+			Name: "tool",
+			Doc:  "tool calls, in session/update and in permission requests, and the permission requests that ask about them",
+			Rules: []*findings.Rule{
+				findings.PERMNoOptions, findings.PERMDuplicateOption, findings.PERMOutsideTurn, findings.TOOLPermissionUnknownCall,
+				findings.PERMUnofferedOption,
+				findings.TOOLDuplicateID, findings.TOOLUpdateUnknown, findings.TOOLNameChanged, findings.TOOLStatusRegression,
+				findings.TOOLRelativePath, findings.TOOLZeroLine, findings.TOOLUnknownTerminal,
+				findings.TOOLShape, findings.PERMOutcomeShape,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkPermissionRequest, domain.MethodSessionRequestPermission),
+				onResponseTo(checkPermissionAnswer, domain.MethodSessionRequestPermission),
+				onRequestTo(checkToolUpdate, domain.MethodSessionUpdate),
+				onProblem(toolCallProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"ToolCall"}, Members: []string{"title"}}),
+				onProblem(toolCallProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"ToolKind", "ToolCallStatus"}}),
+				onProblem(outcomeProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"RequestPermissionOutcome", "SelectedPermissionOutcome"}}),
+				onProblem(outcomeProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"RequestPermissionResponse"}, Members: []string{"outcome"}}),
+			},
+		},
+		{
+			Name: "turn",
+			Doc:  "prompt turns: stop reasons against the turn, updates outside a turn, message ids, usage",
+			Rules: []*findings.Rule{
+				findings.TURNUnrequestedCancel, findings.TURNEndWithOpenToolCalls,
+				findings.TURNOutOfTurnUpdate, findings.TURNInterleavedMessageID, findings.TURNUsageValues,
+				findings.TURNStopReason,
+			},
+			Hooks: []Hook{
+				onResponseTo(checkTurnEnd, domain.MethodSessionPrompt),
+				onRequestTo(checkTurnUpdate, domain.MethodSessionUpdate),
+				onProblem(stopReasonProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"StopReason"}}),
+			},
+		},
+		{
+			Name: "config",
+			Doc:  "session modes and config options: the ones a session starts with, setting them, and the updates that change them",
+			Rules: []*findings.Rule{
+				findings.UPDUnknownCurrentMode, findings.CFGModeOutOfSync, findings.CAPBooleanConfigOption,
+				findings.CFGDuplicateID, findings.CFGInvalidCurrentValue, findings.CFGReservedCategory,
+				findings.MODEUnknownMode, findings.CFGInvalidValue, findings.CFGIncompleteResult,
+				findings.UPDPartialConfigOptions,
+			},
+			Hooks: []Hook{
+				onResponseTo(checkSetupModesAndOptions, sessionOpeners...),
+				onRequestTo(checkSetMode, domain.MethodSessionSetMode),
+				onResponseTo(modeSet, domain.MethodSessionSetMode),
+				onRequestTo(checkSetConfigOption, domain.MethodSessionSetConfigOption),
+				onResponseTo(checkConfigOptionResult, domain.MethodSessionSetConfigOption),
+				onRequestTo(checkModeAndOptionUpdate, domain.MethodSessionUpdate),
+				onProblem(categoryProblem, ProblemKey{Kinds: kinds(domain.ProbOpenEnum), Defs: []string{"SessionConfigOptionCategory"}}),
+			},
+		},
+		{
+			Name: "update",
+			Doc:  "session/update payloads: their shapes, and the compactions, plans and notices that need the session's state",
+			Rules: []*findings.Rule{
+				findings.UPDCompactionOrder, findings.UPDPlanShrinks, findings.UPDNoticeShape,
+				findings.UPDUnknownVariant, findings.UPDModeIDField, findings.UPDUsageShape,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkSessionUpdatePayload, domain.MethodSessionUpdate),
+				onProblem(unknownUpdateProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"SessionUpdate"}}),
+				onProblem(modeIDProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"CurrentModeUpdate"}, Members: []string{"currentModeId"}}),
+				onProblem(modeIDMemberProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"CurrentModeUpdate"}, Members: []string{"modeId"}}),
+				onProblem(usageProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"UsageUpdate", "Cost"}}),
+				onProblem(noticeProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"Notice", "NoticeSeverity"}}),
+			},
+		},
+		{
+			Name: "ver",
+			Doc:  "version negotiation and the implementation info both sides send",
+			Rules: []*findings.Rule{
+				findings.VERMissingInfo, findings.VERHigherThanRequested, findings.VERErrorOnMismatch, findings.VERZero,
+				findings.VERNotInteger,
+			},
+			Hooks: []Hook{
+				onRequestTo(checkClientInfo, domain.MethodInitialize),
+				onResponseTo(checkNegotiation, domain.MethodInitialize),
+				onProblem(versionProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"InitializeRequest", "InitializeResponse"}, Members: []string{"protocolVersion"}}),
+			},
+		},
+		{
+			// The state transitions proper: what a message does to the
+			// connection, independent of any rule. They run after every
+			// other hook of the message.
+			Name:  "core",
+			Doc:   "the connection's state transitions: initialize, sessions opened, prompted, cancelled and closed, requests cancelled",
+			Rules: []*findings.Rule{findings.VERUnsupported, findings.CXLUnknownCancelTarget},
+			Hooks: []Hook{
+				onRequestTo(coreInitialize, domain.MethodInitialize),
+				onRequestTo(coreSessionReopen(SessionLoading), domain.MethodSessionLoad),
+				onRequestTo(coreSessionReopen(SessionResuming), domain.MethodSessionResume),
+				onRequestTo(corePrompt, domain.MethodSessionPrompt),
+				onRequestTo(coreCancel, domain.MethodSessionCancel),
+				onRequestTo(coreClose, domain.MethodSessionClose),
+				onRequestTo(coreCancelRequest, domain.MethodCancelRequest),
+				onResponseTo(coreInitialized, domain.MethodInitialize),
+				onResponseTo(coreSessionCreated, domain.MethodSessionNew),
+				onResponseTo(coreSessionReopened, domain.MethodSessionLoad, domain.MethodSessionResume),
+				onResponseTo(corePromptEnded, domain.MethodSessionPrompt),
+				onResponseTo(coreClosed, domain.MethodSessionClose),
+			},
+		},
+	}
+}
+
+func kinds(ks ...domain.ProblemKind) []domain.ProblemKind { return ks }
+
+// gatedMethods are the methods capabilityFor gates, in a fixed order.
+func gatedMethods() []domain.Method {
+	ms := make([]domain.Method, 0, len(methodGateRules))
+	for m := range methodGateRules {
+		ms = append(ms, m)
+	}
+	slices.Sort(ms)
+	return ms
+}
+
+// dispatch is checkList turned into the tables the machine runs: which
+// hooks each event runs, in order.
+type dispatch struct {
+	framing       *Check
+	problems      []problemHook // by precedence (problemPrecedes)
+	arrival       []requestHook
+	everyRequest  []requestHook
+	requests      map[domain.Method][]requestHook
+	everyResponse []responseHook
+	errorAnswer   []responseHook
+	responses     map[domain.Method][]responseHook
+	end           []endHook
+}
+
+type (
+	requestHook struct {
+		check *Check
+		run   requestCheck
+	}
+	responseHook struct {
+		check *Check
+		run   responseCheck
+	}
+	endHook struct {
+		check *Check
+		run   endCheck
+	}
+	problemHook struct {
+		check *Check
+		key   ProblemKey
+		run   problemCheck
+	}
+)
+
+// dispatchTables is built on the first step, not at start-up: a command
+// that lints nothing pays nothing for it.
+var dispatchTables = sync.OnceValue(func() *dispatch { return newDispatch(checkList()) })
+
+func newDispatch(list []*Check) *dispatch {
+	d := &dispatch{requests: map[domain.Method][]requestHook{}, responses: map[domain.Method][]responseHook{}}
+	for _, ch := range list {
+		for _, h := range ch.Hooks {
+			switch h.On {
+			case OnFraming:
+				if d.framing != nil {
+					panic(fmt.Sprintf("protocol: checks %q and %q both claim the framing", d.framing.Name, ch.Name))
+				}
+				d.framing = ch
+			case OnArrival:
+				d.arrival = append(d.arrival, requestHook{ch, h.request})
+			case OnEveryRequest:
+				d.everyRequest = append(d.everyRequest, requestHook{ch, h.request})
+			case OnRequestTo:
+				for _, m := range h.Methods {
+					d.requests[m] = append(d.requests[m], requestHook{ch, h.request})
+				}
+			case OnErrorAnswer:
+				d.errorAnswer = append(d.errorAnswer, responseHook{ch, h.response})
+			case OnEveryResponse:
+				d.everyResponse = append(d.everyResponse, responseHook{ch, h.response})
+			case OnResponseTo:
+				for _, m := range h.Methods {
+					d.responses[m] = append(d.responses[m], responseHook{ch, h.response})
+				}
+			case OnEnd:
+				d.end = append(d.end, endHook{ch, h.end})
+			case OnProblem:
+				d.problems = append(d.problems, problemHook{ch, h.Problem, h.problem})
+			default:
+				panic(fmt.Sprintf("protocol: check %q has a hook with trigger %v", ch.Name, h.On))
+			}
+		}
+	}
+	if d.framing == nil {
+		panic("protocol: no check claims the framing")
+	}
+	slices.SortStableFunc(d.problems, func(a, b problemHook) int { return problemPrecedence(a.key, b.key) })
+	return d
+}
+
+// runRequestHooks runs hooks for the current request or notification,
+// each as its check.
+func (c *ctx) runRequestHooks(p *Phase, hooks []requestHook) {
+	for _, h := range hooks {
+		c.check = h.check
+		h.run(p, c)
+	}
+	c.check = c.d.framing
+}
+
+// runResponseHooks runs hooks for the current response to req.
+func (c *ctx) runResponseHooks(p *Phase, hooks []responseHook, req Pending) {
+	for _, h := range hooks {
+		c.check = h.check
+		h.run(p, c, req)
+	}
+	c.check = c.d.framing
+}
