@@ -106,11 +106,18 @@ func (s *server) explainRule(ctx context.Context, _ *mcp.CallToolRequest, in Exp
 	if !ok {
 		return nil, Rule{}, fmt.Errorf("explain_rule: unknown rule %q; list_rules lists them", in.ID)
 	}
-	c, err := corpus()
+	var e Rule
+	err := s.bounded(ctx, s.opts.Timeout, func(context.Context) error {
+		c, err := corpus()
+		if err != nil {
+			return err
+		}
+		e = c.entry(r, true)
+		return nil
+	})
 	if err != nil {
 		return nil, Rule{}, fmt.Errorf("explain_rule: %w", err)
 	}
-	e := c.entry(r, true)
 	return textResult(explainText(e)), e, nil
 }
 
@@ -190,7 +197,12 @@ func (s *server) listRules(ctx context.Context, _ *mcp.CallToolRequest, in ListI
 	if err != nil {
 		return nil, ListOutput{}, fmt.Errorf("list_rules: severity: %w", err)
 	}
-	out, err := listed(area, floor)
+	var out ListOutput
+	err = s.bounded(ctx, s.opts.Timeout, func(context.Context) error {
+		l, err := listed(area, floor)
+		out = l
+		return err
+	})
 	if err != nil {
 		return nil, ListOutput{}, fmt.Errorf("list_rules: %w", err)
 	}

@@ -273,8 +273,9 @@ func TestToolsGiveUpAtTheirDeadline(t *testing.T) {
 	}
 	wantError(t, call(t, cs, "convert_transcript", map[string]any{"path": "big.ndjson", "to": "jsonl"}), "did not finish within 20ms")
 	// The server still answers.
-	var rules ListOutput
-	structured(t, call(t, cs, "list_rules", map[string]any{"area": "SES"}), &rules)
+	if err := cs.Ping(context.Background(), nil); err != nil {
+		t.Errorf("ping after the timeouts: %v", err)
+	}
 }
 
 // TestConvertIsBounded: the converted transcript is returned up to
