@@ -27,13 +27,7 @@ func runRules(_ context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	// notYet says why a rule is listed but not checked; "" when it is checked.
-	notYet := func(id string) string {
-		reason, ok := unchecked[id]
-		if _, _, proved := golden.ProvedBy(reason); !ok || proved {
-			return ""
-		}
-		return reason
-	}
+	notYet := func(id string) string { return golden.NotChecked(unchecked, id) }
 	switch *format {
 	case "json":
 		type row struct {
@@ -108,25 +102,7 @@ func runExplain(_ context.Context, args []string, e *env) int {
 		e.errorf("explain: reading the example corpus: %v", err)
 		return exitUsage
 	}
-	var failing, passing *golden.Case
-	for _, c := range cases {
-		wants := false
-		for _, wl := range c.Want {
-			if wl.Rule == r.ID {
-				wants = true
-			}
-		}
-		covers := false
-		for _, cv := range c.Covers {
-			covers = covers || cv == r.ID
-		}
-		switch {
-		case wants && failing == nil:
-			failing = c
-		case covers && !wants && passing == nil:
-			passing = c
-		}
-	}
+	failing, passing := golden.Examples(cases, r.ID)
 	for _, ex := range []struct {
 		title string
 		c     *golden.Case

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"time"
 
-	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/transcript"
@@ -66,76 +62,12 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	}
 	defer done()
 
-	out := bufio.NewWriter(e.stdout)
-	var write func(transcript.RawFrame) error
-	finish := func() error { return nil } // flushes a format's own buffering
-	recordsDirections := true
-	switch *to {
-	case "acplint":
-		w, err := transcript.NewWriter(out, transcript.Header{Producer: "acplint convert " + version, Started: time.Now().UTC()})
-		if err != nil {
-			e.errorf("convert: %v", err)
-			return exitUsage
-		}
-		write = func(f transcript.RawFrame) error {
-			// A frame of the acplint format is one wire line, as tap
-			// records it: a frame holding several is written as they were.
-			for line := range bytes.SplitSeq(f.Data, []byte("\n")) {
-				if err := w.Write(transcript.Frame{From: f.Dir, Conn: 1, Data: line}); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		finish = w.Flush
-	case "jsonl":
-		var rec, line []byte
-		write = func(f transcript.RawFrame) error {
-			rec = append(rec[:0], `{"dir":"`...)
-			rec = append(rec, f.Dir.String()...)
-			rec = append(rec, `","msg":`...)
-			line = append(append(line[:0], f.Data...), '\n')
-			rec = transcript.AppendJSONLMessage(rec, line)
-			rec = append(rec, "}\n"...)
-			_, err := out.Write(rec)
-			return err
-		}
-	case "ndjson":
-		recordsDirections = false
-		write = func(f transcript.RawFrame) error {
-			out.Write(f.Data)
-			return out.WriteByte('\n')
-		}
-	default:
-		e.errorf("convert: unknown output format %q (want acplint, jsonl or ndjson)", *to)
-		return exitUsage
-	}
-
-	reported := 0
-	report := func(f findings.ValidationFinding) {
-		reported++
-		fmt.Fprintf(e.stderr, "%s:%d: %s: %s (%s)\n", findings.Escape(name), f.Location.Line, f.Severity, findings.Escape(f.Message), f.RuleID)
-	}
-	_, err = transcript.ReadFrames(in, inFormat, lint.InferSenders(), func(f transcript.RawFrame) error {
-		at := findings.Location{File: name, Line: f.Line}
-		switch {
-		case f.Bad != "":
-			report(lint.BadWrapper(at, "skipped: "+f.Bad))
-			return nil
-		case f.Lost != "":
-			report(lint.FramesLost(at, "skipped: "+f.Lost))
-			return nil
-		case f.Dir == domain.DirUnknown && recordsDirections:
-			report(lint.DirectionUnknown(at, f.Unknown+`; written with direction "unknown"`))
-		}
-		return write(f)
+	reported, err := lint.Convert(in, e.stdout, lint.ConvertOptions{
+		From: inFormat, To: *to, File: name, Producer: "acplint convert " + version,
+		Report: func(f findings.ValidationFinding) {
+			fmt.Fprintf(e.stderr, "%s:%d: %s: %s (%s)\n", findings.Escape(name), f.Location.Line, f.Severity, findings.Escape(f.Message), f.RuleID)
+		},
 	})
-	if ferr := finish(); err == nil {
-		err = ferr
-	}
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
 	if err != nil {
 		e.errorf("convert: %v", err)
 		return exitUsage

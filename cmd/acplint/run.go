@@ -49,6 +49,7 @@ func commands() []command {
 		{"version", "print acplint's version", runVersion},
 		{"schema", "diff two ACP schema versions: what breaks for whom (schema diff OLD NEW)", runSchema},
 		{"corpus", "re-lint transcripts under an old and a new schema and show what changed", runCorpus},
+		{"mcp", "serve acplint's tools to coding assistants over MCP (stdio)", runMCP},
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/schemadiff"
@@ -96,7 +95,7 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 		e.errorf("schema diff: %v", err)
 		return exitUsage
 	}
-	threshold, gate, err := parseFailOn(*failOn)
+	threshold, gate, err := schemadiff.ParseFailOn(*failOn)
 	if err != nil {
 		e.errorf("schema diff: --fail-on: %v", err)
 		return exitUsage
@@ -106,7 +105,7 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 		e.errorf("schema diff: --severity: %v", err)
 		return exitUsage
 	}
-	surfaces, err := parseSurface(*surface)
+	surfaces, err := schemadiff.ParseSurface(*surface)
 	if err != nil {
 		e.errorf("schema diff: --surface: %v", err)
 		return exitUsage
@@ -167,30 +166,6 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 		}
 	}
 	return exitClean
-}
-
-// parseFailOn accepts a severity, or "none" to never fail.
-func parseFailOn(s string) (findings.Severity, bool, error) {
-	if strings.EqualFold(s, "none") {
-		return 0, false, nil
-	}
-	sev, err := findings.ParseSeverity(s)
-	if err != nil {
-		return 0, false, fmt.Errorf("unknown severity %q (want error, warning, info or none)", s)
-	}
-	return sev, true, nil
-}
-
-func parseSurface(s string) (map[schemadiff.Surface]bool, error) {
-	switch strings.ToLower(s) {
-	case "all", "":
-		return nil, nil
-	case "stable":
-		return map[schemadiff.Surface]bool{schemadiff.Stable: true}, nil
-	case "unstable":
-		return map[schemadiff.Surface]bool{schemadiff.Unstable: true}, nil
-	}
-	return nil, fmt.Errorf("unknown surface %q (want all, stable or unstable)", s)
 }
 
 // sections lists the surfaces the text report prints, in order.

@@ -33,6 +33,8 @@ const (
 	rapid      = "pgregory.net/rapid"                       // acplint check's sequence generator
 	txtar      = "github.com/rogpeppe/go-internal"          // the golden corpus's archive format
 	invopop    = "github.com/invopop/jsonschema"            // schema.json's generator
+	mcpSDK     = "github.com/modelcontextprotocol/go-sdk"   // acplint mcp's protocol
+	toolSchema = "github.com/google/jsonschema-go"          // the MCP tools' input and output schemas
 )
 
 // graph is the whole layering, keyed by path in the module: domain and
@@ -91,10 +93,17 @@ var graph = map[string]rule{
 	"internal/golden":              {pulls: []string{txtar}},
 	"internal/transcriptgen":       {imports: []string{"codec", "domain"}},
 
+	// acplint mcp: the tools an MCP client calls, on the official Go SDK,
+	// over the library packages the commands use.
+	"mcpserver": {
+		imports: []string{"conformance", "findings", "internal/golden", "internal/safefile", "lint", "schemadiff", "schemamodel", "transcript"},
+		pulls:   []string{jsonSchema, text, rapid, txtar, mcpSDK, toolSchema},
+	},
+
 	// The command links everything but the schema generator.
 	"cmd/acplint": {
-		imports: []string{"codec", "conformance", "domain", "findings", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "protocol", "schemadiff", "schemamodel", "tap", "transcript"},
-		pulls:   []string{jsonSchema, text, rapid, txtar},
+		imports: []string{"codec", "conformance", "domain", "findings", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "mcpserver", "protocol", "schemadiff", "schemamodel", "tap", "transcript"},
+		pulls:   []string{jsonSchema, text, rapid, txtar, mcpSDK, toolSchema},
 	},
 }
 
