@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/internal/golden"
-	"github.com/acplint/acplint/lint"
-	"github.com/acplint/acplint/transcript"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.html from the pages written now")
@@ -45,22 +43,7 @@ func corpusCase(t *testing.T, name string) *golden.Case {
 // pageOf writes the report of one corpus case.
 func pageOf(t *testing.T, c *golden.Case, opts Options) []byte {
 	t.Helper()
-	lo := lint.Options{File: c.Name}
-	switch c.TranscriptName {
-	case "transcript.jsonl":
-		lo.Format = transcript.FormatJSONL
-	case "transcript.zed.json":
-		lo.Format = transcript.FormatZed
-	case "transcript.acplint.jsonl":
-		lo.Format = transcript.FormatTranscript
-	default:
-		lo.Format = transcript.FormatNDJSON
-	}
-	for _, f := range c.Flags {
-		if f == "--clean-end" {
-			lo.CleanEnd = true
-		}
-	}
+	lo := lintOptions(c)
 	var out bytes.Buffer
 	w := New(&out, opts)
 	if _, err := w.Lint(bytes.NewReader(c.Transcript), lo); err != nil {
@@ -77,7 +60,7 @@ func pageOf(t *testing.T, c *golden.Case, opts Options) []byte {
 var (
 	styleBody  = regexp.MustCompile(`(?s)<style>.*?</style>`)
 	scriptBody = regexp.MustCompile(`(?s)<script>.*?</script>`)
-	hashes     = regexp.MustCompile(`sha256-[A-Za-z0-9+/=]+`)
+	hashes     = regexp.MustCompile(`sha256-(?:[A-Za-z0-9+/=]|&#43;)+`)
 )
 
 func structure(page []byte) []byte {

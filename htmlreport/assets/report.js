@@ -149,7 +149,8 @@
   let items = [];
   let rowItem = new Int32Array(rows.length);
 
-  const visFinds = (row) => row.finds.filter((fi) => state.sev[finds[fi].sev] && (!state.rule || finds[fi].rule === state.rule));
+  const none = [];
+  const visFinds = (row) => row.finds.length === 0 ? none : row.finds.filter((fi) => state.sev[finds[fi].sev] && (!state.rule || finds[fi].rule === state.rule));
   function passes(row) {
     if (state.file !== '' && String(row.f) !== state.file) return false;
     if (state.session && (row.f + '|' + row.sess) !== state.session) return false;
@@ -353,17 +354,22 @@
     return '';
   }
   function badges(span, fis) {
-    for (const fi of fis.slice(0, 4)) {
+    // Two fit; the rest are counted (the detail pane lists them all).
+    const shown = fis.length > 2 ? 1 : 2;
+    for (const fi of fis.slice(0, shown)) {
       const b = el('span', 'badge sev-' + finds[fi].sev, finds[fi].rule);
       b.dataset.rule = finds[fi].rule;
       b.title = finds[fi].msg;
       span.appendChild(b);
     }
-    if (fis.length > 4) span.appendChild(el('span', 'more', '+' + (fis.length - 4)));
+    if (fis.length > shown) span.appendChild(el('span', 'more', '+' + (fis.length - shown)));
   }
   function lanes(e, dir, label) {
     const c = el('span', 'c'), a = el('span', 'a'), arrow = el('span', 'arrow');
-    if (dir === 'a') { a.textContent = label; arrow.textContent = '◀──'; } else if (dir === 'c') { c.textContent = label; arrow.textContent = '──▶'; } else { c.textContent = label; arrow.textContent = '?'; }
+    const lane = dir === 'a' ? a : c;
+    lane.textContent = label;
+    lane.title = label;
+    arrow.textContent = dir === 'a' ? '◀──' : dir === 'c' ? '──▶' : '?';
     e.append(c, arrow, a);
   }
   function lineLink(row) {
@@ -391,6 +397,7 @@
       e.dataset.r = String(row.i);
       e.dataset.line = String(row.line);
       e.dataset.file = String(row.f);
+      if (row.sess) e.dataset.session = row.sess;
       if (state.hover >= 0 && members.includes(state.hover)) e.classList.add('pair');
       const t = el('span', 't', clock(row));
       const gap = gapBefore(k);
@@ -425,7 +432,8 @@
         const stop = t.end >= 0 ? detailOf(rows[t.end]) : 'no response';
         s.appendChild(document.createTextNode('turn ' + t.n + ' · ' + short(detailOf(rows[t.start]), 120) + ' → ' + (stop || '?')));
       }
-      if (it.rows !== undefined) s.appendChild(el('span', 'count', it.rows + ' messages' + (it.finds ? ', ' + it.finds + ' findings' : '')));
+      const n = (k, what) => k + ' ' + what + (k === 1 ? '' : 's');
+      if (it.rows !== undefined) s.appendChild(el('span', 'count', n(it.rows, 'message') + (it.finds ? ', ' + n(it.finds, 'finding') : '')));
       e.appendChild(s);
       e.dataset.group = key;
     }
@@ -472,7 +480,7 @@
     draw();
     showItem(k, r);
   }
-  function anchor(row) { return (row.f > 0 ? 'F' + (row.f + 1) + '-' : '') + 'L' + row.line; }
+  function anchor(row) { return (row.f > 0 ? 'F' + (row.f + 1) + '-' : '') + (row.kind === 'end' ? 'end' : 'L' + row.line); }
   // goRow shows row r: it lifts whatever hides it (a filter, a collapsed
   // group), scrolls to it and selects it.
   function goRow(r, fi) {
@@ -507,9 +515,10 @@
     return best;
   }
   function fromHash() {
-    const m = /^#(?:F(\d+)-)?L(\d+)$/.exec(location.hash);
+    const m = /^#(?:F(\d+)-)?(?:L(\d+)|end)$/.exec(location.hash);
     if (!m) return false;
-    const r = rowForLine(m[1] ? Number(m[1]) - 1 : 0, Number(m[2]));
+    const f = m[1] ? Number(m[1]) - 1 : 0;
+    const r = m[2] ? rowForLine(f, Number(m[2])) : files[f] ? files[f].end : -1;
     if (r >= 0) goRow(r);
     return r >= 0;
   }
@@ -604,6 +613,7 @@
     const f = finds[fi];
     const box = el('div', 'finding sev-' + f.sev);
     box.dataset.finding = String(fi);
+    box.dataset.rule = f.rule;
     if (fi === state.selFind) box.classList.add('current');
     const h = el('div', 'fh');
     h.append(el('span', 'badge sev-' + f.sev, f.sev), document.createTextNode(f.rule + ' · blame: ' + f.blame + (f.ptr ? ' · at ' + f.ptr : '')));
@@ -640,12 +650,11 @@
     const fl = files[row.f];
     const out = [];
     const h = el('h2');
-    if (row.kind === 'end') h.textContent = 'end of ' + fl.name;
-    else {
-      const a = el('a', '', 'line ' + row.line);
+    {
+      const a = el('a', '', row.kind === 'end' ? 'end of ' + fl.name : 'line ' + row.line);
       a.href = '#' + anchor(row);
       h.appendChild(a);
-      if (files.length > 1) h.appendChild(document.createTextNode(' of ' + fl.name));
+      if (files.length > 1 && row.kind !== 'end') h.appendChild(document.createTextNode(' of ' + fl.name));
     }
     out.push(h);
     const bits = [];
