@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,48 @@ func TestLintRedactNeedsHTML(t *testing.T) {
 	code := run(context.Background(), []string{"lint", "--redact", "-"}, strings.NewReader(""), &stdout, &stderr)
 	if code != exitUsage || !strings.Contains(stderr.String(), "--redact is for -f html") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestTapHTML: tap --html writes the page of the session when the
+// connection ends, owner-only, with the live findings, and --redact keeps
+// the secret out of it as out of the recording.
+func TestTapHTML(t *testing.T) {
+	t.Setenv("ACPLINT_FIXTURE_AGENT", "1")
+	dir := t.TempDir()
+	rec, page := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "session.html")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"tap", "--redact", "--record", rec, "--html", page, "--lint-out", filepath.Join(dir, "live.txt"), "--", os.Args[0]},
+		strings.NewReader(tapClient), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("tap exit code %d; stderr:\n%s", code, stderr.String())
+	}
+	st, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("the page is %v, want 0600", st.Mode().Perm())
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`["F","` + rec + `"]`, `"ACP-TURN-001"`, `"method":"session/prompt"`, "secrets redacted", "</html>\n"} {
+		if !strings.Contains(string(html), strings.ReplaceAll(want, `"method":"session/prompt"`, `\"method\":\"session/prompt\"`)) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	// Frames carry the recording's times.
+	if !regexp.MustCompile(`\["M",\d+,"c","req","initialize","0","","","\d{4}-\d\d-\d\dT`).Match(html) {
+		t.Error("the page's initialize row has no time")
+	}
+	if strings.Contains(string(html), "ghp_supersecret") {
+		t.Error("--redact left the secret in the page")
+	}
+
+	code = run(context.Background(), []string{"tap", "--no-lint", "--html", page, "--", os.Args[0]}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "--no-lint") {
+		t.Errorf("--html with --no-lint: exit %d, stderr %q", code, stderr.String())
 	}
 }
