@@ -23,11 +23,11 @@ func appendStringBody[T string | []byte](b []byte, s T) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if !special[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -74,3 +74,13 @@ func decodeRune[T string | []byte](s T) (rune, int) {
 	}
 	panic("unreachable")
 }
+
+// special marks the bytes appendStringBody must look at: those JSON or
+// HTML escape, and the start of every multi-byte character (which may be
+// U+2028, U+2029 or not UTF-8 at all).
+var special = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&'
+	}
+	return t
+}()

@@ -1,13 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/acplint/acplint/internal/proctest"
+	"github.com/acplint/acplint/internal/transcriptgen"
 )
 
 // TestLintHTML: -f html writes one page for all the files, with their
@@ -101,4 +110,91 @@ func TestTapHTML(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr.String(), "--no-lint") {
 		t.Errorf("--html with --no-lint: exit %d, stderr %q", code, stderr.String())
 	}
+}
+
+// TestLintHTMLMemoryDoesNotGrowWithTheTranscript: the page is written as
+// lint reads (issue 18), so a 100 MB transcript does not make lint -f html
+// hold 100 MB: its peak resident memory is measured next to plain lint's
+// on the same generated traffic (with an orphan response, and so a
+// finding, every 1000 lines). ACPLINT_MEMTEST_MB sets the size.
+func TestLintHTMLMemoryDoesNotGrowWithTheTranscript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lints a 100 MB transcript twice")
+	}
+	mb := 100
+	if s := os.Getenv("ACPLINT_MEMTEST_MB"); s != "" {
+		var err error
+		if mb, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("ACPLINT_MEMTEST_MB: %v", err)
+		}
+	}
+	const limitKiB = 150 << 10
+	peak := map[string]int64{}
+	for _, format := range []string{"text", "html"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := acplintProcess(t, ctx, 4<<20, "lint", "-f", format, "-")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := &countingWriter{pattern: []byte(`["M",`)}
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = rows, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		watch := proctest.WatchPeak(cmd.Process.Pid)
+		lines := make(chan int, 1)
+		go func() {
+			w := &orphanEvery{w: bufio.NewWriterSize(stdin, 1<<20), every: 1000}
+			transcriptgen.Write(w, transcriptgen.Options{Seed: 1, Bytes: int64(mb) << 20})
+			w.w.Flush()
+			stdin.Close()
+			lines <- w.lines
+		}()
+		err = cmd.Wait()
+		var exited *exec.ExitError
+		if err != nil && !errors.As(err, &exited) {
+			t.Fatalf("acplint lint -f %s: %v; stderr:\n%s", format, err, stderr.String())
+		}
+		n := <-lines
+		peak[format] = watch()
+		if code := cmd.ProcessState.ExitCode(); code != exitFindings {
+			t.Errorf("-f %s: exit %d, want %d; stderr:\n%s", format, code, exitFindings, stderr.String())
+		}
+		if format == "html" && rows.n != n {
+			t.Errorf("the page has %d rows, the transcript %d lines", rows.n, n)
+		}
+	}
+	t.Logf("%d MB transcript: peak RSS %d KiB with -f text, %d KiB with -f html", mb, peak["text"], peak["html"])
+	if peak["html"] > limitKiB && !proctest.RaceEnabled {
+		t.Errorf("-f html: peak RSS %d KiB, want at most %d KiB (150 MiB)", peak["html"], limitKiB)
+	}
+}
+
+// orphanEvery passes lines through to w, adding an orphan response after
+// every every-th line, and counts the lines it writes.
+type orphanEvery struct {
+	w                       *bufio.Writer
+	every, generated, lines int
+}
+
+func (o *orphanEvery) Write(p []byte) (int, error) {
+	for rest := p; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			o.w.Write(rest)
+			break
+		}
+		o.w.Write(rest[:i+1])
+		rest = rest[i+1:]
+		o.generated++
+		o.lines++
+		if o.generated%o.every == 0 {
+			fmt.Fprintf(o.w, `{"jsonrpc":"2.0","id":"orphan-%d","result":{}}`+"\n", o.generated)
+			o.lines++
+		}
+	}
+	return len(p), nil
 }
