@@ -770,13 +770,20 @@
       if (n.t === 'a') n.a.forEach((v, j) => walk(v, p + '/' + j));
     })(tree, '');
     const marks = new Map();
-    const lineFinds = rows.filter((x) => x.f === row.f && x.line === row.line && x.raw === row.raw).flatMap((x) => x.finds);
+    // The findings of every message on the line (a batch's are adjacent
+    // rows): their pointers are into the whole line.
+    const lineFinds = [];
+    let first = row.i;
+    while (first > 0 && rows[first - 1].f === row.f && rows[first - 1].line === row.line) first--;
+    for (let i = first; i < rows.length && rows[i].f === row.f && rows[i].line === row.line; i++) lineFinds.push(...rows[i].finds);
     for (const fi of lineFinds) {
       let p = finds[fi].ptr || '';
       if (!p) continue;
       while (p && !have.has(p)) p = p.slice(0, p.lastIndexOf('/'));
       if (!marks.has(p) || SEVS.indexOf(finds[fi].sev) < SEVS.indexOf(marks.get(p))) marks.set(p, finds[fi].sev);
     }
+    // A batch: the row's own element, unless a finding marks it already.
+    if (row.elem >= 0 && !marks.has('/' + row.elem)) marks.set('/' + row.elem, 'elem');
     const pad = (d) => '  '.repeat(d);
     function emit(n, p, d, parent) {
       let into = parent;
