@@ -38,6 +38,14 @@ type Options struct {
 	// grow with the number of findings. Without OnFinding, Result.Findings
 	// holds them, sorted with findings.Less.
 	OnFinding func(findings.ValidationFinding)
+	// OnEntry, when set, is called with each entry of the transcript once
+	// it is linted, in order, with the messages it holds (none for a bad
+	// wrapper, a gap or a line that is not JSON-RPC), their Dir and, for a
+	// response, Method as lint settled them: for a report that shows the
+	// traffic (package htmlreport). The findings of an entry are given to
+	// OnFinding before it. Neither the entry's bytes nor the messages may
+	// be kept after the call: their memory is reused.
+	OnEntry func(transcript.Entry, []*domain.Message)
 	// Filter, when set, drops the findings it returns false for before
 	// they count towards MaxPerRule (the CLI's --disable, --severity and
 	// --baseline), so that findings nobody sees never hide ones they would.
@@ -112,6 +120,13 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 				panic(b.panicValue)
 			}
 			l.frame(df.fr, df.d)
+			if opts.OnEntry != nil {
+				var msgs []*domain.Message
+				if df.d != nil {
+					msgs = df.d.Msgs
+				}
+				opts.OnEntry(df.fr, msgs)
+			}
 		}
 		err := b.err
 		ahead.recycle(b)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/acplint/acplint/codec"
 )
@@ -18,6 +19,8 @@ const FormatTranscript Format = "acplint"
 type canonicalSource struct {
 	lines  *codec.LineReader
 	header bool
+	// started is the header's start time, which frame times count from.
+	started time.Time
 }
 
 func (s *canonicalSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
@@ -30,10 +33,11 @@ func (s *canonicalSource) Next() (Entry, error) {
 		}
 		if !s.header {
 			s.header = true
-			if _, ok, err := ParseHeader(l.Bytes); ok {
+			if h, ok, err := ParseHeader(l.Bytes); ok {
 				if err != nil {
 					return Entry{}, fmt.Errorf("line %d: %w", l.Num, err)
 				}
+				s.started = h.Started
 				continue
 			}
 			return Entry{Line: l, Bad: fmt.Sprintf("the first line is not an %s header; use --input to name the format", FormatName)}, nil
@@ -56,7 +60,11 @@ func (s *canonicalSource) Next() (Entry, error) {
 		if n := len(data); n > 0 && data[n-1] == '\r' {
 			wire.Bytes, wire.CRLF = data[:n-1], true
 		}
-		return Entry{Line: wire, Dir: f.From}, nil
+		e := Entry{Line: wire, Dir: f.From}
+		if !s.started.IsZero() {
+			e.Time = s.started.Add(f.T).Format(time.RFC3339Nano)
+		}
+		return e, nil
 	}
 }
 

@@ -87,6 +87,12 @@ type Entry struct {
 	// rebuilt from one recorded frame (a jsonl string holding raw
 	// newlines), for convert to copy.
 	Recorded []byte
+	// Time is when the frame was recorded, where the format says: the
+	// "ts" (or "timestamp", "time") member of a jsonl record as written (a
+	// string, or a number's literal), or an acplint transcript's header
+	// start plus the frame's t, in RFC 3339. Empty when the format has no
+	// times (raw NDJSON, Zed). Reports show it; lint does not judge it.
+	Time string
 }
 
 // source yields entries.
@@ -288,6 +294,24 @@ func wrapperFields(v *jsonv.Value) (dir, msg *jsonv.Value, ok bool) {
 
 type jsonlSource struct{ lines *codec.LineReader }
 
+// timeKeys name the time member of a jsonl record, in the order looked for.
+var timeKeys = []string{"ts", "timestamp", "time"}
+
+// recordedTime is the time member of jsonl record v as written: a string's
+// text or a number's literal, copied (v points into the line's memory,
+// which is reused); "" without one.
+func recordedTime(v *jsonv.Value) string {
+	for _, k := range timeKeys {
+		if t, ok := v.Get(k); ok {
+			if t.Kind == jsonv.String || t.Kind == jsonv.Number {
+				return strings.Clone(t.Str())
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
 func (s *jsonlSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
 
 // jsonlGap reads a jsonl gap record, {"ts":…,"lost":{"frames","bytes",
@@ -348,6 +372,7 @@ func (s *jsonlSource) Next() (Entry, error) {
 		return fr, nil
 	}
 	fr.Dir = d
+	fr.Time = recordedTime(&v)
 	inner := codec.Line{Num: l.Num, Offset: l.Offset}
 	if msg.Kind == jsonv.String {
 		// acp-inspector keeps the frame verbatim as a string, possibly with

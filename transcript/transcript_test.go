@@ -168,3 +168,40 @@ func TestWriteStreamsTheFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestEntryTime: entries carry the time their format records, for reports
+// to show: a jsonl record's member as written, an acplint transcript's
+// header start plus the frame's t; nothing for raw NDJSON.
+func TestEntryTime(t *testing.T) {
+	for _, tc := range []struct {
+		name, input string
+		want        []string
+	}{
+		{"jsonl", `{"ts":"2026-11-23T10:30:36.891Z","dir":"client","msg":{"jsonrpc":"2.0","method":"a"}}
+{"timestamp":1763893836891,"dir":"agent","msg":{"jsonrpc":"2.0","method":"b"}}
+{"dir":"agent","msg":{"jsonrpc":"2.0","method":"c"}}
+{"time":{"not":"a time"},"dir":"agent","msg":{"jsonrpc":"2.0","method":"d"}}
+`, []string{"2026-11-23T10:30:36.891Z", "1763893836891", "", ""}},
+		{"acplint", `{"format":"acplint-transcript","version":1,"producer":"t","started":"2026-11-23T10:00:00Z","redacted":false}
+{"t":1500000,"conn":1,"from":"client","frame":"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}"}
+{"t":2000000000,"conn":1,"from":"agent","frame":"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}"}
+`, []string{"2026-11-23T10:00:00.0015Z", "2026-11-23T10:00:02Z"}},
+		{"ndjson", `{"jsonrpc":"2.0","method":"a"}
+`, []string{""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(tc.input), FormatAuto, 0)
+			var got []string
+			for {
+				e, err := r.Next()
+				if err != nil {
+					break
+				}
+				got = append(got, e.Time)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("times (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -3,12 +3,17 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/acplint/acplint/conformance"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/htmlreport"
+	"github.com/acplint/acplint/internal/safefile"
+	"github.com/acplint/acplint/lint"
 )
 
 const checkDoc = `
@@ -31,6 +36,10 @@ deterministic agent). Each distinct failure is shrunk to the smallest run
 that still shows it; with --out DIR the minimal run is written as
 DIR/RULE.jsonl, a transcript that 'acplint lint --clean-end' reproduces the
 finding from, and DIR/RULE.txt with the client's steps and the agent's stderr.
+With --html DIR, each minimal run is also drawn as DIR/RULE.html, the page
+'acplint lint --clean-end -f html' makes of it: the run as a timeline of
+client and agent messages with the findings on them (the transcripts go to
+DIR too unless --out names another directory).
 
 The verdict groups rules by tier: MUST (error rules every agent meets; one
 never exercised counts as not passed), capability-gated (error rules of a
@@ -87,6 +96,7 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	seed := fs.Uint64("seed", 0, "random `seed` of the sequences; 0 picks one (the verdict prints it)")
 	caps := fs.String("caps", "all", "client capabilities each run may advertise (a drawn subset): `list` of fs.readTextFile, fs.writeTextFile, terminal, or all, none")
 	out := fs.String("out", "", "write the minimal transcript of each failure to `DIR`")
+	htmlDir := fs.String("html", "", "write the HTML report of each failure's minimal run to `DIR`/RULE.html")
 	failOn := fs.String("fail-on", "error", "fail on rules of at least this `severity`: error (MUST and capability-gated) or warning (SHOULD too)")
 	startup := fs.Duration("startup-timeout", conformance.DefaultStartupTimeout, "`time` allowed until initialize is answered")
 	response := fs.Duration("response-timeout", conformance.DefaultResponseTimeout, "`time` of silence allowed while a request is pending")
@@ -149,6 +159,10 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	if *maxShrinks == 0 {
 		opts.MaxShrinks = -1
 	}
+	if *htmlDir != "" && opts.OutDir == "" {
+		// The pages are drawn from the transcripts on disk.
+		opts.OutDir = *htmlDir
+	}
 	if *verbose {
 		opts.Progress = e.stderr
 	}
@@ -169,6 +183,12 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		e.errorf("check: writing the verdict: %v", err)
 		return exitUsage
 	}
+	if *htmlDir != "" {
+		if err := writeCheckPages(*htmlDir, v, e); err != nil {
+			e.errorf("check: --html: %v", err)
+			return exitUsage
+		}
+	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(e.stderr, "acplint: check: interrupted; the verdict covers the runs made so far")
 		return exitUsage
@@ -177,4 +197,36 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		return exitFindings
 	}
 	return exitClean
+}
+
+// writeCheckPages draws the minimal run of each reproduction written to
+// disk as dir/KEY.html: what 'acplint lint --clean-end -f html' makes of
+// its transcript. Pages are 0600, like every file acplint writes.
+func writeCheckPages(dir string, v *conformance.Verdict, e *env) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, rep := range v.Reproductions {
+		if rep.File == "" {
+			continue
+		}
+		name := filepath.Join(dir, rep.Key+".html")
+		err := safefile.Replace(name, func(w io.Writer) error {
+			in, err := os.Open(rep.File)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			page := htmlreport.New(w, htmlreport.Options{Title: rep.Key + ": " + rep.File, Version: version})
+			if _, err := page.Lint(in, lint.Options{File: rep.File, CleanEnd: true}); err != nil {
+				return err
+			}
+			return page.Close()
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "acplint: check: %s shows the minimal run of %s\n", name, rep.Key)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/htmlreport"
 	"github.com/acplint/acplint/internal/safefile"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/transcript"
@@ -34,7 +35,16 @@ compares two schema versions over a directory of transcripts.
 
 Output formats (-f): text (file:line: severity: message (RULE-ID)), json
 (one finding per line), sarif (SARIF 2.1.0 for code scanning), github
-(workflow annotations), junit.
+(workflow annotations), junit, html.
+
+-f html writes one self-contained page (no network, nothing to install)
+that shows the transcripts as a timeline of client and agent messages,
+requests joined to their responses, grouped by session and prompt turn,
+with every finding on its message: the rule, blame, the JSON Pointer
+marked in the message, related lines, the spec page and the rule's
+explanation; filters, search, next/previous finding and a permalink per
+line (#L42). The page embeds the transcripts: --redact replaces secret
+values in them first, as 'acplint tap --redact' does in a recording.
 
 Findings are reported as they are found, in transcript order, file after
 file; findings known only at the end of a transcript (requests never
@@ -61,7 +71,7 @@ Examples:
 
 func runLint(_ context.Context, args []string, e *env) int {
 	fs := newFlagSet("lint", "acplint lint [flags] [FILE…]", lintDoc, e)
-	format := fs.String("f", "text", "output `format`: text, json, sarif, github or junit")
+	format := fs.String("f", "text", "output `format`: text, json, sarif, github, junit or html")
 	fs.StringVar(format, "format", "text", "same as -f")
 	input := fs.String("input", "auto", "input `format`: auto, ndjson, jsonl or zed")
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding has at least this `severity`: error, warning or info")
@@ -72,13 +82,22 @@ func runLint(_ context.Context, args []string, e *env) int {
 	minSeverity := fs.String("severity", "info", "report only findings with at least this `severity`")
 	maxPerRule := fs.Int("max-per-rule", lint.DefaultMaxPerRule, "report at most `N` findings of one rule per file, then one finding counting the rest; 0 for no limit")
 	maxLine := fs.Int("max-line", transcript.DefaultMaxLine, "longest line, in `bytes`, that is read; a longer one is skipped without being held and reported (ACP-LINT-004)")
+	redact := fs.Bool("redact", false, "with -f html, replace secret values in the messages and findings the page embeds")
 	schemaFile := fs.String("schema", "", "check params and results against this ACP schema `file` (upstream format) instead of the compiled-in schema")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
-	outFormat, err := findings.ParseFormat(*format)
-	if err != nil {
-		e.errorf("lint: %v", err)
+	htmlOut := *format == "html"
+	var outFormat findings.Format
+	var err error
+	if !htmlOut {
+		if outFormat, err = findings.ParseFormat(*format); err != nil {
+			e.errorf("lint: %v", err)
+			return exitUsage
+		}
+	}
+	if *redact && !htmlOut {
+		e.errorf("lint: --redact is for -f html (the other formats embed no messages)")
 		return exitUsage
 	}
 	inFormat, err := transcript.ParseFormat(*input)
@@ -136,11 +155,14 @@ func runLint(_ context.Context, args []string, e *env) int {
 	}
 	var collect *findings.BaselineWriter
 	var report *findings.Stream
+	var page *htmlreport.Writer
 	if *writeBaseline != "" {
 		collect = findings.NewBaselineWriter()
 		// Every finding goes into the baseline: one held back by the cap
 		// would be new on the next run.
 		*maxPerRule = 0
+	} else if htmlOut {
+		page = htmlreport.New(e.stdout, htmlreport.Options{Title: pageTitle(files), Version: version, Redact: *redact})
 	} else if report, err = findings.NewStream(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version}); err != nil {
 		e.errorf("lint: writing the report: %v", err)
 		return exitUsage
@@ -159,12 +181,13 @@ func runLint(_ context.Context, args []string, e *env) int {
 		OnFinding: func(f findings.ValidationFinding) {
 			failed = failed || f.Severity >= threshold
 			var err error
-			if collect != nil {
+			switch {
+			case collect != nil:
 				err = collect.Add(f)
 				baselined++
-			} else {
+			case report != nil:
 				err = report.Add(f)
-			}
+			} // a page has the finding already (htmlreport.Writer.Lint)
 			if outErr == nil {
 				outErr = err
 			}
@@ -173,7 +196,7 @@ func runLint(_ context.Context, args []string, e *env) int {
 	ioFailed := false
 	for _, name := range files {
 		opts.File = name
-		if _, err := lintFile(name, e.stdin, opts); err != nil {
+		if _, err := lintFile(name, e.stdin, opts, page); err != nil {
 			// Like go vet: report the unreadable file, lint the others,
 			// and exit 2 at the end so CI cannot mistake it for clean.
 			e.errorf("%v", err)
@@ -201,7 +224,11 @@ func runLint(_ context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "acplint: wrote %d findings to %s\n", baselined, *writeBaseline)
 		return exitClean
 	}
-	if err := report.Close(); outErr == nil {
+	closeReport := report.Close
+	if page != nil {
+		closeReport = page.Close
+	}
+	if err := closeReport(); outErr == nil {
 		outErr = err
 	}
 	if outErr != nil {
@@ -225,13 +252,30 @@ func runLint(_ context.Context, args []string, e *env) int {
 	return code
 }
 
-func lintFile(name string, stdin io.Reader, opts lint.Options) (*lint.Result, error) {
+// lintFile lints one file, into page too when it is not nil.
+func lintFile(name string, stdin io.Reader, opts lint.Options, page *htmlreport.Writer) (*lint.Result, error) {
 	in, done, err := openInput(name, stdin)
 	if err != nil {
+		if page != nil {
+			// The page says so too: it is often read without the stderr.
+			page.StartFile(name)
+			page.EndFile(nil, err)
+		}
 		return nil, err
 	}
 	defer done()
+	if page != nil {
+		return page.Lint(in, opts)
+	}
 	return lint.Transcript(in, opts)
+}
+
+// pageTitle titles the HTML report of files.
+func pageTitle(files []string) string {
+	if len(files) == 1 {
+		return files[0]
+	}
+	return fmt.Sprintf("%s and %d more", files[0], len(files)-1)
 }
 
 func readBaselineFile(name string) (*findings.Baseline, error) {

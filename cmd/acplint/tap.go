@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/htmlreport"
 	"github.com/acplint/acplint/internal/safefile"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/tap"
@@ -50,8 +51,11 @@ header, then one frame per line with direction, time and the verbatim
 bytes); 'acplint lint' reads it and gives the findings the tap gave live.
 --redact replaces secrets in the recording only (MCP env values, HTTP
 header values, credential-named members, tokens in arguments and URLs) and
-says so in the header; forwarding is never altered. Output files are
-created 0600 and never written through a symbolic link.
+says so in the header; forwarding is never altered. --html writes the
+page 'acplint lint -f html' makes of the recording as the live linter reads
+the traffic, complete when the connection ends (with --redact, secrets are
+replaced in it too). Output files are created 0600 and never written
+through a symbolic link.
 
 Zed (settings.json):
 	"agent_servers": {
@@ -67,7 +71,8 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("tap", "acplint tap [flags] -- AGENT_CMD [ARGS…]", tapDoc, e)
 	record := fs.String("record", "", "write the transcript to this `file` (0600; a file from an earlier run is replaced, a link is refused, and while another tap writes FILE this one writes FILE.PID)")
 	lintOut := fs.String("lint-out", "", "write findings to this `file` instead of stderr (created like --record's)")
-	redact := fs.Bool("redact", false, "replace secret values in the recording (never in the forwarded traffic)")
+	redact := fs.Bool("redact", false, "replace secret values in the recording and the HTML report (never in the forwarded traffic)")
+	htmlOut := fs.String("html", "", "write an HTML report of the traffic and its findings to this `file` (created like --record's), complete when the connection ends")
 	noLint := fs.Bool("no-lint", false, "only forward and record")
 	grace := fs.Duration("grace", tap.DefaultGrace, "how long the agent may stay silent after the editor closed the connection before it is sent SIGTERM, and then how long before SIGKILL")
 	maxLine := fs.Int("max-line", tap.DefaultMaxLine, "longest line, in `bytes`, that is recorded and linted; a longer one is forwarded whole and shows as a gap (ACP-LINT-004)")
@@ -78,6 +83,10 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	command := fs.Args()
 	if len(command) == 0 {
 		e.errorf("tap: no agent command; usage: acplint tap [flags] -- AGENT_CMD [ARGS…]")
+		return exitUsage
+	}
+	if *htmlOut != "" && *noLint {
+		e.errorf("tap: --html shows the findings of the live linter, which --no-lint turns off")
 		return exitUsage
 	}
 	// Writes to a closed stdout or stderr must fail, not kill the tap (and
@@ -116,6 +125,17 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		defer f.Close()
 		findingsDst = f
 	}
+	var page *htmlreport.Writer
+	if *htmlOut != "" {
+		f, err := openTapOutput(*htmlOut, e)
+		if err != nil {
+			e.errorf("tap: --html: %v", err)
+			return exitUsage
+		}
+		defer f.Close()
+		page = htmlreport.New(f, htmlreport.Options{Version: version, Redact: *redact})
+	}
+
 	// Whoever reads the findings (a stderr the editor may never read) must
 	// not be able to hold the linter, and through it anything else.
 	findingsOut := tap.NewDetachedWriter(findingsDst, 1<<20)
@@ -145,7 +165,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	}
 	var live *liveLinter
 	if !*noLint {
-		live = newLiveLinter(findingsOut, liveName)
+		live = newLiveLinter(findingsOut, liveName, header.Started, page)
 		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame})
 	}
 	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
@@ -199,14 +219,16 @@ func writeFinding(w io.Writer, f findings.ValidationFinding) {
 
 // liveLinter feeds frames to lint.Transcript through a pipe, in the
 // canonical format, so live linting is exactly `acplint lint` of the
-// recording, gaps included; findings are printed as soon as they are found.
+// recording, gaps included; findings are printed as soon as they are found,
+// and, when page is not nil, written into it with the traffic; the page is
+// closed when the input ends.
 type liveLinter struct {
 	pw   *io.PipeWriter
 	w    *transcript.Writer
 	done chan struct{}
 }
 
-func newLiveLinter(out io.Writer, file string) *liveLinter {
+func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlreport.Writer) *liveLinter {
 	pr, pw := io.Pipe()
 	l := &liveLinter{pw: pw, done: make(chan struct{})}
 	go func() {
@@ -220,14 +242,28 @@ func newLiveLinter(out io.Writer, file string) *liveLinter {
 			}
 		}()
 		print := func(f findings.ValidationFinding) { writeFinding(out, f) }
-		_, err := lint.Transcript(pr, lint.Options{Format: transcript.FormatTranscript, File: file, OnFinding: print})
+		opts := lint.Options{Format: transcript.FormatTranscript, File: file, OnFinding: print}
+		var err error
+		if page != nil {
+			// Closed here, after the last entry, even if lint panics.
+			defer func() {
+				if err := page.Close(); err != nil {
+					fmt.Fprintf(out, "acplint tap: %v\n", err)
+				}
+			}()
+			_, err = page.Lint(pr, opts)
+		} else {
+			_, err = lint.Transcript(pr, opts)
+		}
 		if err != nil {
 			fmt.Fprintf(out, "acplint tap: live lint stopped: %v\n", err)
 		}
 		pr.CloseWithError(errLintStopped) // the tap's side must not block
 	}()
 	// The header goes through the pipe too, so the reader must be running.
-	l.w, _ = transcript.NewWriter(pw, transcript.Header{Producer: "acplint tap"})
+	// With the recording's start, so that the page's times are the
+	// recording's.
+	l.w, _ = transcript.NewWriter(pw, transcript.Header{Producer: "acplint tap", Started: started})
 	return l
 }
 

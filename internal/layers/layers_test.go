@@ -82,6 +82,13 @@ var graph = map[string]rule{
 		pulls:   []string{jsonSchema, text},
 	},
 
+	// The HTML report: lint's traffic and findings as one page, redacted
+	// as tap redacts a recording.
+	"htmlreport": {
+		imports: []string{"domain", "findings", "lint", "tap", "transcript"},
+		pulls:   []string{jsonSchema, text},
+	},
+
 	// acplint check, its agents, and the golden corpus's reader.
 	"conformance": {
 		imports: []string{"codec", "domain", "findings", "internal/procgroup", "internal/safefile", "lint", "transcript"},
@@ -102,7 +109,7 @@ var graph = map[string]rule{
 
 	// The command links everything but the schema generator.
 	"cmd/acplint": {
-		imports: []string{"codec", "conformance", "domain", "findings", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "mcpserver", "protocol", "schemadiff", "schemamodel", "tap", "transcript"},
+		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "mcpserver", "protocol", "schemadiff", "schemamodel", "tap", "transcript"},
 		pulls:   []string{jsonSchema, text, rapid, txtar, mcpSDK, toolSchema},
 	},
 }
