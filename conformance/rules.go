@@ -1,6 +1,10 @@
 package conformance
 
-import "github.com/acplint/acplint/findings"
+import (
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/protocol"
+)
 
 // Rules returns the catalog rules whose home is conformance: those no
 // recorded transcript can decide (findings.Rule.Undecidable) and that
@@ -14,4 +18,24 @@ func Rules() []*findings.Rule {
 		findings.CONTEmbeddedInOutput, findings.EXTNRoundTrip, findings.SEQIgnoredVersionMismatch,
 		findings.TERMNullArgs, findings.TOOLNullMeansUnchanged, findings.WIREStderr,
 	}
+}
+
+// RuleHomes maps every rule ID to the one place in acplint that raises it:
+// a check of the protocol machine ("protocol/session"), lint itself
+// ("lint"), or conformance for the rules no transcript decides. Commands
+// and the MCP server show it with a rule, so a reader knows where to look.
+func RuleHomes() map[string]string {
+	homes := map[string]string{}
+	for _, ch := range protocol.Checks() {
+		for _, r := range ch.Rules {
+			homes[r.ID] = "protocol/" + ch.Name
+		}
+	}
+	for _, r := range lint.Rules() {
+		homes[r.ID] = "lint"
+	}
+	for _, r := range Rules() {
+		homes[r.ID] = "conformance"
+	}
+	return homes
 }

@@ -26,6 +26,7 @@ type Rule struct {
 	TCK         []string `json:"tck,omitempty" jsonschema:"matching official TCK requirement ids"`
 	Undecidable string   `json:"undecidable,omitempty" jsonschema:"why a transcript alone cannot decide the rule, when it cannot"`
 	NotChecked  string   `json:"notChecked,omitempty" jsonschema:"why acplint does not check the rule yet, when it does not"`
+	Home        string   `json:"home,omitempty" jsonschema:"where acplint raises the rule: protocol/CHECK, lint or conformance"`
 	Doc         string   `json:"doc,omitempty" jsonschema:"what the rule checks and why it matters"`
 	Failing     *Example `json:"failingExample,omitempty" jsonschema:"a transcript from acplint's golden corpus that breaks the rule"`
 	Passing     *Example `json:"passingExample,omitempty" jsonschema:"a transcript from acplint's golden corpus that exercises the rule and keeps it"`
@@ -51,18 +52,19 @@ var corpus = sync.OnceValues(func() (*catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the example corpus: %w", err)
 	}
-	return &catalog{cases: cases, unchecked: unchecked}, nil
+	return &catalog{cases: cases, unchecked: unchecked, homes: conformance.RuleHomes()}, nil
 })
 
 type catalog struct {
 	cases     []*golden.Case
 	unchecked map[string]string
+	homes     map[string]string // rule ID → conformance.RuleHomes
 }
 
 // entry is rule r as list_rules shows it; explained adds the rest.
 func (c *catalog) entry(r *findings.Rule, explained bool) Rule {
 	e := Rule{ID: r.ID, Title: r.Title, Severity: r.Severity.String(), Blame: r.Blame.String(), Spec: r.Spec,
-		TCK: r.TCK, Undecidable: r.Undecidable, NotChecked: golden.NotChecked(c.unchecked, r.ID)}
+		TCK: r.TCK, Undecidable: r.Undecidable, NotChecked: golden.NotChecked(c.unchecked, r.ID), Home: c.homes[r.ID]}
 	if !explained {
 		return e
 	}

@@ -10,8 +10,6 @@ import (
 	"github.com/acplint/acplint/conformance"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/golden"
-	"github.com/acplint/acplint/lint"
-	"github.com/acplint/acplint/protocol"
 )
 
 func runRules(_ context.Context, args []string, e *env) int {
@@ -42,7 +40,7 @@ func runRules(_ context.Context, args []string, e *env) int {
 			Home        string   `json:"home,omitempty"`
 		}
 		enc := json.NewEncoder(e.stdout)
-		homes := ruleHomes()
+		homes := conformance.RuleHomes()
 		for _, r := range rules {
 			if err := enc.Encode(row{r.ID, r.Title, r.Severity.String(), r.Blame.String(), r.Spec, r.TCK, r.Undecidable, notYet(r.ID), homes[r.ID]}); err != nil {
 				e.errorf("rules: %v", err)
@@ -90,7 +88,7 @@ func runExplain(_ context.Context, args []string, e *env) int {
 	if len(r.TCK) > 0 {
 		fmt.Fprintf(w, "TCK:      %s\n", strings.Join(r.TCK, ", "))
 	}
-	if home := ruleHomes()[r.ID]; home != "" {
+	if home := conformance.RuleHomes()[r.ID]; home != "" {
 		fmt.Fprintf(w, "Home:     %s\n", home)
 	}
 	fmt.Fprintf(w, "\n%s\n", wrap(r.Doc, 78))
@@ -149,23 +147,4 @@ func wrap(text string, width int) string {
 		out = append(out, strings.Join(lines, "\n"))
 	}
 	return strings.Join(out, "\n\n")
-}
-
-// ruleHomes maps rule IDs to the one place in acplint that raises them: a
-// check of the protocol machine ("protocol/session"), lint itself, or
-// conformance for the rules no transcript decides.
-func ruleHomes() map[string]string {
-	homes := map[string]string{}
-	for _, ch := range protocol.Checks() {
-		for _, r := range ch.Rules {
-			homes[r.ID] = "protocol/" + ch.Name
-		}
-	}
-	for _, r := range lint.Rules() {
-		homes[r.ID] = "lint"
-	}
-	for _, r := range conformance.Rules() {
-		homes[r.ID] = "conformance"
-	}
-	return homes
 }

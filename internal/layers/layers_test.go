@@ -91,7 +91,7 @@ var graph = map[string]rule{
 
 	// acplint check, its agents, and the golden corpus's reader.
 	"conformance": {
-		imports: []string{"codec", "domain", "findings", "internal/procgroup", "internal/safefile", "lint", "transcript"},
+		imports: []string{"codec", "domain", "findings", "internal/procgroup", "internal/safefile", "lint", "protocol", "transcript"},
 		pulls:   []string{jsonSchema, text, rapid},
 	},
 	"conformance/agents":           {},
@@ -109,7 +109,7 @@ var graph = map[string]rule{
 
 	// The command links everything but the schema generator.
 	"cmd/acplint": {
-		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "mcpserver", "protocol", "schemadiff", "schemamodel", "tap", "transcript"},
+		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "mcpserver", "schemadiff", "schemamodel", "tap", "transcript"},
 		pulls:   []string{jsonSchema, text, rapid, txtar, mcpSDK, toolSchema},
 	},
 }
