@@ -58,6 +58,7 @@ var graph = map[string]rule{
 	"internal/gcpolicy":  {},
 	"internal/layers":    {},
 	"internal/rulehomes": {},
+	"internal/newrule":   {},
 
 	// Decoding and the protocol machine: the hot path of every command,
 	// so nothing outside the standard library.
