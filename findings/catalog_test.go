@@ -270,8 +270,10 @@ func TestEveryRuleVarIsInAll(t *testing.T) {
 
 // TestSpecRuleIDs checks the catalog against the IDs the protocol reference
 // proposes (copied into testdata, since the reference lives outside the
-// module). Every proposed ID must exist, and the only IDs beyond them are
-// acplint's own LINT rules.
+// module): every proposed ID must exist. The catalog may go beyond them
+// (acplint's LINT rules, and rules found since in real traffic, which take
+// the next free number of their area), so adding a rule never means
+// editing a copy of somebody else's document.
 func TestSpecRuleIDs(t *testing.T) {
 	f, err := os.Open(filepath.Join("testdata", "spec-rule-ids.txt"))
 	if err != nil {
@@ -299,11 +301,6 @@ func TestSpecRuleIDs(t *testing.T) {
 	for id := range want {
 		if _, ok := ByID(id); !ok {
 			t.Errorf("the spec proposes %s but the catalog lacks it", id)
-		}
-	}
-	for _, r := range All() {
-		if !want[r.ID] && r.Area() != "LINT" {
-			t.Errorf("%s is not in the spec's list; only LINT rules are acplint's own", r.ID)
 		}
 	}
 }
