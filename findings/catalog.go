@@ -193,6 +193,7 @@ func All() []*Rule {
 		UPDNoticeShape,
 		UPDCompactionOrder,
 		UPDPlanShrinks,
+		UPDDuplicateCommand,
 		VERNotInteger,
 		VERHigherThanRequested,
 		VERErrorOnMismatch,

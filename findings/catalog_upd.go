@@ -95,3 +95,14 @@ var UPDPlanShrinks = &Rule{
 		"A later plan with fewer entries, where the missing ones were not completed, often means the agent sent only the changed part. " +
 		"It is a heuristic, so info only.",
 }
+
+var UPDDuplicateCommand = &Rule{
+	ID:       "ACP-UPD-010",
+	Title:    "available_commands_update names a command twice",
+	Severity: SeverityWarning,
+	Blame:    PartyAgent,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/slash-commands",
+	Doc: "An available_commands_update replaces the session's list of slash commands, and the user runs one by typing its name in the prompt (\"/web query\"). " +
+		"Two entries with the same name make that ambiguous: the client cannot tell which description and input hint belong to what the user typed, and clients differ in whether they show both, keep the first or keep the last. " +
+		"The schema does not forbid it, so this is a warning.",
+}

@@ -429,6 +429,7 @@ func checkList() []*Check {
 			Name: "update",
 			Doc:  "session/update payloads: their shapes, and the compactions, plans and notices that need the session's state",
 			Rules: []*findings.Rule{
+				findings.UPDDuplicateCommand,
 				findings.UPDCompactionOrder, findings.UPDPlanShrinks, findings.UPDNoticeShape,
 				findings.UPDUnknownVariant, findings.UPDModeIDField, findings.UPDUsageShape,
 			},

@@ -102,6 +102,8 @@ func checkSessionUpdatePayload(p *Phase, c *ctx) {
 		compactionChunk(p, c, s, u)
 	case domain.Plan:
 		planUpdated(p, c, s, u)
+	case domain.AvailableCommandsUpdate:
+		duplicateCommands(c, u)
 	case domain.Notice:
 		// A missing title is a codec problem; an empty one passes the
 		// decoder, which does not check minLength.
@@ -109,6 +111,25 @@ func checkSessionUpdatePayload(p *Phase, c *ctx) {
 			c.add(findings.UPDNoticeShape, "/params/update/title",
 				"notice has an empty title; the title is required to be non-empty plain text that stands alone, and clients that show only the title display nothing")
 		}
+	}
+}
+
+// duplicateCommands reports a command name listed twice (ACP-UPD-010):
+// the user invokes a command by typing its name, so the client cannot tell
+// which of the two entries, with their own descriptions and input hints,
+// the user meant.
+func duplicateCommands(c *ctx, u domain.AvailableCommandsUpdate) {
+	if len(u.AvailableCommands) < 2 {
+		return
+	}
+	first := make(map[string]int, len(u.AvailableCommands))
+	for i, cmd := range u.AvailableCommands {
+		if j, dup := first[cmd.Name]; dup {
+			c.add(findings.UPDDuplicateCommand, fmt.Sprintf("/params/update/availableCommands/%d/name", i),
+				"available_commands_update lists command %q twice (entries %d and %d); the user runs a command by typing /%s, so the client cannot tell which entry, description and input hint is meant, and may show both or drop one", cmd.Name, j, i, cmd.Name)
+			continue
+		}
+		first[cmd.Name] = i
 	}
 }
 
