@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -75,10 +74,10 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 	shardFlag := fs.String("shard", "", "lint only shard `K/N` of the transcripts (1 <= K <= N), by a hash of each path relative to DIR")
 	merge := fs.Bool("merge", false, "merge the -f json outputs of the shards, given as arguments, into one report")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "lint up to `N` transcripts at once")
-	dirs, code, ok := parseInterspersed(fs, args, e)
-	if !ok {
+	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
+	dirs := fs.Args()
 	outFormat, err := findings.ParseFormat(*format)
 	if err != nil {
 		e.errorf("corpus: %v", err)
@@ -277,22 +276,6 @@ func shardOf(root, file string, n int) int {
 	h := fnv.New32a()
 	h.Write([]byte(filepath.ToSlash(rel)))
 	return int(h.Sum32()%uint32(n)) + 1
-}
-
-// parseInterspersed parses flags that may come after positional
-// arguments ("corpus DIR --against X"), where package flag alone stops.
-func parseInterspersed(fs *flag.FlagSet, args []string, e *env) (positional []string, code int, ok bool) {
-	for {
-		if code, ok := parseFlags(fs, args, e); !ok {
-			return nil, code, false
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, 0, true
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
 }
 
 // relint lints one transcript under both schemas. The file is opened

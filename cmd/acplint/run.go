@@ -116,9 +116,47 @@ func newFlagSet(name, usageLine, doc string, e *env) *flag.FlagSet {
 	return fs
 }
 
+// takesCommandLine names the commands whose positional arguments are a
+// command line of their own (check and tap run AGENT_CMD [ARGS…]): their
+// flags end at the first argument that is not one, so that the agent's
+// flags stay the agent's.
+var takesCommandLine = map[string]bool{"check": true, "tap": true}
+
 // parseFlags parses args; it returns ok=false and the exit code when the
 // command should stop (help was asked for, or the flags are wrong).
+//
+// Flags may come before, between and after the positional arguments
+// ("lint FILE -f json"), as in go vet and golangci-lint; "--" ends the
+// flags, and every argument after it is positional. fs.Args() returns the
+// positional arguments in order. Commands in takesCommandLine stop at the
+// first positional argument instead.
 func parseFlags(fs *flag.FlagSet, args []string, e *env) (code int, ok bool) {
+	var positional []string
+	for {
+		if code, ok := parseSome(fs, args, e); !ok {
+			return code, false
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		switch {
+		case len(rest) == 0:
+		case takesCommandLine[fs.Name()], consumed > 0 && args[consumed-1] == "--":
+			positional = append(positional, rest...)
+		default:
+			positional = append(positional, rest[0])
+			args = rest[1:]
+			continue
+		}
+		break
+	}
+	// Parse again with nothing but a terminator and the positional
+	// arguments: no flag changes, and fs.Args() is all of them.
+	fs.Parse(append([]string{"--"}, positional...))
+	return 0, true
+}
+
+// parseSome parses flags up to the first positional argument.
+func parseSome(fs *flag.FlagSet, args []string, e *env) (code int, ok bool) {
 	// Package flag prints the usage itself on -h and on a bad flag; it is
 	// printed here, once, and only when asked for.
 	usage := fs.Usage
