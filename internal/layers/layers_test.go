@@ -33,6 +33,7 @@ const (
 	rapid      = "pgregory.net/rapid"                       // acplint check's sequence generator
 	txtar      = "github.com/rogpeppe/go-internal"          // the golden corpus's archive format
 	invopop    = "github.com/invopop/jsonschema"            // schema.json's generator
+	yamlv3     = "go.yaml.in/yaml/v3"                       // acplint.yaml, read by the command alone
 )
 
 // graph is the whole layering, keyed by path in the module: domain and
@@ -93,7 +94,7 @@ var graph = map[string]rule{
 	// The command links everything but the schema generator.
 	"cmd/acplint": {
 		imports: []string{"codec", "conformance", "domain", "findings", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "schemadiff", "schemamodel", "tap", "transcript"},
-		pulls:   []string{jsonSchema, text, rapid, txtar},
+		pulls:   []string{jsonSchema, text, rapid, txtar, yamlv3},
 	},
 }
 
