@@ -123,11 +123,11 @@ func TestOrderAndDedup(t *testing.T) {
 		}
 	}
 	want := []string{
-		"-:4: warning: cannot tell who sent 50% of this,",
+		"-:4: warning: [tool] cannot tell who sent 50% of this,",
 		"dir with space/b,c:d.ndjson:1: error:",
 		"examples/a.ndjson: info:",
-		"examples/a.ndjson:2: warning: session/prompt",
-		"examples/a.ndjson:2: warning: a rule acplint does not know (ACP-X-001)",
+		"examples/a.ndjson:2: warning: [client] session/prompt",
+		"examples/a.ndjson:2: warning: [either] a rule acplint does not know (ACP-X-001)",
 		"examples/a.ndjson:3: error:",
 	}
 	if len(heads) != len(want) {
@@ -201,14 +201,14 @@ func TestEmptyReport(t *testing.T) {
 }
 
 func TestTextDetails(t *testing.T) {
-	f := New(SESMissingMcpServers, Location{File: "x.ndjson", Line: 3, Pointer: "/params/mcpServers"}, "msg",
+	f := New(SESMissingMcpServers, Location{File: "x.ndjson", Line: 3, Column: 48, Pointer: "/params/mcpServers"}, "msg",
 		Related{Location: Location{File: "y.ndjson", Line: 1}, Message: "related"})
 	f.TCK = []string{"ACP-A-001", "ACP-B-002"}
 	var buf bytes.Buffer
 	if err := Write(&buf, FormatText, Report{Findings: []ValidationFinding{f}}); err != nil {
 		t.Fatal(err)
 	}
-	want := "x.ndjson:3: error: msg (ACP-SES-002)\n" +
+	want := "x.ndjson:3:48: error: [client] msg (ACP-SES-002)\n" +
 		"\tat /params/mcpServers\n" +
 		"\ty.ndjson:1: related\n" +
 		"\tspec: https://agentclientprotocol.com/protocol/v1/session-setup (TCK: ACP-A-001, ACP-B-002)\n"
