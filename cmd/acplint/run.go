@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -18,8 +19,46 @@ const (
 	exitUsage    = 2 // usage, I/O or internal error
 )
 
-// version is set by the release build with -ldflags "-X main.version=…".
+// version is set by a release build with -ldflags "-X main.version=…";
+// otherwise init takes it from the build information.
 var version = "devel"
+
+func init() {
+	if version == "devel" {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			version = buildVersion(bi)
+		}
+	}
+}
+
+// buildVersion is the version the Go toolchain recorded: the module
+// version for 'go install …@vX.Y.Z', or for a build in a clone the
+// pseudo-version or "devel", with the VCS revision and "+dirty" for
+// uncommitted changes, so that a report says which code produced it.
+func buildVersion(bi *debug.BuildInfo) string {
+	v := bi.Main.Version
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if v != "" && v != "(devel)" {
+		return v // a module version or a pseudo-version, "+dirty" included
+	}
+	if rev == "" {
+		return "devel"
+	}
+	v = "devel-" + rev[:min(12, len(rev))]
+	if dirty {
+		v += "+dirty"
+	}
+	return v
+}
 
 type command struct {
 	name    string
