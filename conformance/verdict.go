@@ -26,7 +26,7 @@ const (
 type Verdict struct {
 	Agent    string        `json:"agent"`
 	Seed     uint64        `json:"seed"`
-	Runs     int           `json:"runs"` // exploration runs, the preflight included
+	Runs     int           `json:"runs"` // generated runs (--runs); the preflight run is not counted
 	Steps    int           `json:"steps"`
 	Caps     []Capability  `json:"caps"`
 	FailOn   string        `json:"failOn"`
@@ -121,7 +121,7 @@ func (k *checker) verdict() *Verdict {
 	v := &Verdict{
 		Agent:        k.opts.Agent.String(),
 		Seed:         k.opts.Seed,
-		Runs:         len(k.runs),
+		Runs:         max(len(k.runs)-1, 0), // k.runs[0] is the preflight
 		Steps:        k.opts.Steps,
 		Caps:         k.opts.Caps,
 		FailOn:       k.opts.FailOn.String(),
@@ -370,6 +370,7 @@ func (v *Verdict) writeText(w io.Writer) error {
 		ew.printf(", %d more while shrinking", v.ShrinkRuns)
 	}
 	ew.printf("\n")
+	ew.printf("rerun: acplint check --seed %d --runs %d --steps %d -- %s\n", v.Seed, v.Runs, v.Steps, v.Agent)
 	for _, t := range Tiers {
 		var rs []*RuleResult
 		counts := map[Status]int{}
