@@ -89,6 +89,7 @@ func commands() []command {
 		{"version", "print acplint's version", runVersion},
 		{"schema", "diff two ACP schema versions: what breaks for whom (schema diff OLD NEW)", runSchema},
 		{"corpus", "re-lint transcripts under an old and a new schema and show what changed", runCorpus},
+		{"completion", "print a shell completion script (bash, zsh or fish)", runCompletion},
 	}
 }
 
