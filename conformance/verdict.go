@@ -487,7 +487,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
+	Errors   int          `xml:"errors,attr"` // the Jenkins schema has no skipped here
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -495,6 +495,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"` // required by the Jenkins schema
 	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -545,7 +546,6 @@ func (v *Verdict) writeJUnit(w io.Writer) error {
 		}
 		out.Tests += s.Tests
 		out.Failures += s.Failures
-		out.Skipped += s.Skipped
 		out.Suites = append(out.Suites, s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
