@@ -406,12 +406,13 @@ func writeCorpusFinding(bw *bufio.Writer, tag string, f findings.ValidationFindi
 // gone, or (last) the run's summary.
 type corpusLine struct {
 	Change string `json:"change"`
-	findings.ValidationFinding
+	findings.JSONFinding
 }
 
 // corpusSummary is the json output's last line; --merge reads it.
 type corpusSummary struct {
 	Change  string   `json:"change"` // "summary"
+	Version int      `json:"version"`
 	Against string   `json:"against"`
 	Schema  string   `json:"schema"`
 	Shard   string   `json:"shard"` // K/N
@@ -425,12 +426,12 @@ func writeCorpusJSON(w io.Writer, run corpusRun) error {
 	enc.SetEscapeHTML(false)
 	for _, d := range run.diffs {
 		for _, f := range d.added {
-			if err := enc.Encode(corpusLine{"new", f}); err != nil {
+			if err := enc.Encode(corpusLine{"new", findings.NewJSONFinding(f)}); err != nil {
 				return err
 			}
 		}
 		for _, f := range d.removed {
-			if err := enc.Encode(corpusLine{"gone", f}); err != nil {
+			if err := enc.Encode(corpusLine{"gone", findings.NewJSONFinding(f)}); err != nil {
 				return err
 			}
 		}
@@ -439,7 +440,7 @@ func writeCorpusJSON(w io.Writer, run corpusRun) error {
 	if files == nil {
 		files = []string{}
 	}
-	if err := enc.Encode(corpusSummary{Change: "summary", Against: run.against, Schema: run.schema, Shard: run.shard.String(), Files: files, Failed: run.failed}); err != nil {
+	if err := enc.Encode(corpusSummary{Change: "summary", Version: findings.JSONVersion, Against: run.against, Schema: run.schema, Shard: run.shard.String(), Files: files, Failed: run.failed}); err != nil {
 		return err
 	}
 	return bw.Flush()

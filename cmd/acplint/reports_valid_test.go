@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The report validators of the scripts (testdata/script/reports_valid.txtar):
@@ -23,6 +24,8 @@ import (
 //	                    scanning's rules, must report no error or warning
 //	junitvalidate FILE  the Jenkins JUnit schema (junit-10.xsd) must accept
 //	                    the document, and test case names must be unique
+//	jsonvalidate FILE   every line is a record docs/json-output.schema.json
+//	                    accepts
 //
 // The multitool is an npm package that scripts/install-test-deps installs
 // into scripts/sarif-multitool; the condition [sarif-multitool] says
@@ -54,6 +57,32 @@ var reportCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Fatalf("the SARIF multitool rejects %s:\n%s", args[0], report)
 		}
 	},
+	"jsonvalidate": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: jsonvalidate FILE")
+		}
+		schema, err := jsonOutputSchema()
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		data, err := os.ReadFile(ts.MkAbs(args[0]))
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if len(lines) == 0 || lines[0] == "" {
+			ts.Fatalf("%s: no records", args[0])
+		}
+		for i, l := range lines {
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(l))
+			if err != nil {
+				ts.Fatalf("%s:%d: not one JSON value: %v", args[0], i+1, err)
+			}
+			if err := schema.Validate(v); err != nil {
+				ts.Fatalf("%s:%d: %v", args[0], i+1, err)
+			}
+		}
+	},
 	"junitvalidate": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 1 {
 			ts.Fatalf("usage: junitvalidate FILE")
@@ -67,6 +96,15 @@ var reportCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 	},
 }
+
+// jsonOutputSchema compiles the published schema of the JSON output.
+var jsonOutputSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	path, err := filepath.Abs("../../docs/json-output.schema.json")
+	if err != nil {
+		return nil, err
+	}
+	return jsonschema.NewCompiler().Compile(path)
+})
 
 // multitoolProblem is a result line of the multitool at level error or
 // warning, such as "x.sarif(12,13): error GH2012: …".
