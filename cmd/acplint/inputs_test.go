@@ -25,7 +25,7 @@ func (terminalInfo) ModTime() time.Time { return time.Time{} }
 func (terminalInfo) IsDir() bool        { return false }
 func (terminalInfo) Sys() any           { return nil }
 
-// TestStdinTerminalHint: lint with no file on a terminal says what it is
+// TestStdinTerminalHint: lint, fmt and convert with no file on a terminal says what it is
 // waiting for; on a pipe or /dev/null (CI) it says nothing.
 func TestStdinTerminalHint(t *testing.T) {
 	const clean = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"clientInfo":{"name":"e","version":"1"}}}` + "\n"
@@ -33,6 +33,13 @@ func TestStdinTerminalHint(t *testing.T) {
 	run(context.Background(), []string{"lint"}, fakeTerminal{strings.NewReader(clean)}, &stdout, &stderr)
 	if !strings.Contains(stderr.String(), "standard input, which is a terminal") {
 		t.Errorf("lint on a terminal: stderr %q has no hint", stderr.String())
+	}
+	for _, cmd := range []string{"fmt", "convert"} {
+		stderr.Reset()
+		run(context.Background(), []string{cmd}, fakeTerminal{strings.NewReader(clean)}, &stdout, &stderr)
+		if !strings.Contains(stderr.String(), "standard input, which is a terminal") {
+			t.Errorf("%s on a terminal: stderr %q has no hint", cmd, stderr.String())
+		}
 	}
 	stderr.Reset()
 	run(context.Background(), []string{"lint"}, strings.NewReader(clean), &stdout, &stderr)
