@@ -484,6 +484,10 @@ func (k *checker) writeReproduction(rep *Reproduction, run *Run) (*Reproduction,
 		jsonl = pr
 	}
 	rep.Command = "acplint lint --clean-end " + shellQuote(name)
+	if file == nil {
+		// No file to name: say how to get one.
+		rep.Command = "with --out DIR, acplint lint --clean-end " + shellQuote(filepath.Join("DIR", key+".jsonl"))
+	}
 	want := reproducingRules(key)
 	for _, f := range lintTranscript(jsonl, name) {
 		// The file has the run's lines, so the run's knowledge of its

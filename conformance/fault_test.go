@@ -223,7 +223,15 @@ func TestCheckInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
-	if v == nil || v.Runs == 0 {
+	exercised := false
+	if v != nil {
+		for _, r := range v.Rules {
+			exercised = exercised || r.Status != StatusNotExercised
+		}
+	}
+	if !exercised {
+		// The preflight run at least was made (Runs counts generated
+		// runs only, and the cancel may come before the first).
 		t.Errorf("no verdict of the runs made")
 	}
 	// 1.5 s before the cancel, then at most three rungs of interruptGrace.

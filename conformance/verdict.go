@@ -26,7 +26,7 @@ const (
 type Verdict struct {
 	Agent    string        `json:"agent"`
 	Seed     uint64        `json:"seed"`
-	Runs     int           `json:"runs"` // exploration runs, the preflight included
+	Runs     int           `json:"runs"` // generated runs (--runs); the preflight run is not counted
 	Steps    int           `json:"steps"`
 	Caps     []Capability  `json:"caps"`
 	FailOn   string        `json:"failOn"`
@@ -121,7 +121,7 @@ func (k *checker) verdict() *Verdict {
 	v := &Verdict{
 		Agent:        k.opts.Agent.String(),
 		Seed:         k.opts.Seed,
-		Runs:         len(k.runs),
+		Runs:         max(len(k.runs)-1, 0), // k.runs[0] is the preflight
 		Steps:        k.opts.Steps,
 		Caps:         k.opts.Caps,
 		FailOn:       k.opts.FailOn.String(),
@@ -370,6 +370,7 @@ func (v *Verdict) writeText(w io.Writer) error {
 		ew.printf(", %d more while shrinking", v.ShrinkRuns)
 	}
 	ew.printf("\n")
+	ew.printf("rerun: acplint check --seed %d --runs %d --steps %d -- %s\n", v.Seed, v.Runs, v.Steps, v.Agent)
 	for _, t := range Tiers {
 		var rs []*RuleResult
 		counts := map[Status]int{}
@@ -486,7 +487,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
+	Errors   int          `xml:"errors,attr"` // the Jenkins schema has no skipped here
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -494,6 +495,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"` // required by the Jenkins schema
 	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -544,7 +546,6 @@ func (v *Verdict) writeJUnit(w io.Writer) error {
 		}
 		out.Tests += s.Tests
 		out.Failures += s.Failures
-		out.Skipped += s.Skipped
 		out.Suites = append(out.Suites, s)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {

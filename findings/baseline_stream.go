@@ -66,6 +66,19 @@ func (m *BaselineMatcher) Stale() []BaselineEntry {
 	return stale
 }
 
+// StaleIn is Stale limited to the entries whose file judged accepts (the
+// files a run linted, named as the baseline names them): an entry for a
+// file the run did not read cannot be said to no longer fire.
+func (m *BaselineMatcher) StaleIn(judged func(file string) bool) []BaselineEntry {
+	var stale []BaselineEntry
+	for _, e := range m.Stale() {
+		if judged(e.File) {
+			stale = append(stale, e)
+		}
+	}
+	return stale
+}
+
 // BaselineWriter collects the entries of a baseline from findings added
 // one at a time, and writes the file at the end.
 type BaselineWriter struct {

@@ -102,8 +102,12 @@ func (p *Party) UnmarshalText(b []byte) error {
 
 // Location names a place in a transcript.
 type Location struct {
-	File    string `json:"file,omitempty"` // as given on the command line; "-" for stdin
-	Line    int    `json:"line"`           // 1-based transcript line; 0 = the transcript as a whole
+	File string `json:"file,omitempty"` // as given on the command line; "-" for stdin
+	Line int    `json:"line"`           // 1-based transcript line; 0 = the transcript as a whole
+	// Column is the 1-based byte offset in the line of what Pointer names
+	// (the member's name), for editors to jump to; 0 when unknown (a
+	// message wrapped in a jsonl record or a Zed log, a rebuilt message).
+	Column  int    `json:"column,omitempty"`
 	Pointer string `json:"pointer,omitempty"`
 }
 

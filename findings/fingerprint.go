@@ -3,6 +3,7 @@ package findings
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -43,11 +44,11 @@ func Fingerprint(f ValidationFinding) string {
 }
 
 // fingerprintFile is the file as reporters show it: "-" for stdin or an
-// unnamed input, and forward slashes so a baseline written on Windows
-// matches on Linux.
+// unnamed input, forward slashes so a baseline written on Windows matches
+// on Linux, and cleaned ("./a.ndjson" and "a.ndjson" are one file).
 func fingerprintFile(file string) string {
 	if file == "" {
 		return "-"
 	}
-	return strings.ReplaceAll(filepath.ToSlash(file), `\`, "/")
+	return path.Clean(strings.ReplaceAll(filepath.ToSlash(file), `\`, "/"))
 }

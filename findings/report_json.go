@@ -6,9 +6,32 @@ import (
 	"io"
 )
 
-// writeJSON prints NDJSON: one ValidationFinding object per line, using its
-// json tags. A stream rather than one array lets consumers process findings
-// with line-oriented tools (jq -c, grep) and concatenate runs.
+// JSONVersion is the version of acplint's JSON output: every record lint,
+// corpus and schema diff write with -f json carries it, and
+// docs/json-output.schema.json describes it. A change that removes or
+// retypes a key bumps it; new keys may appear within a version.
+const JSONVersion = 1
+
+// JSONFinding is one finding as the JSON output writes it: the finding's
+// own keys (rule, severity, blame, location, message, related, spec, tck)
+// between the format version and the fingerprint that SARIF and baselines
+// use. Commands add keys of their own beside these (corpus "change",
+// schema diff "diff"), never in place of them.
+type JSONFinding struct {
+	Version int `json:"version"`
+	ValidationFinding
+	Fingerprint string `json:"fingerprint"`
+}
+
+// NewJSONFinding returns f as the JSON output writes it.
+func NewJSONFinding(f ValidationFinding) JSONFinding {
+	f = normalize(f)
+	return JSONFinding{Version: JSONVersion, ValidationFinding: f, Fingerprint: Fingerprint(f)}
+}
+
+// writeJSON prints NDJSON: one JSONFinding per line. A stream rather than
+// one array lets consumers process findings with line-oriented tools
+// (jq -c, grep) and concatenate runs.
 func writeJSON(w io.Writer, r Report) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
@@ -16,7 +39,7 @@ func writeJSON(w io.Writer, r Report) error {
 	// would only make them harder to read.
 	enc.SetEscapeHTML(false)
 	for _, f := range r.Findings {
-		if err := enc.Encode(f); err != nil {
+		if err := enc.Encode(NewJSONFinding(f)); err != nil {
 			return err
 		}
 	}

@@ -31,6 +31,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -38,6 +39,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
@@ -68,8 +70,12 @@ type junitStream struct {
 	open                          bool         // a suite is started
 	file                          string       // the current suite's file
 	tests, failures               int          // the current suite's counts
-	totalTests, totalFailures     int
-	started                       bool // a suite has been written to suites
+	// names counts the uses of each case name in the current suite, so
+	// that a repeated one gets a suffix; at maxTrackedNames distinct names
+	// the suite numbers its later cases instead, keeping memory bounded.
+	names                     map[string]int
+	totalTests, totalFailures int
+	started                   bool // a suite has been written to suites
 }
 
 func startJUnit(r Report) (*junitStream, error) {
@@ -112,6 +118,7 @@ func (j *junitStream) startFile(file string) error {
 		return err
 	}
 	j.open, j.file, j.tests, j.failures = true, file, 0, 0
+	clear(j.names)
 	// A fresh encoder per suite: its first case starts without a newline,
 	// and its indentation continues the document's.
 	j.enc = xml.NewEncoder(j.casesBuf)
@@ -128,7 +135,7 @@ func (j *junitStream) add(f ValidationFinding) error {
 	// Escape keeps what XML 1.0 forbids even as a character reference (C0
 	// controls but tab and newline) out of the document, and shows it
 	// instead of encoding/xml's silent U+FFFD.
-	c := junitCase{ClassName: Escape(j.file), Name: Escape(caseName(f))}
+	c := junitCase{ClassName: Escape(j.file), Name: j.uniqueName(Escape(caseName(f)))}
 	detail := junitDetail(f)
 	if f.Severity >= j.failOn {
 		c.Failure = &junitFailure{Message: Escape(f.Message), Type: f.Severity.String(), Body: detail}
@@ -141,6 +148,29 @@ func (j *junitStream) add(f ValidationFinding) error {
 	}
 	j.tests++
 	return j.enc.Encode(c)
+}
+
+// maxTrackedNames bounds the case names a suite remembers.
+const maxTrackedNames = 1 << 16
+
+// uniqueName returns name, or name with a suffix that no other case of
+// the suite has: CI systems key their history on the names, and merge or
+// drop cases whose names repeat.
+func (j *junitStream) uniqueName(name string) string {
+	if j.names == nil {
+		j.names = map[string]int{}
+	}
+	if len(j.names) >= maxTrackedNames {
+		return fmt.Sprintf("%s [case %d]", name, j.tests+1)
+	}
+	n := j.names[name]
+	j.names[name] = n + 1
+	if n == 0 {
+		return name
+	}
+	unique := fmt.Sprintf("%s (%d)", name, n+1)
+	j.names[unique]++
+	return unique
 }
 
 // endSuite moves the current suite, headed by its counts, from the cases
@@ -168,7 +198,9 @@ func (j *junitStream) endSuite() error {
 	w := j.suitesBuf
 	w.WriteString("\n  <testsuite name=\"")
 	xml.EscapeText(w, []byte(name))
-	w.WriteString(`" tests="` + strconv.Itoa(j.tests) + `" failures="` + strconv.Itoa(j.failures) + "\">\n")
+	// errors counts cases that could not run, which a lint has none of;
+	// the Jenkins schema requires the attribute.
+	w.WriteString(`" tests="` + strconv.Itoa(j.tests) + `" failures="` + strconv.Itoa(j.failures) + `" errors="0">` + "\n")
 	if err := copySpill(w, j.cases); err != nil {
 		return err
 	}
@@ -204,7 +236,7 @@ func (j *junitStream) finish(w *bufio.Writer) error {
 	w.WriteString(xml.Header)
 	w.WriteString(`<testsuites name="`)
 	xml.EscapeText(w, []byte(j.tool))
-	w.WriteString(`" tests="` + strconv.Itoa(j.totalTests) + `" failures="` + strconv.Itoa(j.totalFailures) + `">`)
+	w.WriteString(`" tests="` + strconv.Itoa(j.totalTests) + `" failures="` + strconv.Itoa(j.totalFailures) + `" errors="0">`)
 	if err := copySpill(w, j.suites); err != nil {
 		return err
 	}
@@ -254,13 +286,18 @@ func junitFileOrder(given []string, fs []ValidationFinding) []string {
 	return append(files, extra...)
 }
 
-// caseName makes test case names stable and unique enough for CI history:
-// "ACP-SES-002 line 3", or the bare rule ID for file-level findings.
+// caseName makes test case names stable for CI history: "ACP-SES-002
+// line 3 at /params/mcpServers", or the bare rule ID for file-level
+// findings (uniqueName makes repeats unique).
 func caseName(f ValidationFinding) string {
-	if f.Location.Line <= 0 {
-		return f.RuleID
+	name := f.RuleID
+	if f.Location.Line > 0 {
+		name = fmt.Sprintf("%s line %d", f.RuleID, f.Location.Line)
 	}
-	return fmt.Sprintf("%s line %d", f.RuleID, f.Location.Line)
+	if f.Location.Pointer != "" {
+		name += " at " + f.Location.Pointer
+	}
+	return name
 }
 
 // junitDetail is the text-format rendering of one finding, so CI pages show

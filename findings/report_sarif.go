@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -41,6 +42,7 @@ type sarifTool struct {
 type sarifDriver struct {
 	Name           string      `json:"name"`
 	Version        string      `json:"version,omitempty"`
+	SemVer         string      `json:"semanticVersion,omitempty"`
 	InformationURI string      `json:"informationUri"`
 	Rules          []sarifRule `json:"rules"`
 }
@@ -49,12 +51,20 @@ type sarifText struct {
 	Text string `json:"text"`
 }
 
+// sarifHelp is a multiformatMessageString: GitHub code scanning shows the
+// markdown, other viewers the text.
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
 type sarifRule struct {
 	ID                   string          `json:"id"`
 	Name                 string          `json:"name,omitempty"`
 	ShortDescription     *sarifText      `json:"shortDescription,omitempty"`
 	FullDescription      *sarifText      `json:"fullDescription,omitempty"`
 	HelpURI              string          `json:"helpUri,omitempty"`
+	Help                 *sarifHelp      `json:"help,omitempty"`
 	DefaultConfiguration *sarifRuleConf  `json:"defaultConfiguration,omitempty"`
 	Properties           *sarifRuleProps `json:"properties,omitempty"`
 }
@@ -100,7 +110,8 @@ type sarifArtifact struct {
 }
 
 type sarifRegion struct {
-	StartLine int `json:"startLine"`
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"` // SARIF's default column unit is UTF-16 code units; acplint's byte column is exact for ASCII lines
 }
 
 type sarifLogicalLocation struct {
@@ -132,7 +143,8 @@ func startSARIF(w io.Writer, r Report, extra []sarifRule) (*sarifStream, error) 
 	}
 	driver := sarifDriver{
 		Name:           r.Tool,
-		Version:        r.Version,
+		Version:        sarifToolVersion(r.Version),
+		SemVer:         semanticVersion(r.Version),
 		InformationURI: toolInfoURI,
 		Rules:          make([]sarifRule, 0, len(rules)),
 	}
@@ -249,7 +261,7 @@ func extraRules(rules []*Rule, fs []ValidationFinding) []sarifRule {
 		if f.Rule != nil {
 			extra = append(extra, sarifRuleOf(f.Rule))
 		} else {
-			extra = append(extra, sarifRule{ID: f.RuleID})
+			extra = append(extra, sarifRuleOf(&Rule{ID: f.RuleID, Title: f.RuleID, Severity: f.Severity}))
 		}
 	}
 	return extra
@@ -258,8 +270,9 @@ func extraRules(rules []*Rule, fs []ValidationFinding) []sarifRule {
 func sarifRuleOf(r *Rule) sarifRule {
 	sr := sarifRule{
 		ID:                   r.ID,
-		Name:                 camelName(r.Title),
-		HelpURI:              r.Spec,
+		Name:                 ruleName(r),
+		HelpURI:              helpURI(r),
+		Help:                 ruleHelp(r),
 		DefaultConfiguration: &sarifRuleConf{Level: sarifLevel(r.Severity)},
 		Properties:           &sarifRuleProps{TCK: r.TCK},
 	}
@@ -291,9 +304,23 @@ func sarifLevel(s Severity) string {
 // region means the whole artifact. The JSON pointer, when set, names the
 // member inside the message as a logical location.
 func sarifLocationOf(l Location, withPointer bool) sarifLocation {
+	if artifactURI(l.File) == "-" {
+		// Standard input is no artifact anyone can open ("-" is no URI
+		// of anything, and code scanning wants a URI for every physical
+		// location): the line is named as a logical location instead.
+		name := "standard input"
+		if l.Line > 0 {
+			name += fmt.Sprintf(" line %d", l.Line)
+		}
+		loc := sarifLocation{LogicalLocations: []sarifLogicalLocation{{FullyQualifiedName: name, Kind: "module"}}}
+		if withPointer && l.Pointer != "" {
+			loc.LogicalLocations = append(loc.LogicalLocations, sarifLogicalLocation{FullyQualifiedName: l.Pointer, Kind: "member"})
+		}
+		return loc
+	}
 	pl := &sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(l.File)}}
 	if l.Line > 0 {
-		pl.Region = &sarifRegion{StartLine: l.Line}
+		pl.Region = &sarifRegion{StartLine: l.Line, StartColumn: l.Column}
 	}
 	loc := sarifLocation{PhysicalLocation: pl}
 	if withPointer && l.Pointer != "" {
@@ -322,18 +349,101 @@ func artifactURI(file string) string {
 	return (&url.URL{Path: p}).String()
 }
 
-// camelName derives SARIF's human-readable rule name from the title:
-// "session/new lacks mcpServers" becomes "SessionNewLacksMcpServers".
-// Words keep their inner capitals so identifiers like mcpServers stay
-// recognisable.
+// ruleName is SARIF's friendly rule name: one Pascal-case identifier
+// (what the SARIF validator's SARIF2012 asks for) derived from the
+// title, "session/new lacks mcpServers" becoming
+// "SessionNewLacksMcpServers". Words keep their inner capitals so that
+// identifiers like mcpServers stay recognisable; acronyms and one-letter
+// words, which would put two capitals in a row, are folded ("MCP" is
+// "Mcp", "a" is dropped); a name that would start with a digit starts with
+// the rule's area ("Cxl32800Returned…").
+func ruleName(r *Rule) string {
+	name := camelName(r.Title)
+	if name == "" {
+		name = camelName(strings.ReplaceAll(r.ID, "-", " "))
+	}
+	if name != "" && unicode.IsDigit(rune(name[0])) {
+		name = camelName(strings.ToLower(r.Area())) + name
+	}
+	return name
+}
+
+// pascalWord is a word that keeps its inner capitals: each capital is
+// followed by a lower-case letter or digit.
+var pascalWord = regexp.MustCompile(`^[A-Z0-9][a-z0-9]*([A-Z][a-z0-9]+)*$`)
+
+// camelName joins the words of title in Pascal case (see ruleName).
 func camelName(title string) string {
 	var b strings.Builder
 	for _, word := range strings.FieldsFunc(title, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
 		rs := []rune(word)
+		if len(rs) == 1 && unicode.IsLetter(rs[0]) {
+			continue // "a", "I": a capital of its own
+		}
 		rs[0] = unicode.ToUpper(rs[0])
+		if !pascalWord.MatchString(string(rs)) {
+			// MCP, JSON, 32MiB: folded to lower case after the first.
+			rs = []rune(strings.ToLower(word))
+			rs[0] = unicode.ToUpper(rs[0])
+		}
 		b.WriteString(string(rs))
 	}
 	return b.String()
+}
+
+// docsURI is where rules without a spec page (schema diff's checks,
+// check's harness checks) are documented.
+const docsURI = toolInfoURI + "#rule-ids"
+
+// helpURI is the rule's spec page, or acplint's documentation of the
+// rules that have none.
+func helpURI(r *Rule) string {
+	if r.Spec != "" {
+		return r.Spec
+	}
+	return docsURI
+}
+
+// ruleHelp is the help GitHub code scanning shows beside an alert: the
+// title, the rule's rationale, the spec page and how to read more.
+func ruleHelp(r *Rule) *sarifHelp {
+	doc := r.Doc
+	if doc == "" {
+		doc = r.Title
+	}
+	text := r.ID + ": " + r.Title + "\n\n" + doc + "\n\nSpec: " + helpURI(r) + "\nRun 'acplint explain " + r.ID + "' for a failing and a passing example."
+	md := "**" + r.ID + "**: " + markdownEscape(r.Title) + "\n\n" + markdownEscape(doc) + "\n\n[Specification](" + helpURI(r) + ") · run `acplint explain " + r.ID + "` for a failing and a passing example."
+	return &sarifHelp{Text: text, Markdown: md}
+}
+
+// markdownEscape keeps catalog text literal in markdown.
+func markdownEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// sarifToolVersion is the version SARIF consumers compare: it must start
+// with a digit (the SARIF validator's SARIF2005), so "v1.2.3" is "1.2.3"
+// and an unreleased "devel-…" build is "0.0.0-devel-…".
+func sarifToolVersion(v string) string {
+	if v == "" {
+		return ""
+	}
+	v = strings.TrimPrefix(v, "v")
+	if v[0] < '0' || v[0] > '9' {
+		v = "0.0.0-" + v
+	}
+	return v
+}
+
+// semverText matches a Semantic Versioning 2.0.0 version.
+var semverText = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
+
+// semanticVersion is sarifToolVersion when it is a semantic version.
+func semanticVersion(v string) string {
+	if sv := sarifToolVersion(v); semverText.MatchString(sv) {
+		return sv
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -123,11 +124,11 @@ func TestOrderAndDedup(t *testing.T) {
 		}
 	}
 	want := []string{
-		"-:4: warning: cannot tell who sent 50% of this,",
+		"-:4: warning: [tool] cannot tell who sent 50% of this,",
 		"dir with space/b,c:d.ndjson:1: error:",
 		"examples/a.ndjson: info:",
-		"examples/a.ndjson:2: warning: session/prompt",
-		"examples/a.ndjson:2: warning: a rule acplint does not know (ACP-X-001)",
+		"examples/a.ndjson:2: warning: [client] session/prompt",
+		"examples/a.ndjson:2: warning: [either] a rule acplint does not know (ACP-X-001)",
 		"examples/a.ndjson:3: error:",
 	}
 	if len(heads) != len(want) {
@@ -201,14 +202,14 @@ func TestEmptyReport(t *testing.T) {
 }
 
 func TestTextDetails(t *testing.T) {
-	f := New(SESMissingMcpServers, Location{File: "x.ndjson", Line: 3, Pointer: "/params/mcpServers"}, "msg",
+	f := New(SESMissingMcpServers, Location{File: "x.ndjson", Line: 3, Column: 48, Pointer: "/params/mcpServers"}, "msg",
 		Related{Location: Location{File: "y.ndjson", Line: 1}, Message: "related"})
 	f.TCK = []string{"ACP-A-001", "ACP-B-002"}
 	var buf bytes.Buffer
 	if err := Write(&buf, FormatText, Report{Findings: []ValidationFinding{f}}); err != nil {
 		t.Fatal(err)
 	}
-	want := "x.ndjson:3: error: msg (ACP-SES-002)\n" +
+	want := "x.ndjson:3:48: error: [client] msg (ACP-SES-002)\n" +
 		"\tat /params/mcpServers\n" +
 		"\ty.ndjson:1: related\n" +
 		"\tspec: https://agentclientprotocol.com/protocol/v1/session-setup (TCK: ACP-A-001, ACP-B-002)\n"
@@ -318,7 +319,7 @@ func TestSARIFStructure(t *testing.T) {
 			if !slices.Contains([]string{"error", "warning", "note"}, res.Level) {
 				t.Errorf("%s: level %q", res.RuleID, res.Level)
 			}
-			if res.Message.Text == "" || len(res.Locations) != 1 || res.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" {
+			if res.Message.Text == "" || len(res.Locations) != 1 || res.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" && res.RuleID != "ACP-LINT-001" {
 				t.Errorf("%s: message or location missing", res.RuleID)
 			}
 			if len(res.PartialFingerprints[FingerprintKey]) != 64 {
@@ -370,14 +371,23 @@ func TestArtifactURI(t *testing.T) {
 	}
 }
 
-func TestCamelName(t *testing.T) {
+func TestRuleName(t *testing.T) {
 	for in, want := range map[string]string{
 		"session/new or session/load lacks mcpServers":   "SessionNewOrSessionLoadLacksMcpServers",
-		"-32800 returned for a request nobody cancelled": "32800ReturnedForARequestNobodyCancelled",
-		"": "",
+		"-32800 returned for a request nobody cancelled": "Cxl32800ReturnedForRequestNobodyCancelled",
+		"MCP server has a JSON id":                       "McpServerHasJsonId",
+		"message larger than the 32MiB SDK reader limit": "MessageLargerThanThe32mibSdkReaderLimit",
+		"": "AcpCxl001",
 	} {
-		if got := camelName(in); got != want {
-			t.Errorf("camelName(%q) = %q, want %q", in, got, want)
+		if got := ruleName(&Rule{ID: "ACP-CXL-001", Title: in}); got != want {
+			t.Errorf("ruleName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Every name in the catalog is one Pascal-case identifier.
+	pascal := regexp.MustCompile(`^([A-Z][a-z0-9]+)+$`)
+	for _, r := range All() {
+		if name := ruleName(r); !pascal.MatchString(name) {
+			t.Errorf("%s: rule name %q is not Pascal case", r.ID, name)
 		}
 	}
 }

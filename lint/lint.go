@@ -13,6 +13,7 @@ import (
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/protocol"
 	"github.com/acplint/acplint/transcript"
 )
@@ -138,6 +139,7 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 		}
 	}
 	l.atEnd = true
+	l.raw = nil // the frames' memory is recycled
 	l.step(protocol.Event{End: true, Truncated: !opts.CleanEnd, Loc: findings.Location{File: opts.File}})
 	l.finishWire()
 	return nil
@@ -211,7 +213,15 @@ type linter struct {
 	// last is the finding added last (if added is set), to drop repeats.
 	last  findings.ValidationFinding
 	added bool
+	// raw is the line being linted when it is the message as sent (raw
+	// NDJSON, one physical line, at most maxColumnLine bytes), for the
+	// column of a finding's pointer; nil otherwise.
+	raw []byte
 }
+
+// maxColumnLine is the longest line whose findings get a column: finding
+// one parses the line again, which a huge line should not pay per finding.
+const maxColumnLine = 1 << 20
 
 // ruleCount is what the cap knows about one rule: how many findings were
 // reported and, past the cap, the first one held back (the summary's
@@ -238,6 +248,13 @@ func (l *linter) add(f findings.ValidationFinding) {
 	l.last, l.added = f, true
 	if l.filter != nil && !l.filter(f) {
 		return
+	}
+	// The column is found while the line is at hand, for a finding held
+	// back by the cap too: its summary is placed at it.
+	if l.raw != nil && f.Location.Pointer != "" && f.Location.Column == 0 && f.Location.Line == l.line {
+		if at, ok := jsonv.Offset(l.raw, f.Location.Pointer); ok {
+			f.Location.Column = at + 1
+		}
 	}
 	if l.maxPerRule > 0 {
 		if l.perRule == nil {
@@ -296,6 +313,10 @@ func (l *linter) loc(line int) findings.Location { return findings.Location{File
 // frame lints one frame; d is its decoded line, nil for a bad wrapper.
 func (l *linter) frame(fr transcript.Entry, d *codec.Decoded) {
 	l.line = fr.Line.Num
+	l.raw = nil
+	if l.res.Format == transcript.FormatNDJSON && fr.Splits == 0 && len(fr.Extra) == 0 && !fr.Synthetic && len(fr.Line.Bytes) <= maxColumnLine {
+		l.raw = fr.Line.Bytes
+	}
 	if testHookFrame != nil {
 		testHookFrame(fr.Line.Num)
 	}

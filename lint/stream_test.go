@@ -179,3 +179,37 @@ func TestPanicIsOneFinding(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingColumn: a finding whose pointer names a member of a raw
+// NDJSON line gets the 1-based byte column of the member's name, for
+// editors; one in a wrapped (jsonl) record gets none.
+func TestFindingColumn(t *testing.T) {
+	raw := `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/x"}}` + "\n"
+	res, err := Transcript(strings.NewReader(raw), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range res.Findings {
+		if f.RuleID != findings.SESMissingMcpServers.ID {
+			continue
+		}
+		found = true
+		if want := strings.Index(raw, `"params"`) + 1; f.Location.Column != want {
+			t.Errorf("%s at %s: column %d, want %d (the missing member's object)", f.RuleID, f.Location.Pointer, f.Location.Column, want)
+		}
+	}
+	if !found {
+		t.Fatalf("no %s in %v", findings.SESMissingMcpServers.ID, res.Findings)
+	}
+	wrapped := `{"ts":1,"dir":"client","msg":` + strings.TrimSpace(raw) + "}\n"
+	res, err = Transcript(strings.NewReader(wrapped), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.Location.Column != 0 {
+			t.Errorf("jsonl: %s has column %d, want none", f.RuleID, f.Location.Column)
+		}
+	}
+}

@@ -131,12 +131,20 @@ func locText(l Location) string {
 	return fileLine(l) + " #" + findings.Escape(l.Pointer)
 }
 
-// WriteJSON prints one change per line (NDJSON), with every field.
+// WriteJSON prints one change per line (NDJSON): the keys of every acplint
+// JSON record (findings.JSONFinding, from Findings) and the change with
+// every field under "diff".
 func WriteJSON(w io.Writer, changes []Change) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	for i := range changes {
-		if err := enc.Encode(&changes[i]); err != nil {
+	for i, f := range Findings(changes) {
+		// The keys every acplint JSON record has, and the change itself
+		// with every field under "diff".
+		rec := struct {
+			findings.JSONFinding
+			Diff *Change `json:"diff"`
+		}{findings.NewJSONFinding(f), &changes[i]}
+		if err := enc.Encode(rec); err != nil {
 			return err
 		}
 	}

@@ -1047,3 +1047,54 @@ func isMessageLike(b []byte) bool {
 	_, er := v.Get("error")
 	return id && (res || er)
 }
+
+// LooksLikeTranscript reports whether head, the start of a file, is the
+// start of a transcript in a format lint reads: an acplint header, a
+// JSON-RPC message or batch, a direction-tagged record, or a Zed array. A
+// directory walk (lint DIR, corpus DIR) uses it to pass over the other
+// JSON files a repository holds (package.json, schemas, fixtures). An
+// empty head is a transcript with no lines.
+func LooksLikeTranscript(head []byte) bool {
+	trimmed := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	if len(trimmed) == 0 {
+		return true
+	}
+	line := trimmed
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if trimmed[0] == '[' {
+		// A Zed array is pretty-printed; a batch is one line.
+		return bytes.Contains(head, []byte(`"_direction"`)) || looksLikeMessages(line)
+	}
+	if isCanonicalHeader(line) {
+		return true
+	}
+	return looksLikeMessages(line)
+}
+
+// looksLikeMessages reports whether line is a JSON-RPC message, a batch of
+// them, or a direction-tagged record of one.
+func looksLikeMessages(line []byte) bool {
+	v, err := jsonv.Parse(bytes.TrimSpace(line))
+	if err != nil {
+		return false
+	}
+	isMessage := func(v *jsonv.Value) bool {
+		for _, k := range []string{"jsonrpc", "method", "result", "error"} {
+			if _, ok := v.Get(k); ok {
+				return true
+			}
+		}
+		_, _, ok := wrapperFields(v)
+		return ok
+	}
+	switch v.Kind {
+	case jsonv.Object:
+		return isMessage(&v)
+	case jsonv.Array:
+		elems := v.Elems()
+		return len(elems) > 0 && elems[0].Kind == jsonv.Object && isMessage(&elems[0])
+	}
+	return false
+}

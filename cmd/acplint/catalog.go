@@ -4,21 +4,43 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/acplint/acplint/conformance"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/golden"
+	"github.com/acplint/acplint/schemadiff"
 )
 
+// allRules is every rule any command reports: lint's catalog, the checks
+// of schema diff (ACP-DIFF-*) and those check makes itself (CHECK-*).
+func allRules() []*findings.Rule {
+	return slices.Concat(findings.All(), schemadiff.Checks(), conformance.HarnessChecks())
+}
+
+// anyRuleByID finds id, in any case, among allRules.
+func anyRuleByID(id string) (*findings.Rule, bool) {
+	for _, r := range allRules() {
+		if strings.EqualFold(r.ID, id) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
 func runRules(_ context.Context, args []string, e *env) int {
-	fs := newFlagSet("rules", "acplint rules [-f text|json]", "List every rule acplint checks: ID, default severity, the party it blames and its title.", e)
+	fs := newFlagSet("rules", "acplint rules [--all] [-f text|json]", "List every rule lint checks: ID, default severity, the party it blames and its title. With --all, also the checks of schema diff (ACP-DIFF-*) and the harness checks of check (CHECK-*).", e)
 	format := fs.String("f", "text", "output `format`: text or json")
+	all := fs.Bool("all", false, "list every ID any command reports, schema diff's and check's too")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
 	rules := findings.All()
+	if *all {
+		rules = allRules()
+	}
 	unchecked, err := golden.Unchecked(conformance.Corpus())
 	if err != nil {
 		e.errorf("rules: reading the corpus: %v", err)
@@ -75,16 +97,17 @@ func runExplain(_ context.Context, args []string, e *env) int {
 		e.errorf("explain: want exactly one rule ID; run 'acplint rules' for the list")
 		return exitUsage
 	}
-	id := strings.ToUpper(fs.Arg(0))
-	r, ok := findings.ByID(id)
+	r, ok := anyRuleByID(fs.Arg(0))
 	if !ok {
-		e.errorf("explain: unknown rule %q; run 'acplint rules' for the list", fs.Arg(0))
+		e.errorf("explain: unknown rule %q; run 'acplint rules --all' for the list", fs.Arg(0))
 		return exitUsage
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "%s: %s\n\n", r.ID, r.Title)
 	fmt.Fprintf(w, "Severity: %s    Blame: %s\n", r.Severity, r.Blame)
-	fmt.Fprintf(w, "Spec:     %s\n", r.Spec)
+	if r.Spec != "" {
+		fmt.Fprintf(w, "Spec:     %s\n", r.Spec)
+	}
 	if len(r.TCK) > 0 {
 		fmt.Fprintf(w, "TCK:      %s\n", strings.Join(r.TCK, ", "))
 	}

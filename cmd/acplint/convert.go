@@ -55,6 +55,9 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	if fs.NArg() == 1 {
 		name = fs.Arg(0)
 	}
+	if name == "-" && isTerminal(e.stdin) {
+		fmt.Fprintln(e.stderr, stdinHint)
+	}
 	in, done, err := openInput(name, e.stdin)
 	if err != nil {
 		e.errorf("convert: %v", err)

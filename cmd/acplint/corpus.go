@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,10 +30,14 @@ longer gives ("gone"). Protocol rules do not depend on the schema, so they
 cancel out.
 
 Transcripts are the regular files under DIR ending in .ndjson, .jsonl or
-.json (any input format lint reads); DIR may also be a single file.
+.json (any input format lint reads) whose first line is a JSON-RPC
+message, a transcript record or a Zed log; DIR may also be a single file.
+Directories of dependencies and version control (node_modules, vendor,
+.git, .hg, .svn) are not entered, and other JSON files (package.json, a
+schema) are not transcripts: each is skipped with a note on stderr.
 Symbolic links under DIR are not followed, so corpus never reads outside
 DIR; they and other files that are not regular (named pipes, devices,
-sockets) are skipped with a note on stderr. DIR itself may be a link.
+sockets) are skipped with a note too. DIR itself may be a link.
 
 Output formats (-f): text; json (one finding per line with "change": "new"
 or "gone"); sarif, github and junit report the new findings only, which is
@@ -75,10 +77,10 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 	shardFlag := fs.String("shard", "", "lint only shard `K/N` of the transcripts (1 <= K <= N), by a hash of each path relative to DIR")
 	merge := fs.Bool("merge", false, "merge the -f json outputs of the shards, given as arguments, into one report")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "lint up to `N` transcripts at once")
-	dirs, code, ok := parseInterspersed(fs, args, e)
-	if !ok {
+	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
+	dirs := fs.Args()
 	outFormat, err := findings.ParseFormat(*format)
 	if err != nil {
 		e.errorf("corpus: %v", err)
@@ -140,8 +142,8 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 		e.errorf("corpus: --schema: %v", err)
 		return exitUsage
 	}
-	skipped := func(why error) { fmt.Fprintf(e.stderr, "acplint corpus: skipping %v\n", why) }
-	files, err := transcripts(dirs[0], skipped)
+	skipped := func(why string) { fmt.Fprintf(e.stderr, "acplint corpus: skipping %s\n", why) }
+	files, err := walkTranscripts(dirs[0], nil, skipped)
 	if err != nil {
 		e.errorf("corpus: %v", err)
 		return exitUsage
@@ -279,22 +281,6 @@ func shardOf(root, file string, n int) int {
 	return int(h.Sum32()%uint32(n)) + 1
 }
 
-// parseInterspersed parses flags that may come after positional
-// arguments ("corpus DIR --against X"), where package flag alone stops.
-func parseInterspersed(fs *flag.FlagSet, args []string, e *env) (positional []string, code int, ok bool) {
-	for {
-		if code, ok := parseFlags(fs, args, e); !ok {
-			return nil, code, false
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, 0, true
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
-}
-
 // relint lints one transcript under both schemas. The file is opened
 // once, as a regular file that is not a link (it may have been swapped
 // since it was listed), and read twice.
@@ -318,60 +304,6 @@ func relint(name string, opts lint.Options, oldSchema, newSchema *lint.Schema) (
 		return fileDiff{}, err
 	}
 	return compareFindings(name, before.Findings, after.Findings), nil
-}
-
-// transcripts lists the transcript files under root, sorted. root may be
-// a link (the user named it); links under it are not followed, so nothing
-// outside root is read, and they and files that are not regular are
-// passed to skipped instead of listed.
-func transcripts(root string, skipped func(error)) ([]string, error) {
-	info, err := os.Stat(root)
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		if !info.Mode().IsRegular() {
-			// Corpus reads each file twice: a pipe or device cannot be.
-			return nil, fmt.Errorf("%s is not a regular file or a directory", root)
-		}
-		return []string{root}, nil
-	}
-	// WalkDir does not follow a link at its root either; the walk starts
-	// at the directory the user meant, and paths still begin with root.
-	resolved, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	err = filepath.WalkDir(resolved, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		switch strings.ToLower(filepath.Ext(path)) {
-		case ".ndjson", ".jsonl", ".json":
-		default:
-			return nil
-		}
-		rel, err := filepath.Rel(resolved, path)
-		if err != nil {
-			return err
-		}
-		path = filepath.Join(root, rel)
-		switch t := d.Type(); {
-		case t&fs.ModeSymlink != 0:
-			skipped(fmt.Errorf("%s: a symbolic link (corpus does not follow links, so that it stays inside %s)", path, root))
-		case !t.IsRegular():
-			skipped(fmt.Errorf("%s: not a regular file (%s)", path, t))
-		default:
-			out = append(out, path)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // fileDiff is what the new schema changed in one transcript's findings.
@@ -474,12 +406,13 @@ func writeCorpusFinding(bw *bufio.Writer, tag string, f findings.ValidationFindi
 // gone, or (last) the run's summary.
 type corpusLine struct {
 	Change string `json:"change"`
-	findings.ValidationFinding
+	findings.JSONFinding
 }
 
 // corpusSummary is the json output's last line; --merge reads it.
 type corpusSummary struct {
 	Change  string   `json:"change"` // "summary"
+	Version int      `json:"version"`
 	Against string   `json:"against"`
 	Schema  string   `json:"schema"`
 	Shard   string   `json:"shard"` // K/N
@@ -493,12 +426,12 @@ func writeCorpusJSON(w io.Writer, run corpusRun) error {
 	enc.SetEscapeHTML(false)
 	for _, d := range run.diffs {
 		for _, f := range d.added {
-			if err := enc.Encode(corpusLine{"new", f}); err != nil {
+			if err := enc.Encode(corpusLine{"new", findings.NewJSONFinding(f)}); err != nil {
 				return err
 			}
 		}
 		for _, f := range d.removed {
-			if err := enc.Encode(corpusLine{"gone", f}); err != nil {
+			if err := enc.Encode(corpusLine{"gone", findings.NewJSONFinding(f)}); err != nil {
 				return err
 			}
 		}
@@ -507,7 +440,7 @@ func writeCorpusJSON(w io.Writer, run corpusRun) error {
 	if files == nil {
 		files = []string{}
 	}
-	if err := enc.Encode(corpusSummary{Change: "summary", Against: run.against, Schema: run.schema, Shard: run.shard.String(), Files: files, Failed: run.failed}); err != nil {
+	if err := enc.Encode(corpusSummary{Change: "summary", Version: findings.JSONVersion, Against: run.against, Schema: run.schema, Shard: run.shard.String(), Files: files, Failed: run.failed}); err != nil {
 		return err
 	}
 	return bw.Flush()

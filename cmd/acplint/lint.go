@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/acplint/acplint/findings"
@@ -17,7 +18,24 @@ import (
 const lintDoc = `
 Lint reads recorded ACP traffic and reports every protocol rule a message
 breaks, in both directions, with the party at fault and the spec page behind
-the rule. With no FILE, or with "-", it reads standard input.
+the rule. With no FILE, or with "-", it reads standard input (and says so
+when that is a terminal). A DIR, DIR/... or ... (the working directory) is
+every transcript under it: files ending in .ndjson, .jsonl or .json whose
+first line is a JSON-RPC message, a transcript record or a Zed log, outside
+node_modules, vendor, .git, .hg and .svn; what is skipped is said on stderr.
+Links under DIR are not followed. --exclude GLOB leaves paths out.
+
+Rule selection: --enable and --disable take comma-separated patterns, in
+any case: a rule ID (ACP-SES-002), an area (ses or ACP-SES), a glob over IDs
+(ACP-SES-00*) or all. Only the rules --enable selects are reported (all by
+default), less those --disable selects. --rule-severity PATTERN=SEVERITY
+reports the selected rules with another severity; --fail-on and --severity
+judge the severity reported.
+
+Configuration: the settings of an acplint.yaml in the working directory or
+the nearest directory above it (or --config FILE; --no-config for none)
+apply, and each flag given overrides its setting. 'acplint config' prints
+the effective configuration and documents the file.
 
 Input formats (--input; auto-detected from the first line):
 	ndjson   raw traffic, one JSON-RPC message per line; directions are
@@ -52,60 +70,65 @@ answered, a line ending repeated on many lines, the counts below) follow
 its other findings. A rule reports at most --max-per-rule findings per file
 (default 100): later ones are only counted, and one finding of that rule
 at the first of them ends the file's list with "… and N more like this",
-as severe as the worst it stands for. Findings dropped by --disable,
---severity or --baseline do not count. Memory does not grow with the
+as severe as the worst it stands for. Findings dropped by --enable,
+--disable, --severity or --baseline do not count. Memory does not grow with the
 number of findings (a JUnit report is assembled in a temporary file);
 --write-baseline keeps one entry per distinct finding and writes them all.
 Should acplint itself fail on a transcript (a bug that panics), that is an
 error finding (ACP-LINT-003) at the line it hit; the rest of that file is
 read but not checked, and the other files are linted.
 
+Baselines (--write-baseline FILE, then --baseline FILE) name each file
+relative to the baseline's own directory, so the same file matches however
+it is spelt and from any working directory. Only entries for the files
+linted in the run are judged: one whose finding no longer fires is stale
+and fails the run.
+
 Exit codes: 0 no finding at or above --fail-on; 1 findings at or above
 --fail-on, or a baseline entry that no longer fires; 2 usage or I/O error.
 
 Examples:
 	acplint lint examples/session-without-mcp-servers.ndjson
-	acplint lint -f sarif traces/*.jsonl > acplint.sarif
+	acplint lint -f sarif traces/ > acplint.sarif
+	acplint lint ./... --disable cap,ACP-LINT-001 --fail-on warning
 	some-recorder | acplint lint --fail-on warning -
 `
 
 func runLint(_ context.Context, args []string, e *env) int {
-	fs := newFlagSet("lint", "acplint lint [flags] [FILE…]", lintDoc, e)
-	format := fs.String("f", "text", "output `format`: text, json, sarif, github, junit or html")
-	fs.StringVar(format, "format", "text", "same as -f")
-	input := fs.String("input", "auto", "input `format`: auto, ndjson, jsonl or zed")
-	failOn := fs.String("fail-on", "error", "exit 1 when a finding has at least this `severity`: error, warning or info")
-	baseline := fs.String("baseline", "", "accept the findings listed in this baseline `file`; entries that no longer fire fail the run")
+	fs := newFlagSet("lint", "acplint lint [flags] [FILE|DIR|DIR/...|-]…", lintDoc, e)
+	cfgFlags := addConfigFlags(fs)
 	writeBaseline := fs.String("write-baseline", "", "write the findings of this run to a baseline `file` and exit 0")
 	cleanEnd := fs.Bool("clean-end", false, "the transcripts end with a clean shutdown: unanswered requests are errors, not truncation")
-	disable := fs.String("disable", "", "comma-separated rule `IDs` to drop from the report")
 	minSeverity := fs.String("severity", "info", "report only findings with at least this `severity`")
 	maxPerRule := fs.Int("max-per-rule", lint.DefaultMaxPerRule, "report at most `N` findings of one rule per file, then one finding counting the rest; 0 for no limit")
 	maxLine := fs.Int("max-line", transcript.DefaultMaxLine, "longest line, in `bytes`, that is read; a longer one is skipped without being held and reported (ACP-LINT-004)")
 	redact := fs.Bool("redact", false, "with -f html, replace secret values in the messages and findings the page embeds")
-	schemaFile := fs.String("schema", "", "check params and results against this ACP schema `file` (upstream format) instead of the compiled-in schema")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
-	htmlOut := *format == "html"
-	var outFormat findings.Format
-	var err error
-	if !htmlOut {
-		if outFormat, err = findings.ParseFormat(*format); err != nil {
-			e.errorf("lint: %v", err)
-			return exitUsage
-		}
-	}
-	if *redact && !htmlOut {
-		e.errorf("lint: --redact is for -f html (the other formats embed no messages)")
-		return exitUsage
-	}
-	inFormat, err := transcript.ParseFormat(*input)
+	cfg, err := cfgFlags.resolve()
 	if err != nil {
 		e.errorf("lint: %v", err)
 		return exitUsage
 	}
-	threshold, err := findings.ParseSeverity(*failOn)
+	htmlOut := strings.EqualFold(strings.TrimSpace(cfg.Format), "html")
+	if *redact && !htmlOut {
+		e.errorf("lint: --redact is for -f html (the other formats embed no messages)")
+		return exitUsage
+	}
+	var outFormat findings.Format
+	if !htmlOut {
+		if outFormat, err = findings.ParseFormat(cfg.Format); err != nil {
+			e.errorf("lint: %v", err)
+			return exitUsage
+		}
+	}
+	inFormat, err := transcript.ParseFormat(cfg.Input)
+	if err != nil {
+		e.errorf("lint: %v", err)
+		return exitUsage
+	}
+	threshold, err := findings.ParseSeverity(cfg.FailOn)
 	if err != nil {
 		e.errorf("lint: --fail-on: %v", err)
 		return exitUsage
@@ -115,55 +138,77 @@ func runLint(_ context.Context, args []string, e *env) int {
 		e.errorf("lint: --severity: %v", err)
 		return exitUsage
 	}
-	disabled := map[string]bool{}
-	for _, id := range strings.Split(*disable, ",") {
-		if id = strings.TrimSpace(id); id == "" {
-			continue
-		}
-		if _, ok := findings.ByID(id); !ok {
-			e.errorf("lint: --disable: unknown rule %q; run 'acplint rules' for the list", id)
-			return exitUsage
-		}
-		disabled[id] = true
+	selection, err := selectRules(cfg.Enable, cfg.Disable, cfg.Severity, findings.All())
+	if err != nil {
+		e.errorf("lint: %v", err)
+		return exitUsage
 	}
 	if *maxPerRule < 0 {
 		e.errorf("lint: --max-per-rule: %d is negative; 0 means no limit", *maxPerRule)
 		return exitUsage
 	}
 	var schema *lint.Schema
-	if *schemaFile != "" {
-		if schema, err = lint.LoadSchema(*schemaFile); err != nil {
+	if cfg.Schema != "" {
+		if schema, err = lint.LoadSchema(cfg.Schema); err != nil {
 			e.errorf("lint: --schema: %v", err)
 			return exitUsage
 		}
 	}
-	files := fs.Args()
+	exclude, err := newExcluder(cfg.excludeBase, cfg.Exclude)
+	if err != nil {
+		e.errorf("lint: %v", err)
+		return exitUsage
+	}
+	args = fs.Args()
+	if len(args) == 0 {
+		args = []string{"-"}
+	}
+	files, err := expandInputs(args, exclude, func(why string) { fmt.Fprintf(e.stderr, "acplint: skipping %s\n", why) })
+	if err != nil {
+		e.errorf("lint: %v", err)
+		return exitUsage
+	}
 	if len(files) == 0 {
-		files = []string{"-"}
+		e.errorf("lint: no transcripts (.ndjson, .jsonl, .json) in %s", strings.Join(args, " "))
+		return exitUsage
+	}
+	for _, f := range files {
+		if f == "-" && isTerminal(e.stdin) {
+			fmt.Fprintln(e.stderr, stdinHint)
+		}
 	}
 
 	// Findings go to the report as lint produces them: nothing is kept
 	// but the baseline (read, or being written) and a count per rule.
 	var matcher *findings.BaselineMatcher
-	if *baseline != "" {
-		b, err := readBaselineFile(*baseline)
+	var inBaseline func(string) string // a file as the baseline names it
+	if cfg.Baseline != "" {
+		b, err := readBaselineFile(cfg.Baseline)
 		if err != nil {
 			e.errorf("lint: %v", err)
 			return exitUsage
 		}
 		matcher = b.Matcher()
+		if inBaseline, err = baselinePaths(cfg.Baseline); err != nil {
+			e.errorf("lint: %v", err)
+			return exitUsage
+		}
 	}
 	var collect *findings.BaselineWriter
 	var report *findings.Stream
 	var page *htmlreport.Writer
 	if *writeBaseline != "" {
 		collect = findings.NewBaselineWriter()
+		if inBaseline, err = baselinePaths(*writeBaseline); err != nil {
+			e.errorf("lint: %v", err)
+			return exitUsage
+		}
 		// Every finding goes into the baseline: one held back by the cap
 		// would be new on the next run.
 		*maxPerRule = 0
 	} else if htmlOut {
 		page = htmlreport.New(e.stdout, htmlreport.Options{Title: pageTitle(files), Version: version, Redact: *redact})
-	} else if report, err = findings.NewStream(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version}); err != nil {
+	} else if report, err = findings.NewStream(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version, FailOn: &threshold}); err != nil {
 		e.errorf("lint: writing the report: %v", err)
 		return exitUsage
 	}
@@ -176,14 +221,16 @@ func runLint(_ context.Context, args []string, e *env) int {
 	baselined := 0   // findings written to the baseline
 	opts := lint.Options{Format: inFormat, CleanEnd: *cleanEnd, Schema: schema, MaxPerRule: perRule, MaxLine: *maxLine,
 		Filter: func(f findings.ValidationFinding) bool {
-			return !disabled[f.RuleID] && f.Severity >= floor && (matcher == nil || !matcher.Accepts(f))
+			f, on := selection.apply(f)
+			return on && f.Severity >= floor && (matcher == nil || !matcher.Accepts(baselineView(f, inBaseline)))
 		},
 		OnFinding: func(f findings.ValidationFinding) {
+			f, _ = selection.apply(f)
 			failed = failed || f.Severity >= threshold
 			var err error
 			switch {
 			case collect != nil:
-				err = collect.Add(f)
+				err = collect.Add(baselineView(f, inBaseline))
 				baselined++
 			case report != nil:
 				err = report.Add(f)
@@ -194,6 +241,7 @@ func runLint(_ context.Context, args []string, e *env) int {
 		},
 	}
 	ioFailed := false
+	linted := map[string]bool{} // the files of this run, as the baseline names them
 	for _, name := range files {
 		opts.File = name
 		if _, err := lintFile(name, e.stdin, opts, page); err != nil {
@@ -202,6 +250,9 @@ func runLint(_ context.Context, args []string, e *env) int {
 			e.errorf("%v", err)
 			ioFailed = true
 			continue
+		}
+		if inBaseline != nil {
+			linted[inBaseline(name)] = true
 		}
 		if report != nil {
 			// JUnit lists clean files too (a file with findings has its
@@ -237,10 +288,12 @@ func runLint(_ context.Context, args []string, e *env) int {
 	}
 	var stale []findings.BaselineEntry
 	if matcher != nil {
-		stale = matcher.Stale()
+		// Only the files linted now are judged: an entry for a file this
+		// run did not read has not stopped firing.
+		stale = matcher.StaleIn(func(file string) bool { return linted[file] })
 	}
 	for _, s := range stale {
-		fmt.Fprintf(e.stderr, "acplint: stale baseline entry: %s in %s (%s) no longer fires; remove it from %s\n", findings.Escape(s.Rule), findings.Escape(s.File), findings.Escape(s.Message), *baseline)
+		fmt.Fprintf(e.stderr, "acplint: stale baseline entry: %s in %s (%s) no longer fires; remove it from %s\n", findings.Escape(s.Rule), findings.Escape(s.File), findings.Escape(s.Message), cfg.Baseline)
 	}
 	code := exitClean
 	if failed || len(stale) > 0 {
@@ -250,6 +303,41 @@ func runLint(_ context.Context, args []string, e *env) int {
 		code = exitUsage
 	}
 	return code
+}
+
+// baselinePaths returns how a baseline at name names a linted file: its
+// path relative to the baseline's directory, with forward slashes, so the
+// same file is the same entry whatever the working directory and however
+// the command line spells it ("./a.ndjson", "a.ndjson", "/abs/a.ndjson",
+// "sub/../a.ndjson"). Standard input stays "-".
+func baselinePaths(name string) (func(string) string, error) {
+	dir, err := filepath.Abs(filepath.Dir(name))
+	if err != nil {
+		return nil, err
+	}
+	return func(file string) string {
+		if file == "-" || file == "" {
+			return "-"
+		}
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return filepath.ToSlash(file)
+		}
+		rel, err := filepath.Rel(dir, abs)
+		if err != nil {
+			return filepath.ToSlash(abs)
+		}
+		return filepath.ToSlash(rel)
+	}, nil
+}
+
+// baselineView is f as a baseline records it: in the file inBaseline
+// names, so that its fingerprint does not depend on the path's spelling.
+func baselineView(f findings.ValidationFinding, inBaseline func(string) string) findings.ValidationFinding {
+	if inBaseline != nil {
+		f.Location.File = inBaseline(f.Location.File)
+	}
+	return f
 }
 
 // lintFile lints one file, into page too when it is not nil.

@@ -138,7 +138,7 @@ func TestLintCapsFindingsPerRule(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	input := strings.NewReader(strings.Repeat(orphanResponseLine, 50))
 	code = run(context.Background(), []string{"lint", "--max-per-rule", "10", "-"}, input, &stdout, &stderr)
-	want := "-:11: error: … and 40 more like this"
+	want := "-:11:18: error: [either] … and 40 more like this"
 	if code != exitFindings || !strings.Contains(stdout.String(), want) {
 		t.Errorf("exit %d, want %d and a line starting %q; stdout:\n%s\nstderr:\n%s", code, exitFindings, want, stdout.String(), stderr.String())
 	}

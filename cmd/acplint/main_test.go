@@ -44,6 +44,8 @@ func TestScripts(t *testing.T) {
 			env.Setenv("EXAMPLES", mustAbs(t, "../../examples"))
 			return nil
 		},
+		Cmds:      reportCmds,      // sarifvalidate, junitvalidate
+		Condition: scriptCondition, // [sarif-multitool]
 	})
 }
 

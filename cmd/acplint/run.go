@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -18,8 +19,46 @@ const (
 	exitUsage    = 2 // usage, I/O or internal error
 )
 
-// version is set by the release build with -ldflags "-X main.version=…".
+// version is set by a release build with -ldflags "-X main.version=…";
+// otherwise init takes it from the build information.
 var version = "devel"
+
+func init() {
+	if version == "devel" {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			version = buildVersion(bi)
+		}
+	}
+}
+
+// buildVersion is the version the Go toolchain recorded: the module
+// version for 'go install …@vX.Y.Z', or for a build in a clone the
+// pseudo-version or "devel", with the VCS revision and "+dirty" for
+// uncommitted changes, so that a report says which code produced it.
+func buildVersion(bi *debug.BuildInfo) string {
+	v := bi.Main.Version
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if v != "" && v != "(devel)" {
+		return v // a module version or a pseudo-version, "+dirty" included
+	}
+	if rev == "" {
+		return "devel"
+	}
+	v = "devel-" + rev[:min(12, len(rev))]
+	if dirty {
+		v += "+dirty"
+	}
+	return v
+}
 
 type command struct {
 	name    string
@@ -45,11 +84,13 @@ func commands() []command {
 		{"tap", "run an agent for an editor, forwarding its traffic and linting it live", runTap},
 		{"convert", "convert a transcript between the formats lint reads", runConvert},
 		{"rules", "list the rule catalog", runRules},
+		{"config", "print the effective configuration (acplint.yaml and flags)", runConfig},
 		{"explain", "describe one rule, with a failing and a passing example", runExplain},
 		{"version", "print acplint's version", runVersion},
 		{"schema", "diff two ACP schema versions: what breaks for whom (schema diff OLD NEW)", runSchema},
 		{"corpus", "re-lint transcripts under an old and a new schema and show what changed", runCorpus},
 		{"mcp", "serve acplint's tools to coding assistants over MCP (stdio)", runMCP},
+		{"completion", "print a shell completion script (bash, zsh or fish)", runCompletion},
 	}
 }
 
@@ -117,9 +158,47 @@ func newFlagSet(name, usageLine, doc string, e *env) *flag.FlagSet {
 	return fs
 }
 
+// takesCommandLine names the commands whose positional arguments are a
+// command line of their own (check and tap run AGENT_CMD [ARGS…]): their
+// flags end at the first argument that is not one, so that the agent's
+// flags stay the agent's.
+var takesCommandLine = map[string]bool{"check": true, "tap": true}
+
 // parseFlags parses args; it returns ok=false and the exit code when the
 // command should stop (help was asked for, or the flags are wrong).
+//
+// Flags may come before, between and after the positional arguments
+// ("lint FILE -f json"), as in go vet and golangci-lint; "--" ends the
+// flags, and every argument after it is positional. fs.Args() returns the
+// positional arguments in order. Commands in takesCommandLine stop at the
+// first positional argument instead.
 func parseFlags(fs *flag.FlagSet, args []string, e *env) (code int, ok bool) {
+	var positional []string
+	for {
+		if code, ok := parseSome(fs, args, e); !ok {
+			return code, false
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		switch {
+		case len(rest) == 0:
+		case takesCommandLine[fs.Name()], consumed > 0 && args[consumed-1] == "--":
+			positional = append(positional, rest...)
+		default:
+			positional = append(positional, rest[0])
+			args = rest[1:]
+			continue
+		}
+		break
+	}
+	// Parse again with nothing but a terminator and the positional
+	// arguments: no flag changes, and fs.Args() is all of them.
+	fs.Parse(append([]string{"--"}, positional...))
+	return 0, true
+}
+
+// parseSome parses flags up to the first positional argument.
+func parseSome(fs *flag.FlagSet, args []string, e *env) (code int, ok bool) {
 	// Package flag prints the usage itself on -h and on a bad flag; it is
 	// printed here, once, and only when asked for.
 	usage := fs.Usage

@@ -29,7 +29,7 @@ func runSchema(ctx context.Context, args []string, e *env) int {
 		return code
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
+		e.errorf("schema: want a subcommand (diff); run 'acplint help schema' for usage")
 		return exitUsage
 	}
 	e.errorf("schema: unknown subcommand %q; run 'acplint help schema' for usage", fs.Arg(0))

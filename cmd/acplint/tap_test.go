@@ -96,7 +96,7 @@ func TestTapLiveEqualsRecording(t *testing.T) {
 	}
 	var want []string
 	for _, f := range res.Findings {
-		want = append(want, fmt.Sprintf("%s: %s: %s (%s)", f.Location, f.Severity, f.Message, f.RuleID))
+		want = append(want, fmt.Sprintf("%s: %s: [%s] %s (%s)", f.Location, f.Severity, f.Blame, f.Message, f.RuleID))
 	}
 	sort.Strings(got)
 	sort.Strings(want)

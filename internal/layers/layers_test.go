@@ -35,6 +35,7 @@ const (
 	invopop    = "github.com/invopop/jsonschema"            // schema.json's generator
 	mcpSDK     = "github.com/modelcontextprotocol/go-sdk"   // acplint mcp's protocol
 	toolSchema = "github.com/google/jsonschema-go"          // the MCP tools' input and output schemas
+	yamlv3     = "go.yaml.in/yaml/v3"                       // acplint.yaml, read by the command alone
 )
 
 // graph is the whole layering, keyed by path in the module: domain and
@@ -111,7 +112,7 @@ var graph = map[string]rule{
 	// The command links everything but the schema generator.
 	"cmd/acplint": {
 		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "mcpserver", "schemadiff", "schemamodel", "tap", "transcript"},
-		pulls:   []string{jsonSchema, text, rapid, txtar, mcpSDK, toolSchema},
+		pulls:   []string{jsonSchema, text, rapid, txtar, mcpSDK, toolSchema, yamlv3},
 	},
 }
 

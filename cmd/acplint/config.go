@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// configName is the file lint looks for in the working directory and each
+// directory above it.
+const configName = "acplint.yaml"
+
+// configFile is acplint.yaml as written. Every key is optional; a key the
+// struct does not know is an error that names its line, so a misspelt
+// setting is never ignored.
+type configFile struct {
+	Version  int       `yaml:"version"`
+	Enable   []string  `yaml:"enable"`
+	Disable  []string  `yaml:"disable"`
+	Severity yaml.Node `yaml:"severity"` // PATTERN: SEVERITY, in order
+	FailOn   string    `yaml:"fail-on"`
+	Exclude  []string  `yaml:"exclude"`
+	Format   string    `yaml:"format"`
+	Input    string    `yaml:"input"`
+	Schema   string    `yaml:"schema"`
+	Baseline string    `yaml:"baseline"`
+}
+
+// lintConfig is the effective configuration of a lint run: the defaults,
+// overridden by acplint.yaml, overridden by the flags given.
+type lintConfig struct {
+	File     string   // the config file read; "" for none
+	Enable   []string // rule patterns; empty means every rule
+	Disable  []string
+	Severity []string // PATTERN=SEVERITY overrides, later ones winning
+	FailOn   string
+	Exclude  []string
+	// excludeBase is the directory Exclude's patterns are relative to.
+	excludeBase string
+	Format      string
+	Input       string
+	Schema      string // a path usable from the working directory
+	Baseline    string
+}
+
+func defaultLintConfig() lintConfig {
+	return lintConfig{FailOn: "error", Format: "text", Input: "auto"}
+}
+
+// findConfig returns the acplint.yaml nearest to dir, in dir or above it;
+// "" when there is none.
+func findConfig(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, configName)
+		info, err := os.Stat(p)
+		if err == nil && !info.IsDir() {
+			return p, nil
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", nil
+		}
+		dir = up
+	}
+}
+
+// yamlUnknownField is how the YAML decoder names a key the struct lacks.
+var yamlUnknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
+// readConfig reads the config file name into c. Paths in it (schema,
+// baseline, exclude patterns) are relative to its directory.
+func readConfig(name string, c *lintConfig) error {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	var f configFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.ReplaceAll(strings.TrimPrefix(msg, "unmarshal errors:\n  "), "\n  ", "; ")
+		msg = yamlUnknownField.ReplaceAllString(msg, `unknown key "$1"`)
+		return fmt.Errorf("%s: %s", name, msg)
+	}
+	if f.Version != 0 && f.Version != 1 {
+		return fmt.Errorf("%s: version %d is not supported (want 1)", name, f.Version)
+	}
+	dir := filepath.Dir(name)
+	c.File = name
+	c.Enable = append(c.Enable[:0:0], f.Enable...)
+	c.Disable = append(c.Disable[:0:0], f.Disable...)
+	if sev := &f.Severity; sev.Kind != 0 {
+		if sev.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s: line %d: severity: want a map of rule patterns to severities", name, sev.Line)
+		}
+		c.Severity = nil
+		for i := 0; i+1 < len(sev.Content); i += 2 {
+			k, v := sev.Content[i], sev.Content[i+1]
+			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
+				return fmt.Errorf("%s: line %d: severity: want PATTERN: SEVERITY", name, k.Line)
+			}
+			c.Severity = append(c.Severity, k.Value+"="+v.Value)
+		}
+	}
+	if f.FailOn != "" {
+		c.FailOn = f.FailOn
+	}
+	if f.Exclude != nil {
+		c.Exclude, c.excludeBase = f.Exclude, dir
+	}
+	if f.Format != "" {
+		c.Format = f.Format
+	}
+	if f.Input != "" {
+		c.Input = f.Input
+	}
+	if f.Schema != "" {
+		c.Schema = nearPath(dir, f.Schema)
+	}
+	if f.Baseline != "" {
+		c.Baseline = nearPath(dir, f.Baseline)
+	}
+	return nil
+}
+
+// nearPath resolves p, relative to dir, as a path from the working
+// directory: relative when it can be, so reports name it as people do.
+func nearPath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	full, err := filepath.Abs(filepath.Join(dir, p))
+	if err != nil {
+		return filepath.Join(dir, p)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, full); err == nil {
+			return rel
+		}
+	}
+	return full
+}
+
+// configFlags are the flags that override acplint.yaml's settings; lint
+// and config register them alike.
+type configFlags struct {
+	config, noConfig                        *flagValue
+	enable, disable, severity, exclude      *listFlag
+	failOn, format, input, schema, baseline *flagValue
+}
+
+// flagValue is a string flag that knows whether it was given.
+type flagValue struct {
+	value string
+	set   bool
+}
+
+func (f *flagValue) String() string     { return f.value }
+func (f *flagValue) Set(s string) error { f.value, f.set = s, true; return nil }
+
+// boolFlagValue makes a flagValue a boolean flag (--no-config).
+type boolFlagValue struct{ *flagValue }
+
+func (boolFlagValue) IsBoolFlag() bool { return true }
+
+// listFlag collects a flag given several times, each a comma-separated
+// list.
+type listFlag struct {
+	items []string
+	set   bool
+}
+
+func (l *listFlag) String() string { return strings.Join(l.items, ",") }
+func (l *listFlag) Set(s string) error {
+	l.items, l.set = append(l.items, splitList(s)...), true
+	return nil
+}
+
+func addConfigFlags(fs *flag.FlagSet) *configFlags {
+	c := &configFlags{config: &flagValue{}, noConfig: &flagValue{}, enable: &listFlag{}, disable: &listFlag{}, severity: &listFlag{}, exclude: &listFlag{},
+		failOn: &flagValue{value: "error"}, format: &flagValue{value: "text"}, input: &flagValue{value: "auto"}, schema: &flagValue{}, baseline: &flagValue{}}
+	fs.Var(c.config, "config", "read settings from this `file` instead of the acplint.yaml found in the working directory or above")
+	fs.Var(boolFlagValue{c.noConfig}, "no-config", "read no acplint.yaml")
+	fs.Var(c.enable, "enable", "report only the rules these `patterns` select: IDs, areas (ses, ACP-SES) or globs (ACP-SES-00*), comma-separated, any case; repeatable")
+	fs.Var(c.disable, "disable", "drop the rules these `patterns` select (as --enable); disable wins")
+	fs.Var(c.severity, "rule-severity", "report the rules `PATTERN=SEVERITY` selects with that severity (e.g. ACP-SES-*=warning); repeatable, later ones win")
+	fs.Var(c.exclude, "exclude", "leave out the files and directories these `globs` match (relative to the working directory; ** spans directories)")
+	fs.Var(c.failOn, "fail-on", "exit 1 when a finding has at least this `severity`: error, warning or info")
+	fs.Var(c.format, "f", "output `format`: text, json, sarif, github, junit or html")
+	fs.Var(c.format, "format", "same as -f")
+	fs.Var(c.input, "input", "input `format`: auto, ndjson, jsonl, zed or acplint")
+	fs.Var(c.schema, "schema", "check params and results against this ACP schema `file` (upstream format) instead of the compiled-in schema")
+	fs.Var(c.baseline, "baseline", "accept the findings listed in this baseline `file`; entries for the files linted that no longer fire fail the run")
+	return c
+}
+
+// resolve builds the effective configuration: defaults, then the config
+// file (--config, or the acplint.yaml nearest the working directory unless
+// --no-config), then every flag that was given.
+func (c *configFlags) resolve() (lintConfig, error) {
+	cfg := defaultLintConfig()
+	name := c.config.value
+	if name == "" && !c.noConfigSet() {
+		found, err := findConfig(".")
+		if err != nil {
+			return cfg, err
+		}
+		if found != "" {
+			name = found
+			if wd, err := os.Getwd(); err == nil {
+				if rel, err := filepath.Rel(wd, found); err == nil {
+					name = rel
+				}
+			}
+		}
+	}
+	if name != "" {
+		if err := readConfig(name, &cfg); err != nil {
+			return cfg, err
+		}
+	}
+	if c.enable.set {
+		cfg.Enable = c.enable.items
+	}
+	if c.disable.set {
+		cfg.Disable = c.disable.items
+	}
+	if c.severity.set {
+		cfg.Severity = c.severity.items
+	}
+	if c.exclude.set {
+		wd, err := os.Getwd()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Exclude, cfg.excludeBase = c.exclude.items, wd
+	}
+	for _, f := range []struct {
+		flag *flagValue
+		dst  *string
+	}{{c.failOn, &cfg.FailOn}, {c.format, &cfg.Format}, {c.input, &cfg.Input}, {c.schema, &cfg.Schema}, {c.baseline, &cfg.Baseline}} {
+		if f.flag.set {
+			*f.dst = f.flag.value
+		}
+	}
+	if cfg.excludeBase != "" {
+		abs, err := filepath.Abs(cfg.excludeBase)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.excludeBase = abs
+	}
+	return cfg, nil
+}
+
+func (c *configFlags) noConfigSet() bool {
+	return c.noConfig.set && c.noConfig.value != "false"
+}
+
+const configDoc = `
+Config prints the configuration lint would run with here: the defaults,
+overridden by the config file, overridden by the flags given (the same
+flags as lint's). The config file is --config FILE, or else the
+acplint.yaml in the working directory or the nearest directory above it
+(--no-config reads none). Paths in the file (schema, baseline, exclude)
+are relative to the file's directory; the output shows them relative to
+the working directory.
+
+acplint.yaml (every key optional; an unknown key is an error):
+
+	version: 1
+	enable: [all]                 # rule patterns: IDs, areas, globs
+	disable: [ACP-LINT-001, cap]
+	severity:                     # per-rule severity, later entries win
+	  ACP-SES-*: warning
+	fail-on: warning              # error, warning or info
+	exclude: [testdata/old/**, "*.tmp.ndjson"]
+	format: sarif                 # text, json, sarif, github, junit
+	input: auto                   # auto, ndjson, jsonl, zed, acplint
+	schema: schema/v1/schema.json
+	baseline: acplint-baseline.json
+`
+
+func runConfig(_ context.Context, args []string, e *env) int {
+	fs := newFlagSet("config", "acplint config [flags]", configDoc, e)
+	flags := addConfigFlags(fs)
+	if code, ok := parseFlags(fs, args, e); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		e.errorf("config: takes no arguments; run 'acplint help config' for usage")
+		return exitUsage
+	}
+	cfg, err := flags.resolve()
+	if err != nil {
+		e.errorf("config: %v", err)
+		return exitUsage
+	}
+	if err := writeConfig(e.stdout, cfg); err != nil {
+		e.errorf("config: %v", err)
+		return exitUsage
+	}
+	return exitClean
+}
+
+// writeConfig prints cfg as an acplint.yaml that gives the same run from
+// the working directory.
+func writeConfig(w io.Writer, cfg lintConfig) error {
+	if cfg.File != "" {
+		fmt.Fprintf(w, "# effective configuration: %s, then the flags given\n", filepath.ToSlash(cfg.File))
+	} else {
+		fmt.Fprintln(w, "# effective configuration: no acplint.yaml; defaults, then the flags given")
+	}
+	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
+	list := func(items []string) *yaml.Node {
+		n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, s := range items {
+			n.Content = append(n.Content, str(s))
+		}
+		return n
+	}
+	severity := &yaml.Node{Kind: yaml.MappingNode}
+	if len(cfg.Severity) == 0 {
+		severity.Style = yaml.FlowStyle
+	}
+	for _, s := range cfg.Severity {
+		p, sev, _ := strings.Cut(s, "=")
+		severity.Content = append(severity.Content, str(p), str(sev))
+	}
+	enable := cfg.Enable
+	if len(enable) == 0 {
+		enable = []string{"all"}
+	}
+	exclude := cfg.Exclude
+	if cfg.excludeBase != "" {
+		// Shown relative to the working directory, like every path here.
+		exclude = nil
+		for _, p := range cfg.Exclude {
+			if strings.ContainsRune(strings.TrimPrefix(filepath.ToSlash(p), "./"), '/') {
+				p = filepath.ToSlash(nearPath(cfg.excludeBase, p))
+			}
+			exclude = append(exclude, p)
+		}
+	}
+	doc := &yaml.Node{Kind: yaml.MappingNode}
+	for _, kv := range []struct {
+		key string
+		val *yaml.Node
+	}{
+		{"version", str("1")}, {"enable", list(enable)}, {"disable", list(cfg.Disable)}, {"severity", severity},
+		{"fail-on", str(cfg.FailOn)}, {"exclude", list(exclude)}, {"format", str(cfg.Format)}, {"input", str(cfg.Input)},
+		{"schema", str(filepath.ToSlash(cfg.Schema))}, {"baseline", str(filepath.ToSlash(cfg.Baseline))},
+	} {
+		doc.Content = append(doc.Content, str(kv.key), kv.val)
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	return enc.Close()
+}

@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// The report validators of the scripts (testdata/script/reports_valid.txtar):
+//
+//	sarifvalidate FILE  Microsoft's SARIF Multitool, with GitHub code
+//	                    scanning's rules, must report no error or warning
+//	junitvalidate FILE  the Jenkins JUnit schema (junit-10.xsd) must accept
+//	                    the document, and test case names must be unique
+//	jsonvalidate FILE   every line is a record docs/json-output.schema.json
+//	                    accepts
+//
+// The multitool is an npm package that scripts/install-test-deps installs
+// into scripts/sarif-multitool; the condition [sarif-multitool] says
+// whether it is there, and TestScripts says loudly when it is not.
+var reportCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"sarifvalidate": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: sarifvalidate FILE")
+		}
+		tool, err := sarifMultitool()
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		out := filepath.Join(ts.Getenv("WORK"), "multitool-"+filepath.Base(args[0])+".sarif")
+		cmd := exec.Command(tool, "validate", ts.MkAbs(args[0]), "--rule-kind", "Gh;Sarif", "--level", "Error;Warning", "--output", out)
+		cmd.Env = append(os.Environ(), "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1", "DOTNET_CLI_TELEMETRY_OPTOUT=1")
+		report, err := cmd.CombinedOutput()
+		os.Remove(out)
+		if err != nil {
+			ts.Fatalf("SARIF multitool: %v\n%s", err, report)
+		}
+		var problems []string
+		for _, l := range strings.Split(string(report), "\n") {
+			if multitoolProblem.MatchString(l) {
+				problems = append(problems, l)
+			}
+		}
+		if len(problems) > 0 || !strings.Contains(string(report), "Analysis completed successfully") {
+			ts.Fatalf("the SARIF multitool rejects %s:\n%s", args[0], report)
+		}
+	},
+	"jsonvalidate": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: jsonvalidate FILE")
+		}
+		schema, err := jsonOutputSchema()
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		data, err := os.ReadFile(ts.MkAbs(args[0]))
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		if len(lines) == 0 || lines[0] == "" {
+			ts.Fatalf("%s: no records", args[0])
+		}
+		for i, l := range lines {
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(l))
+			if err != nil {
+				ts.Fatalf("%s:%d: not one JSON value: %v", args[0], i+1, err)
+			}
+			if err := schema.Validate(v); err != nil {
+				ts.Fatalf("%s:%d: %v", args[0], i+1, err)
+			}
+		}
+	},
+	"junitvalidate": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: junitvalidate FILE")
+		}
+		doc, err := os.ReadFile(ts.MkAbs(args[0]))
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		if err := checkJenkinsJUnit(doc); err != nil {
+			ts.Fatalf("%s: %v", args[0], err)
+		}
+	},
+}
+
+// jsonOutputSchema compiles the published schema of the JSON output.
+var jsonOutputSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	path, err := filepath.Abs("../../docs/json-output.schema.json")
+	if err != nil {
+		return nil, err
+	}
+	return jsonschema.NewCompiler().Compile(path)
+})
+
+// multitoolProblem is a result line of the multitool at level error or
+// warning, such as "x.sarif(12,13): error GH2012: …".
+var multitoolProblem = regexp.MustCompile(`: (error|warning) [A-Z]+[0-9]+`)
+
+// sarifMultitool returns the path of the multitool's executable for this
+// platform, as its npm package resolves it.
+var sarifMultitool = sync.OnceValues(func() (string, error) {
+	dir, err := filepath.Abs("../../scripts/sarif-multitool")
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@microsoft", "sarif-multitool")); err != nil {
+		return "", fmt.Errorf("the SARIF multitool is not installed in %s (scripts/install-test-deps installs it)", dir)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", fmt.Errorf("node is not on PATH: %v", err)
+	}
+	cmd := exec.Command(node, "-p", "require('@microsoft/sarif-multitool')")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("locating the SARIF multitool: %v", err)
+	}
+	tool := strings.TrimSpace(string(out))
+	if _, err := os.Stat(tool); err != nil {
+		return "", fmt.Errorf("the SARIF multitool for %s/%s: %v", runtime.GOOS, runtime.GOARCH, err)
+	}
+	return tool, nil
+})
+
+// warnMissingMultitool prints, once, why the SARIF validation is skipped,
+// where no -v hides it.
+var warnMissingMultitool = sync.OnceFunc(func() {
+	if _, err := sarifMultitool(); err != nil {
+		fmt.Fprintf(os.Stderr, "\n%s\n# SKIPPING the SARIF multitool validation: %v\n# Run scripts/install-test-deps (it needs node and npm) to run it.\n%s\n\n",
+			strings.Repeat("#", 80), err, strings.Repeat("#", 80))
+	}
+})
+
+func scriptCondition(cond string) (bool, error) {
+	if cond == "sarif-multitool" {
+		warnMissingMultitool()
+		_, err := sarifMultitool()
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// jenkinsJUnit is the document model of the Jenkins xunit plugin's JUnit
+// schema (junit-10.xsd, jenkinsci/xunit-plugin, MIT licence): for each
+// element, the attributes it may have, those it must have, and the child
+// elements it may hold. checkJenkinsJUnit enforces it as the XSD does;
+// the values are all strings there but for time.
+var jenkinsJUnit = map[string]struct {
+	attrs, required, children []string
+	text                      bool
+}{
+	"testsuites": {attrs: []string{"name", "time", "tests", "failures", "errors"}, children: []string{"testsuite"}},
+	"testsuite": {
+		attrs:    []string{"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp", "hostname", "id", "package", "file", "log", "url"},
+		required: []string{"name", "tests", "failures", "errors"},
+		children: []string{"testsuite", "properties", "testcase", "system-out", "system-err"},
+	},
+	"testcase": {
+		attrs: []string{"name", "time", "classname", "group"}, required: []string{"name"},
+		children: []string{"skipped", "error", "failure", "rerunFailure", "rerunError", "flakyFailure", "flakyError", "system-out", "system-err"},
+	},
+	"failure":    {attrs: []string{"type", "message"}, text: true},
+	"error":      {attrs: []string{"type", "message"}, text: true},
+	"skipped":    {attrs: []string{"type", "message"}, text: true},
+	"system-out": {text: true},
+	"system-err": {text: true},
+	"properties": {children: []string{"property"}},
+	"property":   {attrs: []string{"name", "value"}, required: []string{"name", "value"}},
+}
+
+// surefireTime is the schema's SUREFIRE_TIME.
+var surefireTime = regexp.MustCompile(`^(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?$`)
+
+// checkJenkinsJUnit validates doc against jenkinsJUnit, and checks that
+// no two test cases of a suite share a classname and name.
+func checkJenkinsJUnit(doc []byte) error {
+	dec := xml.NewDecoder(bytes.NewReader(doc))
+	var stack []string
+	var caseNames []map[string]bool // per open suite
+	root := true
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			name := t.Name.Local
+			model, known := jenkinsJUnit[name]
+			if !known {
+				return fmt.Errorf("element <%s> is not in the schema", name)
+			}
+			if root {
+				if name != "testsuites" && name != "testsuite" {
+					return fmt.Errorf("root element <%s>", name)
+				}
+				root = false
+			} else {
+				parent := stack[len(stack)-1]
+				pm := jenkinsJUnit[parent]
+				if !contains(pm.children, name) {
+					return fmt.Errorf("<%s> may not hold <%s>", parent, name)
+				}
+			}
+			have := map[string]string{}
+			for _, a := range t.Attr {
+				if !contains(model.attrs, a.Name.Local) {
+					return fmt.Errorf("<%s> has attribute %q, which the schema does not allow", name, a.Name.Local)
+				}
+				have[a.Name.Local] = a.Value
+			}
+			for _, r := range model.required {
+				if _, ok := have[r]; !ok {
+					return fmt.Errorf("<%s name=%q> lacks the required attribute %q", name, have["name"], r)
+				}
+			}
+			if tm, ok := have["time"]; ok && (name == "testsuite" || name == "testsuites") && !surefireTime.MatchString(tm) {
+				return fmt.Errorf("<%s> time %q is not a SUREFIRE_TIME", name, tm)
+			}
+			switch name {
+			case "testsuite":
+				caseNames = append(caseNames, map[string]bool{})
+			case "testcase":
+				key := have["classname"] + "\x00" + have["name"]
+				names := caseNames[len(caseNames)-1]
+				if names[key] {
+					return fmt.Errorf("two test cases named %q (classname %q) in one suite", have["name"], have["classname"])
+				}
+				names[key] = true
+			}
+			stack = append(stack, name)
+		case xml.EndElement:
+			if t.Name.Local == "testsuite" {
+				caseNames = caseNames[:len(caseNames)-1]
+			}
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if len(stack) > 0 && !jenkinsJUnit[stack[len(stack)-1]].text && len(bytes.TrimSpace(t)) > 0 {
+				return fmt.Errorf("<%s> holds text", stack[len(stack)-1])
+			}
+		}
+	}
+	if root {
+		return fmt.Errorf("no root element")
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestJenkinsJUnitCheck: the checker rejects what the schema rejects (the
+// two defects issue 17 found: a suite without errors, skipped on
+// testsuites) and repeated case names.
+func TestJenkinsJUnitCheck(t *testing.T) {
+	good := `<testsuites name="a" tests="1" failures="0" errors="0"><testsuite name="s" tests="1" failures="0" errors="0"><testcase classname="c" name="n"><system-out>x</system-out></testcase></testsuite></testsuites>`
+	if err := checkJenkinsJUnit([]byte(good)); err != nil {
+		t.Fatalf("a valid document: %v", err)
+	}
+	for name, doc := range map[string]string{
+		"suite without errors":   strings.Replace(good, `failures="0" errors="0"><testcase`, `failures="0"><testcase`, 1),
+		"skipped on testsuites":  strings.Replace(good, `<testsuites name="a"`, `<testsuites name="a" skipped="0"`, 1),
+		"repeated case name":     strings.Replace(good, `</testcase>`, `</testcase><testcase classname="c" name="n"/>`, 1),
+		"text in a suite":        strings.Replace(good, `<testcase`, `oops<testcase`, 1),
+		"unknown element":        strings.Replace(good, `<system-out>x</system-out>`, `<output/>`, 1),
+		"bad time":               strings.Replace(good, `<testsuites name="a"`, `<testsuites name="a" time="1s"`, 1),
+		"case without name":      strings.Replace(good, ` name="n"`, ``, 1),
+		"failure holds elements": strings.Replace(good, `<system-out>x</system-out>`, `<failure><b/></failure>`, 1),
+	} {
+		if err := checkJenkinsJUnit([]byte(doc)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
