@@ -35,7 +35,7 @@ type LintOutput struct {
 	Format   string                       `json:"format" jsonschema:"the input format read"`
 	Lines    int                          `json:"lines" jsonschema:"transcript lines read"`
 	Messages int                          `json:"messages" jsonschema:"JSON-RPC messages decoded"`
-	Findings []findings.ValidationFinding `json:"findings" jsonschema:"the findings, in transcript order, as acplint lint -f json prints them"`
+	Findings []findings.JSONFinding `json:"findings" jsonschema:"the findings, in transcript order, as acplint lint -f json prints them"`
 	Total    int                          `json:"total" jsonschema:"findings reported, including those not returned"`
 	Errors   int                          `json:"errors"`
 	Warnings int                          `json:"warnings"`
@@ -117,7 +117,7 @@ func (s *server) lintTranscript(ctx context.Context, _ *mcp.CallToolRequest, in 
 			defer done()
 			r = f
 		}
-		out.Findings = []findings.ValidationFinding{}
+		out.Findings = []findings.JSONFinding{}
 		res, err := lint.Transcript(r, lint.Options{
 			Format: format, File: out.File, CleanEnd: in.CleanEnd, Schema: schema,
 			Filter: func(f findings.ValidationFinding) bool {
@@ -134,7 +134,7 @@ func (s *server) lintTranscript(ctx context.Context, _ *mcp.CallToolRequest, in 
 					out.Infos++
 				}
 				if len(out.Findings) < s.opts.MaxFindings {
-					out.Findings = append(out.Findings, f)
+					out.Findings = append(out.Findings, findings.NewJSONFinding(f))
 				} else {
 					out.Truncated = true
 				}
@@ -158,7 +158,10 @@ func lintSummary(out LintOutput) string {
 	const shown = 10
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s: %d lines (%s), %d findings: %d errors, %d warnings, %d info.\n", out.File, out.Lines, out.Format, out.Total, out.Errors, out.Warnings, out.Infos)
-	first := out.Findings[:min(len(out.Findings), shown)]
+	first := make([]findings.ValidationFinding, 0, min(len(out.Findings), shown))
+	for _, f := range out.Findings[:cap(first)] {
+		first = append(first, f.ValidationFinding)
+	}
 	if len(first) > 0 {
 		findings.Write(&b, findings.FormatText, findings.Report{Findings: first})
 	}
