@@ -78,8 +78,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defect := fs.String("defect", "", "deliberate protocol `bug` to show: "+strings.Join(names, ", "))
 	delay := fs.Duration("delay", 2*time.Millisecond, "pause between streamed chunks")
+	fixture := fs.String("fixture", "", "run instead the small `agent` that mirrors one of the conformance kit's v1 fixtures (see Fixtures)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *fixture != "" {
+		if !knownFixture(Fixture(*fixture)) {
+			fmt.Fprintf(stderr, "agent: unknown fixture %q\n", *fixture)
+			return 2
+		}
+		return RunFixture(Fixture(*fixture), stdin, stdout, stderr)
 	}
 	d := Defect(*defect)
 	if d != None && !known(d) {
