@@ -94,7 +94,7 @@ func TestReferenceAgentConforms(t *testing.T) {
 		t.Errorf("the harness's own messages have findings (a bug in the client): run %d: %s %s", p.Run, p.Finding.RuleID, p.Finding.Message)
 	}
 	// The sequences must reach the features the verdict is about.
-	for _, id := range []string{"ACP-CXL-001", "ACP-CAP-001", "ACP-CAP-003", "ACP-TOOL-002", "ACP-SEQ-007", "ACP-SES-011", "ACP-TERM-001", "ACP-VER-002"} {
+	for _, id := range []string{"ACP-CXL-001", "ACP-CAP-001", "ACP-CAP-003", "ACP-TOOL-002", "ACP-SEQ-007", "ACP-SES-011", "ACP-TERM-001", "ACP-VER-002", "ACP-VER-007", "ACP-EXTN-003", "ACP-CAP-023"} {
 		r := v.rule(id)
 		if r == nil || r.Exercised == 0 {
 			t.Errorf("%s was never exercised in %d runs", id, v.Runs)
@@ -115,11 +115,12 @@ func TestDefectAgents(t *testing.T) {
 		want   []string
 	}{
 		{agents.EndTurnAfterCancel, []string{"ACP-CXL-001"}},
-		{agents.QuietEndTurn, []string{"ACP-CXL-001"}},
+		// The pending tool call it leaves is ACP-TURN-004 (a SHOULD).
+		{agents.QuietEndTurn, []string{"ACP-CXL-001", "ACP-TURN-004"}},
 		{agents.UpdateAfterCancel, []string{"ACP-CXL-002"}},
 		{agents.UnknownToolCallUpdate, []string{"ACP-TOOL-002"}},
 		{agents.FSWithoutCapability, []string{"ACP-CAP-001"}},
-		{agents.EchoVersion, []string{"ACP-VER-002"}},
+		{agents.EchoVersion, []string{"ACP-VER-007"}},
 		{agents.NonJSONStdout, []string{"ACP-WIRE-001"}},
 		{agents.NeverAnswer, []string{CheckTimeout, "ACP-RPC-013"}},
 		{agents.CrashMidTurn, []string{CheckCrash, "ACP-RPC-013"}},
@@ -208,9 +209,9 @@ func TestAgentThatWillNotStart(t *testing.T) {
 	opts := testOptions(t, "mute")
 	opts.StartupTimeout = 300 * time.Millisecond
 	opts.CloseGrace = 200 * time.Millisecond
-	_, err := Check(context.Background(), opts)
-	if !IsStartError(err) || !strings.Contains(err.Error(), "startup timeout") {
-		t.Errorf("a mute agent: got %v, want a start error naming the startup timeout", err)
+	v, err := Check(context.Background(), opts)
+	if err != nil || !v.NotStarted || v.Conformant || !slices.Contains(v.Failed(), CheckStart) || !strings.Contains(v.Summary, "startup timeout") {
+		t.Errorf("a mute agent: got %v, %+v; want a verdict that fails %s naming the startup timeout", err, v, CheckStart)
 	}
 	opts.Agent = AgentCommand{Path: filepath.Join(t.TempDir(), "no-such-agent")}
 	_, err = Check(context.Background(), opts)
@@ -334,4 +335,58 @@ func BenchmarkReferenceRuns(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 	b.ReportMetric(float64(lines)/float64(b.N), "lines/run")
+}
+
+// TestTimeoutsScaleDown: once an agent let a request time out, later runs
+// wait a multiple of its slowest answer instead of the full response
+// timeout, so a check of an agent that never answers a prompt costs one
+// timeout, not one per run.
+func TestTimeoutsScaleDown(t *testing.T) {
+	t.Parallel()
+	opts := testOptions(t, string(agents.NeverAnswer))
+	opts.Runs = 3
+	opts.ResponseTimeout = 4 * time.Second
+	opts.IdleCancel = -1
+	opts.MaxShrinks = -1
+	start := time.Now()
+	v, err := Check(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	// Unscaled, every run would wait the full timeout; scaled, the first
+	// does and the others about minScaledWait, plus starting and closing
+	// the agent, which a busy machine makes slow.
+	if unscaled := time.Duration(v.Runs) * opts.ResponseTimeout; took > unscaled*2/3 {
+		t.Errorf("%d runs took %v, want well under the %v of a full timeout each", v.Runs, took.Round(time.Millisecond), unscaled)
+	}
+	if !slices.Contains(v.Failed(), CheckTimeout) {
+		t.Errorf("failed %v, want %s among them", v.Failed(), CheckTimeout)
+	}
+}
+
+// TestBudget: --budget ends the check in time with a verdict of the runs
+// made, which says that the budget ran out.
+func TestBudget(t *testing.T) {
+	t.Parallel()
+	opts := testOptions(t, "reference")
+	opts.Runs = 100000
+	opts.Budget = 1500 * time.Millisecond
+	start := time.Now()
+	v, err := Check(context.Background(), opts)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took > opts.Budget+2*time.Second {
+		t.Errorf("the check took %v with a budget of %v", took.Round(time.Millisecond), opts.Budget)
+	}
+	if !v.BudgetSpent || v.Runs < 2 || !strings.Contains(v.Note, "budget") {
+		t.Errorf("verdict: budget spent %v, %d runs, note %q; want the budget spent, the runs made, and a note", v.BudgetSpent, v.Runs, v.Note)
+	}
+	for _, r := range v.Rules {
+		if r.Status == StatusFailed {
+			t.Errorf("%s failed: the runs cut short by the budget must not count", r.ID)
+		}
+	}
 }

@@ -308,3 +308,9 @@ func eachStruct(v reflect.Value, ptr jsonv.Pointer, visit func(reflect.Value, js
 		}
 	}
 }
+
+// ProbeMethod is a request `acplint check` sends to learn how the agent
+// refuses a method it does not know. It is in acplint's own extension
+// namespace, which no peer implements: any answer but -32601 is
+// ACP-EXTN-003.
+const ProbeMethod domain.Method = "_acplint/no_such_method"

@@ -215,6 +215,9 @@ func onResponse(p *Phase, c *ctx) {
 	if m.Kind == domain.KindError && m.Error != nil {
 		checkErrorCode(p, c, req)
 	}
+	if m.Kind == domain.KindResult && req.Method == ProbeMethod {
+		c.add(findings.EXTNExtensionNotFoundCode, "/result", "%s, acplint's probe for how unknown methods are refused, is answered with a result; no peer implements it, so the %s answers methods it does not know as if it did, and callers cannot fall back (the code for an unknown extension is -32601)", req.Method, c.m.Dir)
+	}
 	runResponseChecks(p, c, req)
 }
 
@@ -332,6 +335,10 @@ func checkErrorCode(p *Phase, c *ctx, req Pending) {
 	cancelled := code == domain.CodeRequestCancelled && (req.CancelLine > 0 || cancelCascade(p, req))
 	_, known := domain.LookupMethod(req.Method)
 	switch {
+	case req.Method == ProbeMethod:
+		if code != domain.CodeMethodNotFound && !cancelled {
+			c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "%s, acplint's probe for how unknown methods are refused, is answered with %d; no peer implements it, and the code for an extension the receiver does not implement is -32601, which callers test for to fall back", req.Method, e.Code)
+		}
 	case req.Method.IsExtension():
 		if refusesAsUnknown(p, e) {
 			c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "extension request %s is refused as unknown with %d; the code for an extension the receiver does not implement is -32601, which callers test for to fall back", req.Method, e.Code)
@@ -345,7 +352,10 @@ func checkErrorCode(p *Phase, c *ctx, req Pending) {
 			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s is not an ACP v1 method, yet it is answered with %d; the code for a method the receiver lacks is -32601", req.Method, e.Code)
 		}
 	case known:
-		if gate, advertised := capabilityFor(p, req.Method); gate != "" && !advertised &&
+		if gate, advertised := capabilityFor(p, req.Method); gate != "" && advertised && code == domain.CodeMethodNotFound {
+			f := c.add(findings.CAPAdvertisedNotFound, "/error/code", "%s is refused with -32601 (Method not found) although the %s advertised the %s capability, which promises the method", req.Method, c.m.Dir, gate)
+			c.related(f, req.Line, "the %s request", req.Method)
+		} else if gate != "" && !advertised &&
 			code != domain.CodeMethodNotFound && !cancelled && !(code == domain.CodeInvalidRequest && p.Conn != ConnReady) {
 			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s needs the %s capability, which the %s did not advertise, yet it is answered with %d; an unadvertised method gets -32601 so the caller knows it is unsupported", req.Method, gate, c.m.Dir, e.Code)
 		} else if why := invalidParams(p, req); why != "" && code != domain.CodeInvalidParams &&
