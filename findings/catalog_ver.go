@@ -8,6 +8,7 @@ var VERNotInteger = &Rule{
 	Severity: SeverityError,
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
+	TCK:      []string{"ACP-INIT-001"},
 	Doc: "The schema types protocolVersion as an unsigned 16-bit integer: the major version only, such as 1. " +
 		"Strings like \"1\" or \"1.0.0\", fractions and negative numbers fail to decode in typed SDKs, so negotiation fails before it starts.",
 }
@@ -31,6 +32,7 @@ var VERErrorOnMismatch = &Rule{
 	Severity: SeverityError,
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
+	TCK:      []string{"ACP-INIT-003"},
 	Doc: "Version negotiation in v1 never fails at the agent: an agent that does not support the requested version \"MUST respond with the latest version it supports\" in a successful result. " +
 		"Returning an error takes the decision away from the client, which alone may close the connection. " +
 		"acplint takes an error as a version refusal when the client asked for a version other than 1, or when the error's code (v2's -32022) or text names the version.",
