@@ -52,6 +52,9 @@ type Options struct {
 	// Budget bounds the whole check: once it is spent, no run is started
 	// and none shrunk, and the verdict covers the runs made (zero: none).
 	Budget time.Duration
+	// Faults are what the client may do wrong on purpose (see Fault): each
+	// generated run injects a drawn subset, and the tour runs them all.
+	Faults []Fault
 
 	// MaxShrinks bounds how many distinct failures are shrunk; negative
 	// shrinks none.
@@ -218,13 +221,13 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 	started := pre.Facts[FactInitialize] > 0
 	if started {
 		// The tour reaches every feature once; then the generated runs.
-		for _, plan := range tourPlans(opts.Caps) {
+		for _, plan := range append(tourPlans(opts.Caps), faultTours(opts.Caps, opts.Faults)...) {
 			if ctx.Err() != nil {
 				break
 			}
 			k.addRun(k.execute(plan))
 		}
-		plans := planGenerator(opts.Caps, opts.Steps)
+		plans := planGenerator(opts.Caps, opts.Faults, opts.Steps)
 		failed, logs := runRapid("acplint-check", rapidSettings{checks: opts.Runs, seed: opts.Seed, shrinkTime: opts.ShrinkTime}, func(t *rapid.T) {
 			// Once the check is stopped, the remaining checks draw nothing:
 			// drawing a plan is what costs.
@@ -403,7 +406,7 @@ func (r *Run) isFailure(f findings.ValidationFinding) bool {
 // the cancel (no client answer in between, and quicker than the cancel
 // grace) is a race for the verdict.
 func (r *Run) judge(f findings.ValidationFinding) (findings.Severity, bool) {
-	if f.Blame != findings.PartyAgent && f.Blame != findings.PartyEither {
+	if (f.Blame != findings.PartyAgent && f.Blame != findings.PartyEither) || r.excused(f) {
 		return 0, false
 	}
 	rule := ruleByID(f.RuleID)
@@ -472,7 +475,7 @@ func (k *checker) reproduce(key string, shown *Run) (*Reproduction, error) {
 		return k.writeReproduction(&Reproduction{Key: key, Shrunk: true}, shown)
 	}
 	var last *Run
-	plans := planGenerator(k.opts.Caps, k.opts.Steps)
+	plans := planGenerator(k.opts.Caps, k.opts.Faults, k.opts.Steps)
 	failed, _ := runRapid("acplint-check-"+key, rapidSettings{checks: k.opts.Runs, seed: k.opts.Seed, shrinkTime: k.opts.ShrinkTime}, func(t *rapid.T) {
 		if k.ctx.Err() != nil {
 			return

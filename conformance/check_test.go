@@ -323,7 +323,7 @@ func BenchmarkReferenceRuns(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	plans := planGenerator(opts.Caps, opts.Steps)
+	plans := planGenerator(opts.Caps, nil, opts.Steps)
 	lines, i := 0, 0
 	for b.Loop() {
 		i++
@@ -344,24 +344,27 @@ func BenchmarkReferenceRuns(b *testing.B) {
 func TestTimeoutsScaleDown(t *testing.T) {
 	t.Parallel()
 	opts := testOptions(t, string(agents.NeverAnswer))
-	opts.Runs = 3
 	opts.ResponseTimeout = 4 * time.Second
 	opts.IdleCancel = -1
-	opts.MaxShrinks = -1
-	start := time.Now()
-	v, err := Check(context.Background(), opts)
+	opts.defaults()
+	ws, err := NewWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	took := time.Since(start)
-	// Unscaled, every run would wait the full timeout; scaled, the first
-	// does and the others about minScaledWait, plus starting and closing
-	// the agent, which a busy machine makes slow.
-	if unscaled := time.Duration(v.Runs) * opts.ResponseTimeout; took > unscaled*2/3 {
-		t.Errorf("%d runs took %v, want well under the %v of a full timeout each", v.Runs, took.Round(time.Millisecond), unscaled)
+	k := &checker{ctx: context.Background(), opts: opts, ws: ws, pace: newPace(&opts)}
+	defer k.releaseTranscripts()
+	first := k.execute(preflightPlan())
+	if first.Failure == nil || first.Failure.Check != CheckTimeout || first.Duration < opts.ResponseTimeout {
+		t.Fatalf("the first run: %+v after %v, want %s after the full timeout", first.Failure, first.Duration, CheckTimeout)
 	}
-	if !slices.Contains(v.Failed(), CheckTimeout) {
-		t.Errorf("failed %v, want %s among them", v.Failed(), CheckTimeout)
+	second := k.execute(preflightPlan())
+	if second.Failure == nil || second.Failure.Check != CheckTimeout {
+		t.Fatalf("the second run: %+v, want %s", second.Failure, CheckTimeout)
+	}
+	// The scaled wait is minScaledWait here (the agent answers the rest at
+	// once); starting and closing the agent add to the run.
+	if second.Duration > opts.ResponseTimeout/2 {
+		t.Errorf("the second run took %v, want well under the timeout of %v", second.Duration.Round(time.Millisecond), opts.ResponseTimeout)
 	}
 }
 
@@ -388,5 +391,65 @@ func TestBudget(t *testing.T) {
 		if r.Status == StatusFailed {
 			t.Errorf("%s failed: the runs cut short by the budget must not count", r.ID)
 		}
+	}
+}
+
+// TestFaults: with every fault injected (an editor that answers late and
+// twice, fails file reads, dismisses permission requests, quits in
+// mid-turn, sends a second prompt while one runs and writes in pieces) the
+// reference agent stays conformant and the harness stays clean; an agent
+// that dies on a duplicate answer passes a fault-free check and fails
+// CHECK-CRASH under --faults duplicate-answer.
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	opts := testOptions(t, "reference")
+	opts.Runs = 25
+	opts.Faults = AllFaults
+	opts.MaxShrinks = -1
+	v, err := Check(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	_ = v.Write(&text, FormatText)
+	if !v.Conformant || len(v.Failed()) > 0 || len(v.HarnessProblems) > 0 {
+		t.Errorf("the reference agent under every fault: failed %v, %d harness problems\n%s", v.Failed(), len(v.HarnessProblems), text.String())
+	}
+
+	intolerant := testOptions(t, string(agents.CrashOnDuplicateAnswer))
+	intolerant.Runs = 6
+	intolerant.MaxShrinks = -1
+	v, err = Check(context.Background(), intolerant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Conformant {
+		t.Errorf("without faults the agent that dies on a duplicate answer fails %v", v.Failed())
+	}
+	intolerant.Faults = []Fault{FaultDuplicate}
+	v, err = Check(context.Background(), intolerant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Conformant || !slices.Contains(v.Failed(), CheckCrash) {
+		t.Errorf("with duplicate answers it fails %v, want %s among them", v.Failed(), CheckCrash)
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	for in, want := range map[string][]Fault{
+		"all":                              AllFaults,
+		"none":                             nil,
+		"late-answer, chunked-write":       {FaultLate, FaultChunked},
+		"disconnect,disconnect":            {FaultDisconnect},
+		"overlap-prompt,cancel-permission": {FaultOverlap, FaultCancelPermission},
+	} {
+		got, err := ParseFaults(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseFaults(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseFaults("crash"); err == nil {
+		t.Error("an unknown fault was accepted")
 	}
 }

@@ -179,6 +179,9 @@ type activeTurn struct {
 	// prompt's sending at first), longestGap its longest silence.
 	lastAt     time.Time
 	longestGap time.Duration
+	// before is when the agent said what came before its latest message
+	// (once the turn is over, before its response).
+	before time.Time
 }
 
 // Failure is something the harness itself saw go wrong with the agent:
@@ -249,6 +252,15 @@ type client struct {
 	// outer is the context of the whole check: when it ends, the run is
 	// interrupted, not timed out.
 	outer context.Context
+	// faultLines are the client's messages that are wrong on purpose (see
+	// Fault), disconnectLine the last line before the client closed the
+	// agent's stdin in mid-turn (FaultDisconnect).
+	faultLines     map[int]string
+	disconnectLine int
+	// overlapped: the one overlapping prompt of FaultOverlap was sent;
+	// overlap spans the lines from it to its response.
+	overlapped bool
+	overlap    [2]int
 }
 
 // Fact is something that happened in a run and that makes a rule
@@ -264,6 +276,7 @@ func newClient(ctx context.Context, opts *Options, p *proc, plan *Plan, buf *buf
 		facts:        map[Fact]int{},
 		unadvertised: map[string]int{},
 		raceLines:    map[int]bool{},
+		faultLines:   map[int]string{},
 		readLines:    map[int]string{},
 	}
 }
@@ -297,7 +310,13 @@ func (c *client) write(msg []byte) (int, bool) {
 	if c.failure != nil {
 		return 0, false
 	}
-	line, at, err := c.p.send(msg, c.responseTimeout())
+	send := c.p.send
+	if c.plan.has(FaultChunked) {
+		send = func(line []byte, timeout time.Duration) (int, time.Time, error) {
+			return c.p.sendChunked(line, timeout, chunkPause)
+		}
+	}
+	line, at, err := send(msg, c.responseTimeout())
 	c.sentAt = at
 	if err != nil {
 		c.crashed(fmt.Sprintf("writing to the agent's stdin failed (%v)", err))
@@ -347,7 +366,15 @@ func (c *client) answer(msg []byte) {
 	if c.closing {
 		return
 	}
+	if c.plan.has(FaultLate) {
+		time.Sleep(lateAnswer)
+	}
 	line, ok := c.write(msg)
+	if ok && c.plan.has(FaultDuplicate) {
+		if again, ok := c.write(msg); ok {
+			c.faultLines[again] = "the same answer again"
+		}
+	}
 	// Answer lines only matter after the running turn's cancel, and only the
 	// first of them (see cancelRead).
 	if t := c.turn; ok && t != nil && t.cancelled && t.firstAnswer == 0 {
@@ -375,7 +402,7 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 	}
 	sent := time.Now()
 	for !cc.done {
-		if c.failure != nil || c.interrupted {
+		if c.failure != nil || c.interrupted || c.disconnectLine > 0 {
 			return false
 		}
 		timeout := c.responseTimeout()
@@ -515,12 +542,22 @@ func (c *client) handle(f frame) {
 	if t != nil && !t.call.done {
 		t.seen++
 		t.longestGap = max(t.longestGap, f.at.Sub(t.lastAt))
-		t.lastAt = f.at
+		t.before, t.lastAt = t.lastAt, f.at
 	}
 	var m wireMsg
 	trimmed := bytes.TrimSpace(f.line)
 	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &m) == nil {
 		c.dispatch(f, &m)
+	}
+	if t != nil && !t.call.done && c.disconnectLine == 0 && c.plan.has(FaultDisconnect) && len(c.p.frames) == 0 {
+		// The editor quits in mid-turn, once it has read all the agent
+		// wrote: what is still on its way was written to a client that was
+		// there, and is judged as such.
+		c.disconnectLine = c.rec.Len()
+		c.closing = true
+		c.logf("close the agent's stdin in mid-turn (fault %s)", FaultDisconnect)
+		c.p.closeStdin()
+		return
 	}
 	// Cancel only while the prompt is still unanswered: a cancel after
 	// the response would be the client's mistake (ACP-CXL-005).
@@ -655,6 +692,11 @@ func (c *client) answerPermission(m *wireMsg) {
 		c.reply(m.ID, map[string]any{"outcome": map[string]any{"outcome": "cancelled"}})
 		return
 	}
+	if c.plan.has(FaultCancelPermission) {
+		c.logf("answer permission with cancelled: the user dismissed it (fault %s)", FaultCancelPermission)
+		c.reply(m.ID, map[string]any{"outcome": map[string]any{"outcome": "cancelled"}})
+		return
+	}
 	i := c.nextAnswer() % len(p.Options)
 	o := p.Options[i]
 	c.facts[Fact("permission:"+o.Kind)]++
@@ -686,7 +728,7 @@ func (c *client) readFile(m *wireMsg) {
 		c.replyError(m.ID, -32602, "Invalid params: path must be an absolute path")
 		return
 	}
-	if c.injectError() {
+	if c.injectError() || c.plan.has(FaultFSError) {
 		c.logf("fail fs/read_text_file %s (injected)", p.Path)
 		c.replyError(m.ID, -32603, "Internal error: reading "+p.Path+" failed: input/output error")
 		return
@@ -715,7 +757,7 @@ func (c *client) writeFile(m *wireMsg) {
 		c.replyError(m.ID, -32602, "Invalid params: path must be an absolute path")
 		return
 	}
-	if c.injectError() {
+	if c.injectError() || c.plan.has(FaultFSError) {
 		c.logf("fail fs/write_text_file %s (injected)", p.Path)
 		c.replyError(m.ID, -32603, "Internal error: writing "+p.Path+" failed: read-only file system")
 		return
@@ -821,10 +863,22 @@ func (c *client) cancelRead(t *activeTurn, cc *clientCall) string {
 		return "the agent had been silent for the idle time when the client cancelled, with nothing of it on its way, so this response was written after the cancel"
 	case t.cancelLine < 1 || t.cancelAt.IsZero() || cc.respAt.IsZero():
 		return ""
-	case cc.respAt.Sub(t.cancelAt) >= c.opts.CancelGrace:
-		return fmt.Sprintf("the response came %v after the cancel, longer than the cancel grace of %v", cc.respAt.Sub(t.cancelAt).Round(time.Millisecond), c.opts.CancelGrace)
+	}
+	// The agent kept quiet for the cancel grace after the cancel before it
+	// answered. (Measured from the agent's message before the response
+	// too: a response written along with it, before the cancel came, is
+	// read as late as the message when the harness is slow to read.)
+	if quiet := cc.respAt.Sub(later(t.cancelAt, t.before)); quiet >= c.opts.CancelGrace {
+		return fmt.Sprintf("the agent was silent for %v after the cancel before this response, longer than the cancel grace of %v", quiet.Round(time.Millisecond), c.opts.CancelGrace)
 	}
 	return ""
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // openSessions returns the sessions that can take a prompt.

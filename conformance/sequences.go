@@ -100,17 +100,67 @@ type Run struct {
 	NotStarted bool
 	// Plan is what the client did, for shrinking.
 	Plan *Plan
+	// FaultLines are the client's messages that were wrong on purpose;
+	// DisconnectLine is where the client closed the agent's stdin in
+	// mid-turn (see Fault).
+	FaultLines     map[int]string
+	DisconnectLine int
+	// Overlap spans the lines from the prompt the client sent while a turn
+	// ran (FaultOverlap) to its response.
+	Overlap [2]int
 	// Interrupted: the check was stopped (interrupt, budget) during the
 	// run, which therefore has no verdict.
 	Interrupted bool
+}
+
+// selfContained reports whether f judges a message in itself (its
+// framing, envelope or schema), not the agent's dealings with the client.
+func selfContained(f findings.ValidationFinding) bool {
+	switch f.RuleID {
+	case findings.RPCVersion.ID, findings.RPCNoEnvelope.ID, findings.RPCMalformedError.ID:
+		return true
+	}
+	rule := ruleByID(f.RuleID)
+	return rule != nil && (rule.Area() == "WIRE" || rule.Area() == "SCH")
+}
+
+// overlapBlind are the rules that attribute updates and stop reasons to
+// a turn, which overlapping prompts make ambiguous.
+var overlapBlind = map[string]bool{
+	findings.TURNOutOfTurnUpdate.ID: true, findings.CXLUpdateAfterCancel.ID: true,
+	findings.TURNUnrequestedCancel.ID: true, findings.TURNEndWithOpenToolCalls.ID: true,
+	// The queued prompt may run in a session the client closed meanwhile.
+	findings.SIDUnknownSessionFromAgent.ID: true,
 }
 
 // excused reports whether f, a finding against the client, is about
 // something the harness does on purpose: the info member of an initialize
 // that asks for a later protocol version (see client.sequence), which v1
 // does not define.
+//
+// Injected faults excuse the findings they cause: any finding against the
+// client on a message that was wrong on purpose, the requests left
+// unanswered because the client disconnected (the agent's own, sent to a
+// client that is gone, too), and after the disconnect whatever judges the
+// agent's dealings with the client (how it ends the turns the disconnect
+// cut short, say; closing stdin cancels them, in effect): only what a
+// message is in itself still counts there.
 func (r *Run) excused(f findings.ValidationFinding) bool {
-	return f.RuleID == findings.SCHUnknownMember.ID && r.Version != 1 && f.Location.Line == r.InitLine && f.Location.Pointer == "/params/info"
+	switch {
+	case f.RuleID == findings.SCHUnknownMember.ID && r.Version != 1 && f.Location.Line == r.InitLine && f.Location.Pointer == "/params/info":
+		return true
+	case f.Blame == findings.PartyClient && r.FaultLines[f.Location.Line] != "":
+		return true
+	case r.DisconnectLine > 0 && (f.RuleID == findings.RPCUnanswered.ID || f.RuleID == findings.EXTNUnansweredExtension.ID):
+		return true
+	case r.DisconnectLine > 0 && f.Location.Line > r.DisconnectLine && !selfContained(f):
+		return true
+	case f.Location.Line > r.Overlap[0] && f.Location.Line <= r.Overlap[1] && overlapBlind[f.RuleID]:
+		// Two prompts ran at once: which turn an update or a stop reason
+		// belongs to is not in the transcript.
+		return true
+	}
+	return false
 }
 
 // execute runs one sequence: start the agent, play the client by plan,
@@ -151,9 +201,11 @@ func executeAt(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 	p.stop()
 	switch {
 	case c.failure != nil || c.interrupted:
-	case run.Close == ClosedBefore:
+	case run.Close == ClosedBefore && c.disconnectLine == 0:
 		c.fail(CheckCrash, "the agent exited before the client closed the connection; it %s", p.exitStatus())
-	case run.Close != ClosedOnStdin:
+	case run.Close != ClosedOnStdin && !(c.disconnectLine > 0 && run.Close == ClosedBefore):
+		// (After a disconnect the agent exits before the close ladder
+		// begins: stdin was closed then.)
 		c.fail(CheckClose, "the agent did not exit within %v of its stdin closing; it needed %s", opts.CloseGrace, run.Close)
 	}
 	run.Steps = c.steps
@@ -166,6 +218,9 @@ func executeAt(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 	run.ReadLines = c.readLines
 	run.Interrupted = c.interrupted
 	run.InitLine = c.initLine
+	run.FaultLines = c.faultLines
+	run.DisconnectLine = c.disconnectLine
+	run.Overlap = c.overlap
 	if c.failure != nil && (c.failure.Check == CheckTimeout || c.failure.Check == CheckStart) {
 		pc.timedOut()
 	}
@@ -196,6 +251,7 @@ type Plan struct {
 	Caps    []Capability // advertised
 	Version int          // requested protocolVersion
 	Actions []Action
+	Faults  []Fault // injected (see Fault)
 }
 
 // Action is one client step.
@@ -244,8 +300,9 @@ var actionKinds = []ActionKind{ActPrompt, ActPrompt, ActPrompt, ActPrompt, ActPr
 // injectErrorAnswer makes an fs call or terminal/create fail.
 const injectErrorAnswer = 5
 
-// planGenerator draws plans with at most maxSteps actions.
-func planGenerator(pool []Capability, maxSteps int) *rapid.Generator[*Plan] {
+// planGenerator draws plans with at most maxSteps actions, each injecting
+// a drawn subset of faults.
+func planGenerator(pool []Capability, faults []Fault, maxSteps int) *rapid.Generator[*Plan] {
 	action := rapid.Custom(func(t *rapid.T) Action {
 		kind := rapid.IntRange(0, len(actionKinds)-1).Draw(t, "kind (0-4 prompt, 5 new, 6 load, 7 close, 8 resume, 9 mode, 10 config, 11 probe)")
 		a := Action{Kind: actionKinds[kind], Session: rapid.IntRange(0, 3).Draw(t, "session")}
@@ -279,6 +336,11 @@ func planGenerator(pool []Capability, maxSteps int) *rapid.Generator[*Plan] {
 			p.Version = futureVersion
 		}
 		p.Actions = rapid.SliceOfN(action, 1, max(1, maxSteps)).Draw(t, "actions")
+		for _, f := range faults {
+			if rapid.Bool().Draw(t, "inject "+string(f)) {
+				p.Faults = append(p.Faults, f)
+			}
+		}
 		return p
 	})
 }
@@ -326,6 +388,9 @@ func (c *client) sequence() {
 		c.caps[k] = true
 	}
 	version := c.plan.Version
+	if len(c.plan.Faults) > 0 {
+		c.logf("inject faults %v", c.plan.Faults)
+	}
 	c.logf("initialize protocolVersion=%d capabilities=%v", version, c.advertised())
 	info := map[string]any{"name": "acplint-check", "title": "acplint check", "version": c.opts.Version}
 	params := map[string]any{
@@ -361,7 +426,7 @@ func (c *client) sequence() {
 		return
 	}
 	for _, a := range c.plan.Actions {
-		if c.failure != nil || c.interrupted {
+		if c.failure != nil || c.interrupted || c.disconnectLine > 0 {
 			return
 		}
 		c.answers = a.Answers
@@ -683,7 +748,21 @@ func (c *client) prompt(a Action) {
 	if plan.atOnce && cc.line > 0 {
 		c.cancelTurn("right after the prompt")
 	}
+	var second *clientCall
+	if c.plan.has(FaultOverlap) && !c.overlapped && cc.line > 0 {
+		// The user sends another message before the turn ends.
+		c.overlapped = true
+		c.logf("session/prompt %s again while the turn runs (fault %s)", s.id, FaultOverlap)
+		second = c.call("session/prompt", map[string]any{"sessionId": s.id, "prompt": []any{map[string]any{"type": "text", "text": promptTasks[0].text}}})
+		c.faultLines[second.line] = "a second prompt while a turn runs"
+		c.facts[FactClientRequest]++
+	}
 	ok := c.wait(cc, 0)
+	if second != nil && c.failure == nil {
+		// Either answer is fine (a queued turn, or an error): it must come.
+		c.wait(second, 0)
+		c.overlap = [2]int{second.line, c.rec.Len()}
+	}
 	switch {
 	case cc.respLine == 0:
 	case t.stuck:

@@ -34,6 +34,19 @@ says nothing for --idle-cancel is cancelled, as a user stops a stuck turn;
 for an agent whose turns only end when cancelled that time drops to 100ms.
 The agent's stderr is kept but never judged.
 
+Faults (--faults): a real editor is not a perfect client. With --faults the
+client also does what editors do wrong: late-answer (answers the agent's
+requests late), duplicate-answer (answers each twice), fs-error (fails
+every fs/* call), cancel-permission (dismisses permission requests: outcome
+"cancelled" in a turn that goes on), disconnect (closes the agent's stdin
+in mid-turn), overlap-prompt (a second prompt while a turn runs),
+chunked-write (writes each message in pieces). The tour runs them all, and
+each generated run a drawn subset. A robust agent does not crash
+(CHECK-CRASH) or hang (CHECK-TIMEOUT, CHECK-CLOSE after a disconnect),
+answers every prompt with a stop reason or an error (ACP-RPC-013), and
+sends nothing for a turn after its response (ACP-TURN-003, ACP-CXL-002).
+What the client does wrong on purpose is not held against either side.
+
 Sequences are generated with rapid: --seed replays a check exactly (for a
 deterministic agent). Each distinct failure is shrunk to the smallest run
 that still shows it; with --out DIR the minimal run is written as
@@ -112,6 +125,7 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	grace := fs.Duration("close-grace", conformance.DefaultCloseGrace, "`time` given at each step of the close ladder (stdin, SIGTERM, SIGKILL)")
 	shrinkTime := fs.Duration("shrink-time", conformance.DefaultShrinkTime, "`time` allowed to shrink each failure")
 	idleCancel := fs.Duration("idle-cancel", conformance.DefaultIdleCancel, "cancel a prompt turn in which the agent says nothing for this `time`, as a user stops a stuck turn (shortened for an agent whose turns only end when cancelled); 0 never")
+	faults := fs.String("faults", "none", "what the client does wrong on purpose, as editors do: `list` of late-answer, duplicate-answer, fs-error, cancel-permission, disconnect, overlap-prompt, chunked-write, or all, none")
 	budget := fs.Duration("budget", 0, "total `time` for the whole check: no run starts and none is shrunk once it is spent, and the verdict covers the runs made; 0 no limit")
 	maxShrinks := fs.Int("max-shrinks", conformance.DefaultMaxShrinks, "shrink at most this `number` of distinct failures")
 	maxLine := fs.Int("max-line", conformance.DefaultMaxLine, "longest agent line kept, in `bytes`; a longer one is recorded as a gap")
@@ -133,6 +147,11 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	capList, err := conformance.ParseCapabilities(*caps)
 	if err != nil {
 		e.errorf("check: --caps: %v", err)
+		return exitUsage
+	}
+	faultList, err := conformance.ParseFaults(*faults)
+	if err != nil {
+		e.errorf("check: --faults: %v", err)
 		return exitUsage
 	}
 	threshold, err := findings.ParseSeverity(*failOn)
@@ -159,6 +178,7 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		ShrinkTime:      *shrinkTime,
 		IdleCancel:      *idleCancel,
 		Budget:          *budget,
+		Faults:          faultList,
 		MaxShrinks:      *maxShrinks,
 		OutDir:          *out,
 		FailOn:          threshold,
