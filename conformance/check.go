@@ -219,9 +219,10 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 	}
 	k.add(pre)
 	started := pre.Facts[FactInitialize] > 0
+	tours := append(tourPlans(opts.Caps), faultTours(opts.Caps, opts.Faults)...)
 	if started {
 		// The tour reaches every feature once; then the generated runs.
-		for _, plan := range append(tourPlans(opts.Caps), faultTours(opts.Caps, opts.Faults)...) {
+		for _, plan := range tours {
 			if ctx.Err() != nil {
 				break
 			}
@@ -282,7 +283,7 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 	}
 	if opts.Budget > 0 && ctx.Err() != nil && user.Err() == nil {
 		v.BudgetSpent = true
-		v.Note = fmt.Sprintf("the budget of %v ran out: the verdict covers %d runs of the %d asked for", opts.Budget, len(k.runs), opts.Runs+1+len(tourPlans(nil)))
+		v.Note = fmt.Sprintf("the budget of %v ran out: the verdict covers %d runs of the %d asked for", opts.Budget, len(k.runs), 1+len(tours)+opts.Runs)
 	}
 	v.fillWindows()
 	v.ShrinkRuns = k.shrinkRuns

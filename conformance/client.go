@@ -253,8 +253,8 @@ type client struct {
 	// interrupted, not timed out.
 	outer context.Context
 	// faultLines are the client's messages that are wrong on purpose (see
-	// Fault), disconnectLine the last line before the client closed the
-	// agent's stdin in mid-turn (FaultDisconnect).
+	// Fault); disconnectLine is the transcript's length when the client
+	// closed the agent's stdin in mid-turn (FaultDisconnect).
 	faultLines     map[int]string
 	disconnectLine int
 	// overlapped: the one overlapping prompt of FaultOverlap was sent;
@@ -421,8 +421,12 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 		if limit > 0 && c.step(limit) {
 			continue
 		}
-		if idle > 0 && limit == idle && c.failure == nil && !c.interrupted && !c.eof && len(c.p.frames) == 0 {
-			c.cancelStuck(idle)
+		if idle > 0 && limit == idle && c.failure == nil && !c.interrupted && !c.eof {
+			// A message that arrived as the idle time ran out is read
+			// first: the turn was not silent after all.
+			if len(c.p.frames) == 0 {
+				c.cancelStuck(idle)
+			}
 			continue
 		}
 		what := fmt.Sprintf("%s (line %d)", cc.method, cc.line)

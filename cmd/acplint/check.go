@@ -61,7 +61,7 @@ race: it neither fails nor exercises the cancellation rules. A cancel counts
 as read by the agent when the client answered one of the agent's requests
 between the cancel and the prompt's response (stdin is read in order), when
 the turn had been silent for the idle time before the cancel, or when the
-response came --cancel-grace or more after the cancel. An agent that ends
+agent was silent for --cancel-grace after the cancel before it answered. An agent that ends
 every turn before a cancel can reach it gets "cancellation not exercised",
 with the reason: ACP-CXL-001 and ACP-CXL-002 are skipped, not failed. A
 finding lint lowers to a warning (the agent may have had a reason) fails at
@@ -121,7 +121,7 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	response := fs.Duration("response-timeout", conformance.DefaultResponseTimeout, "`time` of silence allowed while a request is pending")
 	runTimeout := fs.Duration("run-timeout", conformance.DefaultRunTimeout, "watchdog `time` for one whole run")
 	settle := fs.Duration("settle", conformance.DefaultSettle, "quiet `time` awaited after a cancelled turn, for late updates")
-	cancelGrace := fs.Duration("cancel-grace", conformance.DefaultCancelGrace, "an answer to a cancelled prompt this `time` after the cancel, with no client message between, counts as having read the cancel (quicker ones are races)")
+	cancelGrace := fs.Duration("cancel-grace", conformance.DefaultCancelGrace, "an agent silent this `time` after a cancel before it answers the cancelled prompt counts as having read the cancel (quicker answers are races)")
 	grace := fs.Duration("close-grace", conformance.DefaultCloseGrace, "`time` given at each step of the close ladder (stdin, SIGTERM, SIGKILL)")
 	shrinkTime := fs.Duration("shrink-time", conformance.DefaultShrinkTime, "`time` allowed to shrink each failure")
 	idleCancel := fs.Duration("idle-cancel", conformance.DefaultIdleCancel, "cancel a prompt turn in which the agent says nothing for this `time`, as a user stops a stuck turn (shortened for an agent whose turns only end when cancelled); 0 never")
