@@ -44,6 +44,17 @@ type Options struct {
 	CancelGrace time.Duration
 	CloseGrace  time.Duration // grace at each rung of the close ladder
 	ShrinkTime  time.Duration // time allowed to shrink one failure
+	// IdleCancel: a prompt turn in which the agent says nothing for this
+	// long is cancelled, as a user stops a turn that shows no progress;
+	// the check shortens it for an agent whose turns only end when
+	// cancelled (see pace). Negative never cancels.
+	IdleCancel time.Duration
+	// Budget bounds the whole check: once it is spent, no run is started
+	// and none shrunk, and the verdict covers the runs made (zero: none).
+	Budget time.Duration
+	// Faults are what the client may do wrong on purpose (see Fault): each
+	// generated run injects a drawn subset, and the tour runs them all.
+	Faults []Fault
 
 	// MaxShrinks bounds how many distinct failures are shrunk; negative
 	// shrinks none.
@@ -78,6 +89,7 @@ const (
 	DefaultCancelGrace     = 250 * time.Millisecond
 	DefaultCloseGrace      = 3 * time.Second
 	DefaultShrinkTime      = 20 * time.Second
+	DefaultIdleCancel      = 5 * time.Second
 	DefaultMaxShrinks      = 5
 	// DefaultMaxLine is the longest agent line kept: the codec's, so that
 	// check and lint agree on what a line too long is.
@@ -109,6 +121,9 @@ func (o *Options) defaults() {
 	set(&o.CancelGrace, DefaultCancelGrace)
 	set(&o.CloseGrace, DefaultCloseGrace)
 	set(&o.ShrinkTime, DefaultShrinkTime)
+	if o.IdleCancel == 0 {
+		o.IdleCancel = DefaultIdleCancel
+	}
 	if o.MaxLine <= 0 {
 		o.MaxLine = DefaultMaxLine
 	}
@@ -123,8 +138,8 @@ func (o *Options) defaults() {
 	}
 }
 
-// StartError says the agent would not start: it could not be run, or it
-// never answered initialize.
+// StartError says the agent's program could not be run at all. An agent
+// that runs but never answers initialize gets a verdict (CHECK-START).
 type StartError struct {
 	Agent  AgentCommand
 	Reason string
@@ -144,10 +159,14 @@ type checker struct {
 	ctx  context.Context
 	opts Options
 	ws   *Workspace
+	pace *pace
 
 	mu sync.Mutex
 	// runs are the exploration runs (the preflight is run 0).
 	runs []*Run
+	// tourRuns counts the tour runs among runs: with the preflight, they
+	// are not the generated runs --runs asks for.
+	tourRuns int
 	// shrinkRuns counts runs made while shrinking.
 	shrinkRuns int
 	// examples counts, per rule or check, the runs whose transcript is kept
@@ -175,37 +194,57 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &checker{ctx: ctx, opts: opts, ws: ws}
+	// The budget ends the check as an interrupt does, but the verdict of
+	// the runs made is a verdict like any other.
+	user := ctx
+	if opts.Budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Budget)
+		defer cancel()
+	}
+	k := &checker{ctx: ctx, opts: opts, ws: ws, pace: newPace(&opts)}
 	// Every run's transcript holds a spill file and a ring until the check
 	// is over: the verdict's windows are taken before it returns.
 	defer k.releaseTranscripts()
 	start := time.Now()
 
 	pre := k.execute(preflightPlan())
-	if ctx.Err() != nil && pre.Facts[FactInitialize] == 0 {
+	switch {
+	case pre.NotStarted:
+		pre.Transcript.release()
+		return nil, &StartError{Agent: opts.Agent, Reason: pre.Failure.Message, Stderr: pre.Stderr}
+	case pre.Interrupted && pre.Facts[FactInitialize] == 0 && user.Err() != nil:
 		pre.Transcript.release()
 		return nil, ErrInterrupted
-	}
-	if pre.Facts[FactInitialize] == 0 {
+	case pre.Interrupted && user.Err() == nil:
 		pre.Transcript.release()
-		reason := "it never answered initialize"
-		if pre.Failure != nil {
-			reason = pre.Failure.Message
-		}
-		return nil, &StartError{Agent: opts.Agent, Reason: reason, Stderr: pre.Stderr}
+		return nil, fmt.Errorf("the budget of %v ran out during the first run", opts.Budget)
 	}
 	k.add(pre)
-
-	plans := planGenerator(opts.Caps, opts.Steps)
-	failed, logs := runRapid("acplint-check", rapidSettings{checks: opts.Runs, seed: opts.Seed, shrinkTime: opts.ShrinkTime}, func(t *rapid.T) {
-		plan := plans.Draw(t, "plan")
-		if ctx.Err() != nil {
-			return
+	started := pre.Facts[FactInitialize] > 0
+	tours := append(tourPlans(opts.Caps), faultTours(opts.Caps, opts.Faults)...)
+	if started {
+		// The tour reaches every feature once; then the generated runs.
+		for _, plan := range tours {
+			if ctx.Err() != nil {
+				break
+			}
+			if k.addRun(k.execute(plan)) {
+				k.tourRuns++
+			}
 		}
-		k.add(k.execute(plan))
-	})
-	if failed {
-		return nil, fmt.Errorf("internal error while generating sequences:\n%s", strings.Join(logs, "\n"))
+		plans := planGenerator(opts.Caps, opts.Faults, opts.Steps)
+		failed, logs := runRapid("acplint-check", rapidSettings{checks: opts.Runs, seed: opts.Seed, shrinkTime: opts.ShrinkTime}, func(t *rapid.T) {
+			// Once the check is stopped, the remaining checks draw nothing:
+			// drawing a plan is what costs.
+			if ctx.Err() != nil {
+				return
+			}
+			k.addRun(k.execute(plans.Draw(t, "plan")))
+		})
+		if failed {
+			return nil, fmt.Errorf("internal error while generating sequences:\n%s", strings.Join(logs, "\n"))
+		}
 	}
 	explored := time.Since(start)
 
@@ -213,6 +252,14 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 	v.Duration = explored
 	if explored > 0 {
 		v.RunsPerSecond = float64(len(k.runs)) / explored.Seconds()
+	}
+	if !started {
+		// An agent that runs but never answers initialize (it exits, stays
+		// silent or answers another id) fails the preflight, and nothing
+		// else can be tried.
+		v.NotStarted = true
+		v.Stderr = lastLines(pre.Stderr, 10)
+		v.Summary = "not conformant: the agent did not start: " + pre.Failure.Message
 	}
 	for _, key := range k.failingKeys() {
 		if len(v.Reproductions) >= opts.MaxShrinks || ctx.Err() != nil {
@@ -227,6 +274,9 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 				break
 			}
 		}
+		if !started {
+			shown = pre
+		}
 		rep, err := k.reproduce(key, shown)
 		if err != nil {
 			return nil, err
@@ -235,6 +285,10 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 		if r := v.rule(key); r != nil {
 			r.Reproduction = rep
 		}
+	}
+	if opts.Budget > 0 && ctx.Err() != nil && user.Err() == nil {
+		v.BudgetSpent = true
+		v.Note = fmt.Sprintf("the budget of %v ran out: the verdict covers %d of the %d generated runs asked for, after the preflight and %d tour run(s)", opts.Budget, v.Runs, opts.Runs, k.tourRuns)
 	}
 	v.fillWindows()
 	v.ShrinkRuns = k.shrinkRuns
@@ -245,7 +299,7 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 
 // execute runs one sequence.
 func (k *checker) execute(plan *Plan) *Run {
-	run := execute(k.ctx, &k.opts, k.ws, plan)
+	run := executeAt(k.ctx, &k.opts, k.ws, plan, k.pace)
 	k.mu.Lock()
 	k.transcripts = append(k.transcripts, run.Transcript)
 	k.mu.Unlock()
@@ -258,6 +312,17 @@ func (k *checker) releaseTranscripts() {
 	for _, t := range k.transcripts {
 		t.release()
 	}
+}
+
+// addRun keeps an exploration run unless the check was stopped while it
+// ran (a run cut short has no verdict), and reports whether it kept it.
+func (k *checker) addRun(run *Run) bool {
+	if run.Interrupted {
+		run.Transcript.release()
+		return false
+	}
+	k.add(run)
+	return true
 }
 
 // add keeps an exploration run. Its transcript is kept only while the
@@ -335,7 +400,9 @@ func (r *Run) isFailure(f findings.ValidationFinding) bool {
 
 // judge returns the severity at which f fails the agent, and false when
 // it does not: it blames the client or the tool, or the machine lowered it
-// below its rule's severity (a race, a truncated stream).
+// to information (a race, a truncated stream). A finding the machine
+// lowered to a warning (the agent may have had a reason) fails at that
+// level, in the SHOULD tier.
 //
 // For a cancelled turn the harness knows more than the transcript shows.
 // The machine takes a prompt response that is the agent's first message
@@ -346,7 +413,7 @@ func (r *Run) isFailure(f findings.ValidationFinding) bool {
 // the cancel (no client answer in between, and quicker than the cancel
 // grace) is a race for the verdict.
 func (r *Run) judge(f findings.ValidationFinding) (findings.Severity, bool) {
-	if f.Blame != findings.PartyAgent && f.Blame != findings.PartyEither {
+	if (f.Blame != findings.PartyAgent && f.Blame != findings.PartyEither) || r.excused(f) {
 		return 0, false
 	}
 	rule := ruleByID(f.RuleID)
@@ -355,11 +422,13 @@ func (r *Run) judge(f findings.ValidationFinding) (findings.Severity, bool) {
 		switch {
 		case r.RaceLines[f.Location.Line]:
 			return 0, false
-		case r.ReadLines[f.Location.Line]:
+		case r.ReadLines[f.Location.Line] != "":
 			return rule.Severity, true
 		}
 	}
-	if rule != nil && f.Severity < rule.Severity {
+	if rule != nil && f.Severity == findings.SeverityInfo && rule.Severity > findings.SeverityInfo {
+		// Lowered to information: the machine could not tell (a race, a
+		// truncated stream).
 		return 0, false
 	}
 	return f.Severity, true
@@ -413,13 +482,16 @@ func (k *checker) reproduce(key string, shown *Run) (*Reproduction, error) {
 		return k.writeReproduction(&Reproduction{Key: key, Shrunk: true}, shown)
 	}
 	var last *Run
-	plans := planGenerator(k.opts.Caps, k.opts.Steps)
+	plans := planGenerator(k.opts.Caps, k.opts.Faults, k.opts.Steps)
 	failed, _ := runRapid("acplint-check-"+key, rapidSettings{checks: k.opts.Runs, seed: k.opts.Seed, shrinkTime: k.opts.ShrinkTime}, func(t *rapid.T) {
-		plan := plans.Draw(t, "plan")
 		if k.ctx.Err() != nil {
 			return
 		}
-		run := k.execute(plan)
+		run := k.execute(plans.Draw(t, "plan"))
+		if run.Interrupted {
+			run.Transcript.release()
+			return
+		}
 		k.mu.Lock()
 		k.shrinkRuns++
 		k.mu.Unlock()
@@ -436,16 +508,69 @@ func (k *checker) reproduce(key string, shown *Run) (*Reproduction, error) {
 	run := last
 	if failed && last != nil {
 		rep.Shrunk = true
+	} else if first := k.firstFailing(key); first != nil && first.Plan != nil {
+		// The generated runs did not show it (a tour run found it) or it
+		// did not come back: shrink the run that showed it by its actions.
+		run, rep.Shrunk = k.shrinkActions(key, first)
+		if !rep.Shrunk {
+			rep.Note = "the failure did not recur when replayed, so this is the original run, not shrunk"
+		}
 	} else {
-		// The failure did not come back (it depends on timing): keep the
-		// run that showed it.
-		run = k.firstFailing(key)
+		run = first
 		rep.Note = "the failure did not recur when replayed, so this is the original run, not shrunk"
 	}
 	if run == nil {
 		return rep, nil
 	}
 	return k.writeReproduction(rep, run)
+}
+
+// shrinkActions makes the run of failing's plan that still fails key as
+// small as it can within the shrink time: it drops one action at a time,
+// then one advertised capability at a time, keeping each drop after which
+// a fresh run still fails. It returns failing itself, and false, when the
+// failure does not recur at all.
+func (k *checker) shrinkActions(key string, failing *Run) (*Run, bool) {
+	deadline := time.Now().Add(k.opts.ShrinkTime)
+	best := failing
+	recurred := false
+	try := func(p *Plan) bool {
+		if time.Now().After(deadline) || k.ctx.Err() != nil {
+			return false
+		}
+		run := k.execute(p)
+		k.mu.Lock()
+		k.shrinkRuns++
+		k.mu.Unlock()
+		if run.Interrupted || !run.failing(findings.SeverityWarning)[key] {
+			run.Transcript.release()
+			return false
+		}
+		if best != failing {
+			best.Transcript.release()
+		}
+		best, recurred = run, true
+		return true
+	}
+	plan := failing.Plan
+	if !try(plan) {
+		return failing, false
+	}
+	for i := len(plan.Actions) - 1; i >= 0 && len(plan.Actions) > 1; i-- {
+		smaller := *plan
+		smaller.Actions = append(append([]Action(nil), plan.Actions[:i]...), plan.Actions[i+1:]...)
+		if try(&smaller) {
+			plan = &smaller
+		}
+	}
+	for i := len(plan.Caps) - 1; i >= 0; i-- {
+		fewer := *plan
+		fewer.Caps = append(append([]Capability(nil), plan.Caps[:i]...), plan.Caps[i+1:]...)
+		if try(&fewer) {
+			plan = &fewer
+		}
+	}
+	return best, recurred
 }
 
 // writeReproduction writes run as the minimal transcript of rep.Key and
@@ -501,8 +626,8 @@ func (k *checker) writeReproduction(rep *Reproduction, run *Run) (*Reproduction,
 				rep.Reproduced = true
 				ff := f
 				rep.Finding = &ff
-				if r := ruleByID(f.RuleID); r != nil && f.Severity < r.Severity {
-					rep.Note = fmt.Sprintf("lint reports this at %s severity, taking the response for a possible cancel race; the harness answered the agent's request after the cancel and before the response, so the agent had read the cancel", f.Severity)
+				if why := run.ReadLines[f.Location.Line]; why != "" && f.Severity == findings.SeverityInfo {
+					rep.Note = fmt.Sprintf("lint reports this at %s severity, taking the response for a possible cancel race; but %s", f.Severity, why)
 				}
 			}
 		}

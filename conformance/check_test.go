@@ -95,7 +95,7 @@ func TestReferenceAgentConforms(t *testing.T) {
 		t.Errorf("the harness's own messages have findings (a bug in the client): run %d: %s %s", p.Run, p.Finding.RuleID, p.Finding.Message)
 	}
 	// The sequences must reach the features the verdict is about.
-	for _, id := range []string{"ACP-CXL-001", "ACP-CAP-001", "ACP-CAP-003", "ACP-TOOL-002", "ACP-SEQ-007", "ACP-SES-011", "ACP-TERM-001", "ACP-VER-002"} {
+	for _, id := range []string{"ACP-CXL-001", "ACP-CAP-001", "ACP-CAP-003", "ACP-TOOL-002", "ACP-SEQ-007", "ACP-SES-011", "ACP-TERM-001", "ACP-VER-002", "ACP-VER-007", "ACP-EXTN-003", "ACP-CAP-023"} {
 		r := v.rule(id)
 		if r == nil || r.Exercised == 0 {
 			t.Errorf("%s was never exercised in %d runs", id, v.Runs)
@@ -116,11 +116,12 @@ func TestDefectAgents(t *testing.T) {
 		want   []string
 	}{
 		{agents.EndTurnAfterCancel, []string{"ACP-CXL-001"}},
-		{agents.QuietEndTurn, []string{"ACP-CXL-001"}},
+		// The pending tool call it leaves is ACP-TURN-004 (a SHOULD).
+		{agents.QuietEndTurn, []string{"ACP-CXL-001", "ACP-TURN-004"}},
 		{agents.UpdateAfterCancel, []string{"ACP-CXL-002"}},
 		{agents.UnknownToolCallUpdate, []string{"ACP-TOOL-002"}},
 		{agents.FSWithoutCapability, []string{"ACP-CAP-001"}},
-		{agents.EchoVersion, []string{"ACP-VER-002"}},
+		{agents.EchoVersion, []string{"ACP-VER-007"}},
 		{agents.NonJSONStdout, []string{"ACP-WIRE-001"}},
 		{agents.NeverAnswer, []string{CheckTimeout, "ACP-RPC-013"}},
 		{agents.CrashMidTurn, []string{CheckCrash, "ACP-RPC-013"}},
@@ -209,9 +210,9 @@ func TestAgentThatWillNotStart(t *testing.T) {
 	opts := testOptions(t, "mute")
 	opts.StartupTimeout = 300 * time.Millisecond
 	opts.CloseGrace = 200 * time.Millisecond
-	_, err := Check(context.Background(), opts)
-	if !IsStartError(err) || !strings.Contains(err.Error(), "startup timeout") {
-		t.Errorf("a mute agent: got %v, want a start error naming the startup timeout", err)
+	v, err := Check(context.Background(), opts)
+	if err != nil || !v.NotStarted || v.Conformant || !slices.Contains(v.Failed(), CheckStart) || !strings.Contains(v.Summary, "startup timeout") {
+		t.Errorf("a mute agent: got %v, %+v; want a verdict that fails %s naming the startup timeout", err, v, CheckStart)
 	}
 	opts.Agent = AgentCommand{Path: filepath.Join(t.TempDir(), "no-such-agent")}
 	_, err = Check(context.Background(), opts)
@@ -323,7 +324,7 @@ func BenchmarkReferenceRuns(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	plans := planGenerator(opts.Caps, opts.Steps)
+	plans := planGenerator(opts.Caps, nil, opts.Steps)
 	lines, i := 0, 0
 	for b.Loop() {
 		i++
@@ -335,4 +336,123 @@ func BenchmarkReferenceRuns(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 	b.ReportMetric(float64(lines)/float64(b.N), "lines/run")
+}
+
+// TestTimeoutsScaleDown: once an agent let a request time out, later runs
+// wait a multiple of its slowest answer instead of the full response
+// timeout, so a check of an agent that never answers a prompt costs one
+// timeout, not one per run.
+func TestTimeoutsScaleDown(t *testing.T) {
+	t.Parallel()
+	opts := testOptions(t, string(agents.NeverAnswer))
+	opts.ResponseTimeout = 4 * time.Second
+	opts.IdleCancel = -1
+	opts.defaults()
+	ws, err := NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &checker{ctx: context.Background(), opts: opts, ws: ws, pace: newPace(&opts)}
+	defer k.releaseTranscripts()
+	first := k.execute(preflightPlan())
+	if first.Failure == nil || first.Failure.Check != CheckTimeout || first.Duration < opts.ResponseTimeout {
+		t.Fatalf("the first run: %+v after %v, want %s after the full timeout", first.Failure, first.Duration, CheckTimeout)
+	}
+	second := k.execute(preflightPlan())
+	if second.Failure == nil || second.Failure.Check != CheckTimeout {
+		t.Fatalf("the second run: %+v, want %s", second.Failure, CheckTimeout)
+	}
+	// The scaled wait is minScaledWait here (the agent answers the rest at
+	// once); starting and closing the agent add to the run.
+	if second.Duration > opts.ResponseTimeout/2 {
+		t.Errorf("the second run took %v, want well under the timeout of %v", second.Duration.Round(time.Millisecond), opts.ResponseTimeout)
+	}
+}
+
+// TestBudget: --budget ends the check in time with a verdict of the runs
+// made, which says that the budget ran out.
+func TestBudget(t *testing.T) {
+	t.Parallel()
+	opts := testOptions(t, "reference")
+	opts.Runs = 100000
+	opts.Budget = 1500 * time.Millisecond
+	start := time.Now()
+	v, err := Check(context.Background(), opts)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took > opts.Budget+2*time.Second {
+		t.Errorf("the check took %v with a budget of %v", took.Round(time.Millisecond), opts.Budget)
+	}
+	// How many runs fit in the budget depends on the machine's load; that
+	// the check stopped short of the runs asked for does not.
+	if !v.BudgetSpent || v.Runs >= opts.Runs || !strings.Contains(v.Note, "budget") {
+		t.Errorf("verdict: budget spent %v, %d runs, note %q; want the budget spent, the runs made, and a note", v.BudgetSpent, v.Runs, v.Note)
+	}
+	for _, r := range v.Rules {
+		if r.Status == StatusFailed {
+			t.Errorf("%s failed: the runs cut short by the budget must not count", r.ID)
+		}
+	}
+}
+
+// TestFaults: with every fault injected (an editor that answers late and
+// twice, fails file reads, dismisses permission requests, quits in
+// mid-turn, sends a second prompt while one runs and writes in pieces) the
+// reference agent stays conformant and the harness stays clean; an agent
+// that dies on a duplicate answer passes a fault-free check and fails
+// CHECK-CRASH under --faults duplicate-answer.
+func TestFaults(t *testing.T) {
+	t.Parallel()
+	opts := testOptions(t, "reference")
+	opts.Runs = 25
+	opts.Faults = AllFaults
+	opts.MaxShrinks = -1
+	v, err := Check(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	_ = v.Write(&text, FormatText)
+	if !v.Conformant || len(v.Failed()) > 0 || len(v.HarnessProblems) > 0 {
+		t.Errorf("the reference agent under every fault: failed %v, %d harness problems\n%s", v.Failed(), len(v.HarnessProblems), text.String())
+	}
+
+	intolerant := testOptions(t, string(agents.CrashOnDuplicateAnswer))
+	intolerant.Runs = 6
+	intolerant.MaxShrinks = -1
+	v, err = Check(context.Background(), intolerant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Conformant {
+		t.Errorf("without faults the agent that dies on a duplicate answer fails %v", v.Failed())
+	}
+	intolerant.Faults = []Fault{FaultDuplicate}
+	v, err = Check(context.Background(), intolerant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Conformant || !slices.Contains(v.Failed(), CheckCrash) {
+		t.Errorf("with duplicate answers it fails %v, want %s among them", v.Failed(), CheckCrash)
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	for in, want := range map[string][]Fault{
+		"all":                              AllFaults,
+		"none":                             nil,
+		"late-answer, chunked-write":       {FaultLate, FaultChunked},
+		"disconnect,disconnect":            {FaultDisconnect},
+		"overlap-prompt,cancel-permission": {FaultOverlap, FaultCancelPermission},
+	} {
+		got, err := ParseFaults(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseFaults(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseFaults("crash"); err == nil {
+		t.Error("an unknown fault was accepted")
+	}
 }

@@ -107,6 +107,7 @@ type agentInfo struct {
 	loadSession     bool
 	embeddedContext bool
 	close           bool
+	resume          bool
 }
 
 // clientSession is a session the harness opened.
@@ -114,6 +115,32 @@ type clientSession struct {
 	id      string
 	open    bool
 	prompts int // turns run, for session/load with history
+	// modes and config are what session/new returned, kept current by the
+	// client's own changes.
+	modes  *sessionModes
+	config []configOption
+}
+
+// sessionModes is the modes member of a session/new result.
+type sessionModes struct {
+	CurrentModeID  string `json:"currentModeId"`
+	AvailableModes []struct {
+		ID string `json:"id"`
+	} `json:"availableModes"`
+}
+
+// configOption is one entry of a session's configOptions, as far as the
+// client needs it to pick another valid value.
+type configOption struct {
+	ID           string          `json:"id"`
+	Type         string          `json:"type"`
+	CurrentValue json.RawMessage `json:"currentValue"`
+	Options      []struct {
+		Value   json.RawMessage `json:"value"`
+		Options []struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"options"` // a group of values
+	} `json:"options"`
 }
 
 // turnPlan says when to cancel a prompt turn.
@@ -125,6 +152,8 @@ type turnPlan struct {
 	atRequest   bool
 	// viaClose cancels by closing the session instead of session/cancel.
 	viaClose bool
+	// atOnce cancels right after the prompt is sent.
+	atOnce bool
 }
 
 // activeTurn is the prompt turn in progress.
@@ -142,6 +171,17 @@ type activeTurn struct {
 	// firstAnswer is the transcript line of the client's first answer to an
 	// agent request after the cancel.
 	firstAnswer int
+	// stuck: the client cancelled the turn because the agent had been
+	// silent for the idle time (see pace.idle), with no message of the
+	// agent on its way.
+	stuck bool
+	// lastAt is when the agent last said something in the turn (the
+	// prompt's sending at first), longestGap its longest silence.
+	lastAt     time.Time
+	longestGap time.Duration
+	// before is when the agent said what came before its latest message
+	// (once the turn is over, before its response).
+	before time.Time
 }
 
 // Failure is something the harness itself saw go wrong with the agent:
@@ -190,8 +230,9 @@ type client struct {
 	steps []string
 	// raceLines are prompt responses that may have crossed their cancel.
 	raceLines map[int]bool
-	// readLines are prompt responses written after the agent read the cancel.
-	readLines map[int]bool
+	// readLines are prompt responses written after the agent read the
+	// cancel, with how the harness knows.
+	readLines map[int]string
 	// closing is set once the close ladder runs: nothing is answered then.
 	closing bool
 	eof     bool
@@ -199,22 +240,44 @@ type client struct {
 	interrupted bool
 	// sentAt is when the last line to the agent was recorded.
 	sentAt time.Time
+	// pace is the check's knowledge of the agent's speed (nil outside a
+	// check).
+	pace *pace
+	// stray is the transcript line of the latest response whose id
+	// matches no request the client has pending, strayAt when it came.
+	stray   int
+	strayAt time.Time
+	// initLine is the transcript line of the initialize request.
+	initLine int
+	// outer is the context of the whole check: when it ends, the run is
+	// interrupted, not timed out.
+	outer context.Context
+	// faultLines are the client's messages that are wrong on purpose (see
+	// Fault); disconnectLine is the transcript's length when the client
+	// closed the agent's stdin in mid-turn (FaultDisconnect).
+	faultLines     map[int]string
+	disconnectLine int
+	// overlapped: the one overlapping prompt of FaultOverlap was sent;
+	// overlap spans the lines from it to its response.
+	overlapped bool
+	overlap    [2]int
 }
 
 // Fact is something that happened in a run and that makes a rule
 // exercised (see profile.go).
 type Fact string
 
-func newClient(ctx context.Context, opts *Options, p *proc, plan *Plan, buf *buffers) *client {
+func newClient(ctx context.Context, opts *Options, p *proc, plan *Plan, buf *buffers, pc *pace) *client {
 	return &client{
-		ctx: ctx, opts: opts, p: p, rec: p.rec, plan: plan, buf: buf,
+		ctx: ctx, opts: opts, p: p, rec: p.rec, plan: plan, buf: buf, pace: pc,
 		caps:         map[Capability]bool{},
 		calls:        map[string]*clientCall{},
 		terminals:    map[string]*simTerminal{},
 		facts:        map[Fact]int{},
 		unadvertised: map[string]int{},
 		raceLines:    map[int]bool{},
-		readLines:    map[int]bool{},
+		faultLines:   map[int]string{},
+		readLines:    map[int]string{},
 	}
 }
 
@@ -232,6 +295,11 @@ func (c *client) logf(format string, args ...any) {
 }
 
 func (c *client) fail(check, format string, args ...any) {
+	if c.facts[FactInitialize] == 0 && (check == CheckCrash || check == CheckTimeout) {
+		// Whatever goes wrong before initialize is answered, the agent did
+		// not start.
+		check = CheckStart
+	}
 	if c.failure == nil {
 		c.failure = &Failure{Check: check, Message: fmt.Sprintf(format, args...)}
 	}
@@ -242,7 +310,13 @@ func (c *client) write(msg []byte) (int, bool) {
 	if c.failure != nil {
 		return 0, false
 	}
-	line, at, err := c.p.send(msg, c.opts.ResponseTimeout)
+	send := c.p.send
+	if c.plan.has(FaultChunked) {
+		send = func(line []byte, timeout time.Duration) (int, time.Time, error) {
+			return c.p.sendChunked(line, timeout, chunkPause)
+		}
+	}
+	line, at, err := send(msg, c.responseTimeout())
 	c.sentAt = at
 	if err != nil {
 		c.crashed(fmt.Sprintf("writing to the agent's stdin failed (%v)", err))
@@ -292,7 +366,15 @@ func (c *client) answer(msg []byte) {
 	if c.closing {
 		return
 	}
+	if c.plan.has(FaultLate) {
+		time.Sleep(lateAnswer)
+	}
 	line, ok := c.write(msg)
+	if ok && c.plan.has(FaultDuplicate) {
+		if again, ok := c.write(msg); ok {
+			c.faultLines[again] = "the same answer again"
+		}
+	}
 	// Answer lines only matter after the running turn's cancel, and only the
 	// first of them (see cancelRead).
 	if t := c.turn; ok && t != nil && t.cancelled && t.firstAnswer == 0 {
@@ -306,48 +388,119 @@ func (c *client) answer(msg []byte) {
 // up first after the agent started, however much the agent says
 // meanwhile: an agent that logs to stdout and never answers does not
 // start.
+//
+// Two things end the wait sooner. A prompt turn in which the agent falls
+// silent for the idle time (pace.idle) is cancelled, as a user stops a
+// turn that shows no progress; the wait goes on for the answer to the
+// cancel. And once the agent answered an id the client never sent (or
+// already had answered), it is given strayGrace more for the real answer:
+// it believes it has answered.
 func (c *client) wait(cc *clientCall, first time.Duration) bool {
-	timeout := c.opts.ResponseTimeout
 	var deadline time.Time
 	if first > 0 {
 		deadline = c.p.start.Add(first)
 	}
+	sent := time.Now()
 	for !cc.done {
-		if c.failure != nil || c.interrupted {
+		if c.failure != nil || c.interrupted || c.disconnectLine > 0 {
 			return false
 		}
+		timeout := c.responseTimeout()
 		if first > 0 {
 			timeout = time.Until(deadline)
 		}
-		if timeout <= 0 || !c.step(timeout) {
-			switch {
-			case c.failure != nil || c.interrupted:
-			case c.eof:
-				c.crashed(fmt.Sprintf("the agent closed stdout while %s (line %d) was pending", cc.method, cc.line))
-			case first > 0:
-				c.fail(CheckStart, "no response to %s (line %d) within the startup timeout of %v (the agent wrote %d line(s) on stdout meanwhile)", cc.method, cc.line, first, c.facts[FactAgentLine])
-			default:
-				c.fail(CheckTimeout, "no response to %s (line %d) and no other message for %v", cc.method, cc.line, timeout)
-			}
-			if c.failure != nil && c.failure.Line == 0 {
-				c.failure.Line = cc.line
-			}
-			return false
+		limit := timeout
+		stray := c.stray > cc.line && cc.line > 0
+		if stray {
+			limit = min(limit, strayGrace-time.Since(c.strayAt))
 		}
+		idle := c.stuckAfter(cc)
+		if idle > 0 && idle < limit {
+			limit = idle
+		}
+		if limit > 0 && c.step(limit) {
+			continue
+		}
+		if idle > 0 && limit == idle && c.failure == nil && !c.interrupted && !c.eof {
+			// A message that arrived as the idle time ran out is read
+			// first: the turn was not silent after all.
+			if len(c.p.frames) == 0 {
+				c.cancelStuck(idle)
+			}
+			continue
+		}
+		what := fmt.Sprintf("%s (line %d)", cc.method, cc.line)
+		switch {
+		case c.failure != nil || c.interrupted:
+		case c.eof && first > 0:
+			c.crashedAs(CheckStart, fmt.Sprintf("the agent closed stdout before it answered %s", what))
+		case c.eof:
+			c.crashed(fmt.Sprintf("the agent closed stdout while %s was pending", what))
+		case stray && first > 0:
+			c.fail(CheckStart, "no response to %s: the agent answered an id the client never sent at line %d and then said nothing for %v", what, c.stray, strayGrace)
+		case stray:
+			c.fail(CheckTimeout, "no response to %s: the agent answered an id the client never sent at line %d and then said nothing for %v", what, c.stray, strayGrace)
+		case first > 0:
+			c.fail(CheckStart, "no response to %s within the startup timeout of %v (the agent wrote %d line(s) on stdout meanwhile)", what, first, c.facts[FactAgentLine])
+		default:
+			c.fail(CheckTimeout, "no response to %s and no other message for %v", what, timeout)
+		}
+		if c.failure != nil && c.failure.Line == 0 {
+			c.failure.Line = cc.line
+		}
+		return false
+	}
+	if cc.respLine > 0 && first == 0 {
+		// (The answer to initialize includes the agent's start, which is
+		// not what a response timeout is about.)
+		c.pace.answered(time.Since(sent))
 	}
 	// A request whose write failed is done without a response: the failure
 	// says so.
 	return cc.err == nil && c.failure == nil
 }
 
+// strayGrace is how long the client still waits for a response after the
+// agent answered an id the client never sent.
+const strayGrace = 500 * time.Millisecond
+
+// responseTimeout is the silence allowed while a request is pending.
+func (c *client) responseTimeout() time.Duration {
+	if d := c.pace.response(); d > 0 {
+		return d
+	}
+	return c.opts.ResponseTimeout
+}
+
+// stuckAfter returns the idle time after which the client cancels the
+// turn that cc is the prompt of, or 0 when it will not.
+func (c *client) stuckAfter(cc *clientCall) time.Duration {
+	t := c.turn
+	if t == nil || t.call != cc || t.cancelled || c.closing {
+		return 0
+	}
+	return c.pace.idle()
+}
+
+// cancelStuck cancels the running turn after the agent was silent for
+// idle.
+func (c *client) cancelStuck(idle time.Duration) {
+	t := c.turn
+	t.stuck = true
+	t.plan.viaClose = false
+	c.cancelTurn("after %v without a message from the agent", idle)
+}
+
 // crashed records that the agent went away, with its exit status when it
 // is known shortly.
-func (c *client) crashed(what string) {
+func (c *client) crashed(what string) { c.crashedAs(CheckCrash, what) }
+
+func (c *client) crashedAs(check, what string) {
 	select {
 	case <-c.p.exited:
 	case <-time.After(200 * time.Millisecond):
 	}
-	c.fail(CheckCrash, "%s; the agent %s", what, c.p.exitStatus())
+	c.fail(check, "%s; the agent %s", what, c.p.exitStatus())
 }
 
 // step handles one agent message, waiting at most timeout for it. It
@@ -367,7 +520,7 @@ func (c *client) step(timeout time.Duration) bool {
 	case <-timer.C:
 		return false
 	case <-c.ctx.Done():
-		if errors.Is(c.ctx.Err(), context.DeadlineExceeded) {
+		if errors.Is(c.ctx.Err(), context.DeadlineExceeded) && (c.outer == nil || c.outer.Err() == nil) {
 			c.fail(CheckTimeout, "the run took longer than the run timeout of %v", c.opts.RunTimeout)
 		} else {
 			c.interrupted = true // the user stopped the check: no verdict on this run
@@ -392,11 +545,23 @@ func (c *client) handle(f frame) {
 	t := c.turn
 	if t != nil && !t.call.done {
 		t.seen++
+		t.longestGap = max(t.longestGap, f.at.Sub(t.lastAt))
+		t.before, t.lastAt = t.lastAt, f.at
 	}
 	var m wireMsg
 	trimmed := bytes.TrimSpace(f.line)
 	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &m) == nil {
 		c.dispatch(f, &m)
+	}
+	if t != nil && !t.call.done && c.disconnectLine == 0 && c.plan.has(FaultDisconnect) && len(c.p.frames) == 0 {
+		// The editor quits in mid-turn, once it has read all the agent
+		// wrote: what is still on its way was written to a client that was
+		// there, and is judged as such.
+		c.disconnectLine = c.rec.Len()
+		c.closing = true
+		c.logf("close the agent's stdin in mid-turn (fault %s)", FaultDisconnect)
+		c.p.closeStdin()
+		return
 	}
 	// Cancel only while the prompt is still unanswered: a cancel after
 	// the response would be the client's mistake (ACP-CXL-005).
@@ -429,6 +594,7 @@ func (c *client) onResponse(f frame, m *wireMsg) {
 	key := domain.RequestID{Raw: m.ID}.Key()
 	cc, ok := c.calls[key]
 	if !ok || cc.done {
+		c.stray, c.strayAt = f.num, f.at
 		return
 	}
 	cc.done = true
@@ -447,14 +613,22 @@ func (c *client) onNotification(m *wireMsg) {
 	}
 	c.facts[FactUpdate]++
 	var p struct {
-		Update struct {
+		SessionID string `json:"sessionId"`
+		Update    struct {
 			SessionUpdate string `json:"sessionUpdate"`
+			CurrentModeID string `json:"currentModeId"`
 		} `json:"update"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	switch p.Update.SessionUpdate {
 	case "tool_call", "tool_call_update":
 		c.facts[FactToolCall]++
+	case "current_mode_update":
+		for _, s := range c.sessions {
+			if s.id == p.SessionID && s.modes != nil && p.Update.CurrentModeID != "" {
+				s.modes.CurrentModeID = p.Update.CurrentModeID
+			}
+		}
 	}
 }
 
@@ -522,6 +696,11 @@ func (c *client) answerPermission(m *wireMsg) {
 		c.reply(m.ID, map[string]any{"outcome": map[string]any{"outcome": "cancelled"}})
 		return
 	}
+	if c.plan.has(FaultCancelPermission) {
+		c.logf("answer permission with cancelled: the user dismissed it (fault %s)", FaultCancelPermission)
+		c.reply(m.ID, map[string]any{"outcome": map[string]any{"outcome": "cancelled"}})
+		return
+	}
 	i := c.nextAnswer() % len(p.Options)
 	o := p.Options[i]
 	c.facts[Fact("permission:"+o.Kind)]++
@@ -553,7 +732,7 @@ func (c *client) readFile(m *wireMsg) {
 		c.replyError(m.ID, -32602, "Invalid params: path must be an absolute path")
 		return
 	}
-	if c.injectError() {
+	if c.injectError() || c.plan.has(FaultFSError) {
 		c.logf("fail fs/read_text_file %s (injected)", p.Path)
 		c.replyError(m.ID, -32603, "Internal error: reading "+p.Path+" failed: input/output error")
 		return
@@ -582,7 +761,7 @@ func (c *client) writeFile(m *wireMsg) {
 		c.replyError(m.ID, -32602, "Invalid params: path must be an absolute path")
 		return
 	}
-	if c.injectError() {
+	if c.injectError() || c.plan.has(FaultFSError) {
 		c.logf("fail fs/write_text_file %s (injected)", p.Path)
 		c.replyError(m.ID, -32603, "Internal error: writing "+p.Path+" failed: read-only file system")
 		return
@@ -661,6 +840,7 @@ func (c *client) cancelTurn(why string, args ...any) {
 		c.logf("close %s "+why, append([]any{t.sess.id}, args...)...)
 		t.closeCall = c.call("session/close", map[string]any{"sessionId": t.sess.id})
 		t.cancelLine, t.cancelAt = t.closeCall.line, c.sentAt
+		c.facts[FactCloseSent]++
 		return
 	}
 	c.logf("cancel %s "+why, append([]any{t.sess.id}, args...)...)
@@ -669,22 +849,40 @@ func (c *client) cancelTurn(why string, args ...any) {
 	c.facts[FactCancelSent]++
 }
 
-// cancelRead reports whether the agent must have read the cancel (or
-// close) of t before it wrote the prompt response cc. The protocol machine
-// counts a cancel as read once any agent message comes between the two,
-// but a message that was already in the pipe proves nothing. Two things
-// do: the client answered one of the agent's requests in between (stdin is
-// read in order, so an agent that went on after that answer had read the
-// cancel before it), or the agent kept working for the cancel grace period
-// before it answered.
-func (c *client) cancelRead(t *activeTurn, cc *clientCall) bool {
-	if t.firstAnswer > t.cancelLine && t.firstAnswer < cc.respLine {
-		return true
+// cancelRead says how the harness knows that the agent read the cancel
+// (or close) of t before it wrote the prompt response cc, or "" when it
+// cannot tell. The protocol machine counts a cancel as read once any agent
+// message comes between the two, but a message that was already in the
+// pipe proves nothing. Three things do: the client answered one of the
+// agent's requests in between (stdin is read in order, so an agent that
+// went on after that answer had read the cancel before it); the client
+// cancelled a turn in which the agent had been silent for the idle time,
+// with nothing of it on its way; or the agent kept working for the cancel
+// grace period before it answered.
+func (c *client) cancelRead(t *activeTurn, cc *clientCall) string {
+	switch {
+	case t.firstAnswer > t.cancelLine && t.firstAnswer < cc.respLine:
+		return fmt.Sprintf("the client answered one of the agent's requests (line %d) between the cancel and this response, and stdin is read in order, so the agent had read the cancel", t.firstAnswer)
+	case t.stuck:
+		return "the agent had been silent for the idle time when the client cancelled, with nothing of it on its way, so this response was written after the cancel"
+	case t.cancelLine < 1 || t.cancelAt.IsZero() || cc.respAt.IsZero():
+		return ""
 	}
-	if t.cancelLine < 1 || t.cancelAt.IsZero() || cc.respAt.IsZero() {
-		return false
+	// The agent kept quiet for the cancel grace after the cancel before it
+	// answered. (Measured from the agent's message before the response
+	// too: a response written along with it, before the cancel came, is
+	// read as late as the message when the harness is slow to read.)
+	if quiet := cc.respAt.Sub(later(t.cancelAt, t.before)); quiet >= c.opts.CancelGrace {
+		return fmt.Sprintf("the agent was silent for %v after the cancel before this response, longer than the cancel grace of %v", quiet.Round(time.Millisecond), c.opts.CancelGrace)
 	}
-	return cc.respAt.Sub(t.cancelAt) >= c.opts.CancelGrace
+	return ""
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // openSessions returns the sessions that can take a prompt.

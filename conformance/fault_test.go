@@ -186,8 +186,9 @@ func TestFaultMatrix(t *testing.T) {
 			}
 			switch {
 			case tc.wantStart != "":
-				if !IsStartError(r.err) || !strings.Contains(r.err.Error(), tc.wantStart) {
-					t.Errorf("got %v (verdict %+v), want a start error saying %q", r.err, r.v, tc.wantStart)
+				// It runs, so it gets a verdict: it did not start.
+				if r.err != nil || !r.v.NotStarted || !slices.Contains(r.v.Failed(), CheckStart) || !strings.Contains(r.v.Summary, tc.wantStart) {
+					t.Errorf("got %v (verdict %+v), want a verdict that fails %s saying %q", r.err, r.v, CheckStart, tc.wantStart)
 				}
 			case r.err != nil:
 				t.Errorf("check failed: %v", r.err)

@@ -249,6 +249,31 @@ func (p *proc) send(line []byte, timeout time.Duration) (int, time.Time, error) 
 	return num, at, err
 }
 
+// sendChunked is send with the line written in three pieces, pause apart:
+// what a client that flushes part of a message at a time does.
+func (p *proc) sendChunked(line []byte, timeout time.Duration, pause time.Duration) (int, time.Time, error) {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	if p.closed {
+		return 0, time.Time{}, errStdinClosed
+	}
+	full := append(bytes.Clone(line), '\n')
+	num, at := p.rec.add(domain.FromClient, full)
+	if timeout > 0 {
+		_ = p.stdin.SetWriteDeadline(time.Now().Add(timeout))
+	}
+	cut1, cut2 := len(full)/3, 2*len(full)/3
+	for i, piece := range [][]byte{full[:cut1], full[cut1:cut2], full[cut2:]} {
+		if i > 0 {
+			time.Sleep(pause)
+		}
+		if _, err := p.stdin.Write(piece); err != nil {
+			return num, at, err
+		}
+	}
+	return num, at, nil
+}
+
 // closeStdin closes the agent's stdin once.
 func (p *proc) closeStdin() {
 	p.writeMu.Lock()

@@ -23,7 +23,7 @@ func TestReproductionFilesArePrivate(t *testing.T) {
 	if err := os.WriteFile(target, []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	planted := filepath.Join(opts.OutDir, "ACP-VER-002.jsonl")
+	planted := filepath.Join(opts.OutDir, "ACP-VER-007.jsonl")
 	if err := os.Symlink(target, planted); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestReproductionFilesArePrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep := v.rule("ACP-VER-002").Reproduction; rep == nil || rep.File != planted {
+	if rep := v.rule("ACP-VER-007").Reproduction; rep == nil || rep.File != planted {
 		var text bytes.Buffer
 		_ = v.Write(&text, FormatText)
 		t.Fatalf("no reproduction written to %s: %+v\n%s", planted, rep, text.String())

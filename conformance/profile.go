@@ -60,7 +60,9 @@ var profile = map[string]profileEntry{
 	"ACP-CAP-020": on(FactAgentLine),
 	"ACP-CAP-021": on(FactInitialize),
 	"ACP-CAP-022": on(FactInitialize),
+	"ACP-CAP-023": gated(FactAdvertisedCall),
 
+	"ACP-CFG-001": gated(FactConfigSet),
 	"ACP-CFG-003": on(FactSessionNew),
 	"ACP-CFG-004": on(FactSessionNew),
 	"ACP-CFG-005": on(FactSessionNew),
@@ -75,6 +77,7 @@ var profile = map[string]profileEntry{
 	"ACP-CXL-008": on(FactAgentResponse),
 
 	"ACP-EXTN-001": on(FactAgentLine),
+	"ACP-EXTN-003": on(FactProbe),
 	"ACP-EXTN-004": on(FactAgentLine),
 	"ACP-EXTN-005": on(FactAgentLine),
 	"ACP-EXTN-006": on(FactInitialize),
@@ -108,6 +111,7 @@ var profile = map[string]profileEntry{
 	"ACP-SEQ-002": on(FactInitialize),
 	"ACP-SEQ-007": gated(FactLoadHistory),
 	"ACP-SEQ-008": on(FactLoadHistory),
+	"ACP-SEQ-009": gated(FactResume),
 	"ACP-SEQ-010": on(FactLoad),
 
 	"ACP-SES-011": gated(FactCloseDecisive),
@@ -154,6 +158,7 @@ var profile = map[string]profileEntry{
 	"ACP-VER-003": on(FactInitialize),
 	"ACP-VER-004": on(FactInitialize),
 	"ACP-VER-006": on(FactInitialize),
+	"ACP-VER-007": on(FactInitialize),
 
 	"ACP-WIRE-001": on(FactAgentLine),
 	"ACP-WIRE-003": on(FactAgentLine),

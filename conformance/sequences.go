@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/protocol"
 	"github.com/acplint/acplint/transcript"
 	"pgregory.net/rapid"
 )
@@ -31,6 +33,7 @@ const (
 	FactFS                  Fact = "fs"                // the agent called fs/*
 	FactTerminal            Fact = "terminal"          // the agent called terminal/*
 	FactCancelSent          Fact = "cancel-sent"       // the client sent session/cancel
+	FactCloseSent           Fact = "close-sent"        // the client closed a session during its turn
 	FactCancelDecisive      Fact = "cancel-decisive"   // a cancel the agent must have read before it ended the turn
 	FactCancelRace          Fact = "cancel-race"       // a cancel that crossed the turn's end
 	FactCloseDecisive       Fact = "close-in-turn"     // session/close during a turn, read before it ended
@@ -40,6 +43,11 @@ const (
 	FactWithheldWrite       Fact = "withheld-write"    // ... without fs.writeTextFile
 	FactWithheldTerminal    Fact = "withheld-terminal" // ... without terminal
 	FactClientRequest       Fact = "client-request"    // the client sent a request
+	FactResume              Fact = "resume"            // session/resume was answered
+	FactModeSet             Fact = "mode-set"          // session/set_mode was answered
+	FactConfigSet           Fact = "config-set"        // session/set_config_option was answered
+	FactAdvertisedCall      Fact = "advertised-call"   // the client called a method the agent advertised
+	FactProbe               Fact = "probe"             // the client called a method no agent implements
 )
 
 // promptTask is one prompt the client may send. The text is plain English
@@ -83,30 +91,108 @@ type Run struct {
 	// cannot be shown to have read first (see client.cancelRead).
 	RaceLines map[int]bool
 	// ReadLines are the prompt responses of cancelled turns whose cancel
-	// the agent provably read first.
-	ReadLines map[int]bool
+	// the agent provably read first, with how the harness knows.
+	ReadLines map[int]string
 	Duration  time.Duration
+	// Version is the protocol version the client asked for, InitLine the
+	// transcript line of its initialize request.
+	Version, InitLine int
+	// NotStarted: the agent's program could not be run at all.
+	NotStarted bool
+	// Plan is what the client did, for shrinking.
+	Plan *Plan
+	// FaultLines are the client's messages that were wrong on purpose;
+	// DisconnectLine is where the client closed the agent's stdin in
+	// mid-turn (see Fault).
+	FaultLines     map[int]string
+	DisconnectLine int
+	// Overlap spans the lines from the prompt the client sent while a turn
+	// ran (FaultOverlap) to its response.
+	Overlap [2]int
+	// Interrupted: the check was stopped (interrupt, budget) during the
+	// run, which therefore has no verdict.
+	Interrupted bool
+}
+
+// selfContained reports whether f judges a message in itself (its
+// framing, envelope or schema), not the agent's dealings with the client.
+func selfContained(f findings.ValidationFinding) bool {
+	switch f.RuleID {
+	case findings.RPCVersion.ID, findings.RPCNoEnvelope.ID, findings.RPCMalformedError.ID:
+		return true
+	}
+	rule := ruleByID(f.RuleID)
+	return rule != nil && (rule.Area() == "WIRE" || rule.Area() == "SCH")
+}
+
+// overlapBlind are the rules that attribute updates and stop reasons to
+// a turn, which overlapping prompts make ambiguous.
+var overlapBlind = map[string]bool{
+	findings.TURNOutOfTurnUpdate.ID: true, findings.CXLUpdateAfterCancel.ID: true,
+	findings.TURNUnrequestedCancel.ID: true, findings.TURNEndWithOpenToolCalls.ID: true,
+	// The queued prompt may run in a session the client closed meanwhile.
+	findings.SIDUnknownSessionFromAgent.ID: true,
+}
+
+// excused reports whether f, a finding against the client, is about
+// something the harness does on purpose: the info member of an initialize
+// that asks for a later protocol version (see client.sequence), which v1
+// does not define.
+//
+// Injected faults excuse the findings they cause: any finding against the
+// client on a message that was wrong on purpose, the requests left
+// unanswered because the client disconnected (the agent's own, sent to a
+// client that is gone, too), and after the disconnect whatever judges the
+// agent's dealings with the client (how it ends the turns the disconnect
+// cut short, say; closing stdin cancels them, in effect): only what a
+// message is in itself still counts there.
+func (r *Run) excused(f findings.ValidationFinding) bool {
+	switch {
+	case f.RuleID == findings.SCHUnknownMember.ID && r.Version != 1 && f.Location.Line == r.InitLine && f.Location.Pointer == "/params/info":
+		return true
+	case f.Blame == findings.PartyClient && r.FaultLines[f.Location.Line] != "":
+		return true
+	case r.DisconnectLine > 0 && (f.RuleID == findings.RPCUnanswered.ID || f.RuleID == findings.EXTNUnansweredExtension.ID):
+		return true
+	case r.DisconnectLine > 0 && f.Location.Line > r.DisconnectLine && !selfContained(f):
+		return true
+	case f.Location.Line > r.Overlap[0] && f.Location.Line <= r.Overlap[1] && overlapBlind[f.RuleID]:
+		// Two prompts ran at once: which turn an update or a stop reason
+		// belongs to is not in the transcript.
+		return true
+	}
+	return false
 }
 
 // execute runs one sequence: start the agent, play the client by plan,
 // close the agent, and lint what was said.
 func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run {
+	return executeAt(ctx, opts, ws, plan, nil)
+}
+
+// executeAt is execute at the check's pace. ctx ending (the user's
+// interrupt, or the check's budget running out) stops the run, which then
+// has no verdict (Run.Interrupted).
+func executeAt(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc *pace) *Run {
 	start := time.Now()
 	rec := &Transcript{spillMax: opts.MaxTranscript}
-	run := &Run{Transcript: rec, Facts: map[Fact]int{}}
+	run := &Run{Transcript: rec, Facts: map[Fact]int{}, Version: plan.Version, Plan: plan}
 	rec.startLint()
 	p, err := startProc(opts.Agent, rec, opts.MaxLine)
 	if err != nil {
 		rec.finish()
 		run.Failure = &Failure{Check: CheckStart, Message: fmt.Sprintf("could not start %s: %v", opts.Agent, err)}
+		run.NotStarted = true
 		return run
 	}
 	// The run's watchdog must not shorten the close ladder; the user's
 	// interrupt must.
 	interrupt := ctx.Done()
+	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
 	defer cancel()
-	c := newClient(ctx, opts, p, plan, ws.open())
+	c := newClient(ctx, opts, p, plan, ws.open(), pc)
+	c.outer = outer
 	c.sequence()
 	// Whatever the agent still says is read (and recorded) while the close
 	// ladder runs.
@@ -116,9 +202,11 @@ func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run
 	p.stop()
 	switch {
 	case c.failure != nil || c.interrupted:
-	case run.Close == ClosedBefore:
+	case run.Close == ClosedBefore && c.disconnectLine == 0:
 		c.fail(CheckCrash, "the agent exited before the client closed the connection; it %s", p.exitStatus())
-	case run.Close != ClosedOnStdin:
+	case run.Close != ClosedOnStdin && !(c.disconnectLine > 0 && run.Close == ClosedBefore):
+		// (After a disconnect the agent exits before the close ladder
+		// begins: stdin was closed then.)
 		c.fail(CheckClose, "the agent did not exit within %v of its stdin closing; it needed %s", opts.CloseGrace, run.Close)
 	}
 	run.Steps = c.steps
@@ -129,6 +217,14 @@ func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run
 	run.Unadvertised = c.unadvertised
 	run.RaceLines = c.raceLines
 	run.ReadLines = c.readLines
+	run.Interrupted = c.interrupted
+	run.InitLine = c.initLine
+	run.FaultLines = c.faultLines
+	run.DisconnectLine = c.disconnectLine
+	run.Overlap = c.overlap
+	if c.failure != nil && (c.failure.Check == CheckTimeout || c.failure.Check == CheckStart) {
+		pc.timedOut()
+	}
 	run.Findings = rec.finish()
 	run.Duration = time.Since(start)
 	return run
@@ -156,6 +252,7 @@ type Plan struct {
 	Caps    []Capability // advertised
 	Version int          // requested protocolVersion
 	Actions []Action
+	Faults  []Fault // injected (see Fault)
 }
 
 // Action is one client step.
@@ -169,7 +266,8 @@ type Action struct {
 	Task        int
 	Link, Embed bool
 	// Cancel: 0 never, 1 after CancelAfter agent messages, 2 at the
-	// agent's first request; ViaClose cancels with session/close.
+	// agent's first request, 3 at once, right after the prompt; ViaClose
+	// cancels with session/close.
 	Cancel      int
 	CancelAfter int
 	ViaClose    bool
@@ -187,23 +285,35 @@ const (
 	ActNewSession
 	ActLoadSession
 	ActCloseSession
+	ActResumeSession
+	ActSetMode
+	ActSetConfigOption
+	// ActProbe calls a method that no agent implements, which the agent
+	// should refuse with -32601.
+	ActProbe
 )
+
+// actionKinds are the kinds an action draws from: prompts take five
+// shares in twelve, because that is where agents go wrong.
+var actionKinds = []ActionKind{ActPrompt, ActPrompt, ActPrompt, ActPrompt, ActPrompt, ActNewSession,
+	ActLoadSession, ActCloseSession, ActResumeSession, ActSetMode, ActSetConfigOption, ActProbe}
 
 // injectErrorAnswer makes an fs call or terminal/create fail.
 const injectErrorAnswer = 5
 
-// planGenerator draws plans with at most maxSteps actions.
-func planGenerator(pool []Capability, maxSteps int) *rapid.Generator[*Plan] {
+// planGenerator draws plans with at most maxSteps actions, each injecting
+// a drawn subset of faults.
+func planGenerator(pool []Capability, faults []Fault, maxSteps int) *rapid.Generator[*Plan] {
 	action := rapid.Custom(func(t *rapid.T) Action {
-		// Half the actions are prompts: that is where agents go wrong.
-		kind := rapid.IntRange(0, 5).Draw(t, "kind (0-2 prompt, 3 new, 4 load, 5 close)")
-		a := Action{Kind: ActionKind(max(0, kind-2)), Session: rapid.IntRange(0, 3).Draw(t, "session")}
+		kind := rapid.IntRange(0, len(actionKinds)-1).Draw(t, "kind (0-4 prompt, 5 new, 6 load, 7 close, 8 resume, 9 mode, 10 config, 11 probe)")
+		a := Action{Kind: actionKinds[kind], Session: rapid.IntRange(0, 3).Draw(t, "session")}
 		if a.Kind == ActPrompt {
 			a.Task = rapid.IntRange(0, len(promptTasks)-1).Draw(t, "task")
 			a.Link = rapid.Bool().Draw(t, "link")
 			a.Embed = rapid.Bool().Draw(t, "embed")
-			// Cancel one turn in two, half of those at a request.
-			a.Cancel = max(0, rapid.IntRange(0, 3).Draw(t, "cancel (0-1 never, 2 after k, 3 at a request)")-1)
+			// Cancel three turns in five: after some messages, at a
+			// request, or at once.
+			a.Cancel = max(0, rapid.IntRange(0, 4).Draw(t, "cancel (0-1 never, 2 after k, 3 at a request, 4 at once)")-1)
 			if a.Cancel == 1 {
 				a.CancelAfter = rapid.IntRange(0, 8).Draw(t, "cancelAfter")
 			}
@@ -224,9 +334,14 @@ func planGenerator(pool []Capability, maxSteps int) *rapid.Generator[*Plan] {
 		// Now and then ask for a version from the far future: a v1 agent
 		// must answer 1, not echo the request.
 		if rapid.Bool().Draw(t, "ask for version 65535") {
-			p.Version = 65535
+			p.Version = futureVersion
 		}
 		p.Actions = rapid.SliceOfN(action, 1, max(1, maxSteps)).Draw(t, "actions")
+		for _, f := range faults {
+			if rapid.Bool().Draw(t, "inject "+string(f)) {
+				p.Faults = append(p.Faults, f)
+			}
+		}
 		return p
 	})
 }
@@ -237,21 +352,66 @@ func preflightPlan() *Plan {
 	return &Plan{Version: 1, Actions: []Action{{Kind: ActPrompt}}}
 }
 
+// tourPlans are the runs made after the preflight and before the
+// generated ones: every feature the harness exercises, once, so that the
+// verdict does not depend on how many runs the generator needs to reach
+// a second session, a mode change or a resume. The first advertises every
+// capability of pool; the second asks for a version no ACP release
+// defines, which a v1 agent must answer with 1.
+func tourPlans(pool []Capability) []*Plan {
+	prompt := func(task, cancel, after int) Action {
+		return Action{Kind: ActPrompt, Task: task, Link: true, Embed: true, Cancel: cancel, CancelAfter: after, Answers: []int{0, 0, 0}}
+	}
+	full := &Plan{Version: 1, Caps: append([]Capability(nil), pool...), Actions: []Action{
+		prompt(0, 3, 0), // at once: an agent that answers at once races it
+		prompt(1, 1, 0), // at the first update
+		{Kind: ActNewSession},
+		{Kind: ActSetMode, Session: 1},
+		{Kind: ActSetConfigOption, Session: 1},
+		prompt(2, 2, 0), // at the agent's first request
+		{Kind: ActProbe},
+		{Kind: ActLoadSession},
+		{Kind: ActResumeSession}, // the first session, which has history
+		prompt(5, 0, 0),
+		{Kind: ActCloseSession},
+	}}
+	version := &Plan{Version: futureVersion, Actions: []Action{prompt(0, 0, 0)}}
+	return []*Plan{full, version}
+}
+
+// futureVersion is the protocol version the client asks for now and then:
+// one no ACP release defines, which a v1 agent must answer with 1.
+const futureVersion = 65535
+
 // sequence is the client's side of one run.
 func (c *client) sequence() {
 	for _, k := range c.plan.Caps {
 		c.caps[k] = true
 	}
 	version := c.plan.Version
+	if len(c.plan.Faults) > 0 {
+		c.logf("inject faults %v", c.plan.Faults)
+	}
 	c.logf("initialize protocolVersion=%d capabilities=%v", version, c.advertised())
-	init := c.call("initialize", map[string]any{
+	info := map[string]any{"name": "acplint-check", "title": "acplint check", "version": c.opts.Version}
+	params := map[string]any{
 		"protocolVersion": version,
 		"clientCapabilities": map[string]any{
 			"fs":       map[string]any{"readTextFile": c.caps[CapReadTextFile], "writeTextFile": c.caps[CapWriteTextFile]},
 			"terminal": c.caps[CapTerminal],
 		},
-		"clientInfo": map[string]any{"name": "acplint-check", "title": "acplint check", "version": c.opts.Version},
-	})
+		"clientInfo": info,
+	}
+	if version != 1 {
+		// A client that asks for a later version speaks it, and v2's
+		// initialize requires info: an agent that routes every request
+		// above 1 to v2 refuses one without it, for a reason that has
+		// nothing to do with negotiation. (v1 calls it clientInfo, so lint
+		// notes the member; the verdict excuses it, see Run.excused.)
+		params["info"] = info
+	}
+	init := c.call("initialize", params)
+	c.initLine = init.line
 	c.facts[FactClientRequest]++
 	if !c.wait(init, c.opts.StartupTimeout) {
 		if init.err != nil {
@@ -267,7 +427,7 @@ func (c *client) sequence() {
 		return
 	}
 	for _, a := range c.plan.Actions {
-		if c.failure != nil || c.interrupted {
+		if c.failure != nil || c.interrupted || c.disconnectLine > 0 {
 			return
 		}
 		c.answers = a.Answers
@@ -280,6 +440,14 @@ func (c *client) sequence() {
 			c.loadSession(a)
 		case ActCloseSession:
 			c.closeSession(a)
+		case ActResumeSession:
+			c.resumeSession(a)
+		case ActSetMode:
+			c.setMode(a)
+		case ActSetConfigOption:
+			c.setConfigOption(a)
+		case ActProbe:
+			c.probe()
 		}
 	}
 }
@@ -303,7 +471,8 @@ func (c *client) readAgentInfo(result json.RawMessage) {
 				EmbeddedContext bool `json:"embeddedContext"`
 			} `json:"promptCapabilities"`
 			SessionCapabilities struct {
-				Close json.RawMessage `json:"close"`
+				Close  json.RawMessage `json:"close"`
+				Resume json.RawMessage `json:"resume"`
 			} `json:"sessionCapabilities"`
 		} `json:"agentCapabilities"`
 	}
@@ -317,8 +486,14 @@ func (c *client) readAgentInfo(result json.RawMessage) {
 		version:         int(v),
 		loadSession:     caps.LoadSession,
 		embeddedContext: caps.PromptCapabilities.EmbeddedContext,
-		close:           len(caps.SessionCapabilities.Close) > 0 && string(caps.SessionCapabilities.Close) != "null",
+		close:           marked(caps.SessionCapabilities.Close),
+		resume:          marked(caps.SessionCapabilities.Resume),
 	}
+}
+
+// marked reports whether a capability marker (an object, in v1) is set.
+func marked(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null" && string(raw) != "false"
 }
 
 func (c *client) newSession() *clientSession {
@@ -329,13 +504,16 @@ func (c *client) newSession() *clientSession {
 		return nil
 	}
 	var r struct {
-		SessionID string `json:"sessionId"`
+		SessionID     string          `json:"sessionId"`
+		Modes         *sessionModes   `json:"modes"`
+		ConfigOptions json.RawMessage `json:"configOptions"`
 	}
 	if json.Unmarshal(cc.result, &r) != nil || r.SessionID == "" {
 		return nil
 	}
 	c.facts[FactSessionNew]++
-	s := &clientSession{id: r.SessionID, open: true}
+	s := &clientSession{id: r.SessionID, open: true, modes: r.Modes}
+	_ = json.Unmarshal(r.ConfigOptions, &s.config)
 	c.sessions = append(c.sessions, s)
 	return s
 }
@@ -345,26 +523,172 @@ func (c *client) loadSession(a Action) {
 		return // the agent cannot load, or there is nothing to load
 	}
 	s := c.sessions[a.Session%len(c.sessions)]
-	if s.open && c.agent.close {
-		// Close it first, as an editor does before reopening a session
-		// from its history.
-		c.logf("session/close %s before loading it", s.id)
-		cc := c.call("session/close", map[string]any{"sessionId": s.id})
-		if !c.wait(cc, 0) {
-			return
-		}
-		s.open = false
+	if !c.closeBeforeReopening(s, "loading") {
+		return
 	}
 	c.logf("session/load %s (%d earlier turn(s))", s.id, s.prompts)
 	cc := c.call("session/load", map[string]any{"sessionId": s.id, "cwd": c.buf.ws.Root, "mcpServers": []any{}})
 	c.facts[FactClientRequest]++
+	c.facts[FactAdvertisedCall]++
 	if !c.wait(cc, 0) {
+		c.reopenFailed(s, cc)
 		return
 	}
 	s.open = true
 	c.facts[FactLoad]++
 	if s.prompts > 0 {
 		c.facts[FactLoadHistory]++
+	}
+}
+
+// closeBeforeReopening closes s, when it is open and the agent can close
+// sessions, as an editor does before it reopens a session from its
+// history; false when the close failed.
+func (c *client) closeBeforeReopening(s *clientSession, what string) bool {
+	if !s.open || !c.agent.close {
+		return true
+	}
+	c.logf("session/close %s before %s it", s.id, what)
+	cc := c.call("session/close", map[string]any{"sessionId": s.id})
+	c.facts[FactAdvertisedCall]++
+	if !c.wait(cc, 0) {
+		return false
+	}
+	s.open = false
+	return true
+}
+
+// reopenFailed: after a failed load or resume the session is not active
+// (whatever the agent still knows of it), so the client does not use it.
+func (c *client) reopenFailed(s *clientSession, cc *clientCall) {
+	if cc.err != nil {
+		c.logf("%s failed: %d %s; the session is not used again", cc.method, cc.err.Code, cc.err.Message)
+		s.open = false
+	}
+}
+
+// resumeSession reopens a session without its history, when the agent
+// can resume sessions.
+func (c *client) resumeSession(a Action) {
+	if !c.agent.resume || len(c.sessions) == 0 {
+		return
+	}
+	s := c.sessions[a.Session%len(c.sessions)]
+	if !c.closeBeforeReopening(s, "resuming") {
+		return
+	}
+	c.logf("session/resume %s (%d earlier turn(s))", s.id, s.prompts)
+	cc := c.call("session/resume", map[string]any{"sessionId": s.id, "cwd": c.buf.ws.Root})
+	c.facts[FactClientRequest]++
+	c.facts[FactAdvertisedCall]++
+	if !c.wait(cc, 0) {
+		c.reopenFailed(s, cc)
+		return
+	}
+	s.open = true
+	c.facts[FactResume]++
+}
+
+// setMode switches an open session to another of the modes session/new
+// offered.
+func (c *client) setMode(a Action) {
+	var s *clientSession
+	for _, o := range rotate(c.openSessions(), a.Session) {
+		if o.modes != nil && len(o.modes.AvailableModes) > 1 {
+			s = o
+			break
+		}
+	}
+	if s == nil {
+		return
+	}
+	mode := ""
+	for _, m := range s.modes.AvailableModes {
+		if m.ID != s.modes.CurrentModeID {
+			mode = m.ID
+			break
+		}
+	}
+	c.logf("session/set_mode %s %s", s.id, mode)
+	cc := c.call("session/set_mode", map[string]any{"sessionId": s.id, "modeId": mode})
+	c.facts[FactClientRequest]++
+	if c.wait(cc, 0) {
+		s.modes.CurrentModeID = mode
+		c.facts[FactModeSet]++
+	}
+	// Updates the change sends after its response belong to it.
+	c.settle(c.opts.Settle)
+}
+
+// setConfigOption gives a config option of an open session another of
+// its values.
+func (c *client) setConfigOption(a Action) {
+	for _, s := range rotate(c.openSessions(), a.Session) {
+		for _, o := range s.config {
+			value, ok := o.another()
+			if !ok {
+				continue
+			}
+			c.logf("session/set_config_option %s %s=%s", s.id, o.ID, value)
+			cc := c.call("session/set_config_option", map[string]any{"sessionId": s.id, "configId": o.ID, "value": value})
+			c.facts[FactClientRequest]++
+			if c.wait(cc, 0) {
+				var r struct {
+					ConfigOptions []configOption `json:"configOptions"`
+				}
+				if json.Unmarshal(cc.result, &r) == nil && len(r.ConfigOptions) > 0 {
+					s.config = r.ConfigOptions
+				}
+				c.facts[FactConfigSet]++
+			}
+			c.settle(c.opts.Settle)
+			return
+		}
+	}
+}
+
+// another returns a valid value of o other than its current one.
+func (o configOption) another() (json.RawMessage, bool) {
+	switch o.Type {
+	case "boolean":
+		if string(o.CurrentValue) == "true" {
+			return json.RawMessage("false"), true
+		}
+		return json.RawMessage("true"), true
+	case "select":
+		for _, v := range o.Options {
+			values := []json.RawMessage{v.Value}
+			for _, g := range v.Options {
+				values = append(values, g.Value)
+			}
+			for _, x := range values {
+				if len(x) > 0 && !bytes.Equal(x, o.CurrentValue) {
+					return x, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// rotate returns s starting at index i (modulo its length).
+func rotate[T any](s []T, i int) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	i %= len(s)
+	return append(append([]T(nil), s[i:]...), s[:i]...)
+}
+
+// probe calls protocol.ProbeMethod, which no agent implements: the agent
+// should refuse it with -32601 (ACP-EXTN-003).
+func (c *client) probe() {
+	c.logf("%s (a method no agent implements)", protocol.ProbeMethod)
+	cc := c.call(string(protocol.ProbeMethod), map[string]any{})
+	c.facts[FactClientRequest]++
+	c.wait(cc, 0)
+	if cc.respLine > 0 {
+		c.facts[FactProbe]++
 	}
 }
 
@@ -377,6 +701,7 @@ func (c *client) closeSession(a Action) {
 	c.logf("session/close %s", s.id)
 	cc := c.call("session/close", map[string]any{"sessionId": s.id})
 	c.facts[FactClientRequest]++
+	c.facts[FactAdvertisedCall]++
 	if c.wait(cc, 0) {
 		s.open = false
 	}
@@ -411,15 +736,41 @@ func (c *client) prompt(a Action) {
 		plan.cancelAfter = a.CancelAfter
 	case 2:
 		plan.atRequest = true
+	case 3:
+		plan.atOnce = true
 	}
 	plan.viaClose = a.Cancel != 0 && a.ViaClose && c.agent.close
 	c.logf("session/prompt %s %q (%d block(s))%s", s.id, task.text, len(blocks), plan)
 	cc := c.call("session/prompt", map[string]any{"sessionId": s.id, "prompt": blocks})
 	c.facts[FactClientRequest]++
-	t := &activeTurn{sess: s, call: cc, plan: plan}
+	t := &activeTurn{sess: s, call: cc, plan: plan, lastAt: c.sentAt}
 	c.turn = t
 	defer func() { c.turn = nil }()
+	if plan.atOnce && cc.line > 0 {
+		c.cancelTurn("right after the prompt")
+	}
+	var second *clientCall
+	if c.plan.has(FaultOverlap) && !c.overlapped && cc.line > 0 {
+		// The user sends another message before the turn ends.
+		c.overlapped = true
+		c.logf("session/prompt %s again while the turn runs (fault %s)", s.id, FaultOverlap)
+		second = c.call("session/prompt", map[string]any{"sessionId": s.id, "prompt": []any{map[string]any{"type": "text", "text": promptTasks[0].text}}})
+		c.faultLines[second.line] = "a second prompt while a turn runs"
+		c.facts[FactClientRequest]++
+	}
 	ok := c.wait(cc, 0)
+	if second != nil && c.failure == nil {
+		// Either answer is fine (a queued turn, or an error): it must come.
+		c.wait(second, 0)
+		c.overlap = [2]int{second.line, c.rec.Len()}
+	}
+	switch {
+	case cc.respLine == 0:
+	case t.stuck:
+		c.pace.turnEnded(true, 0)
+	case !t.cancelled:
+		c.pace.turnEnded(false, t.longestGap)
+	}
 	if cc.done && cc.respLine > 0 {
 		s.prompts++
 		c.facts[FactPrompt]++
@@ -430,9 +781,10 @@ func (c *client) prompt(a Action) {
 		}
 	}
 	if t.cancelled && cc.respLine > 0 {
-		read := c.cancelRead(t, cc)
+		why := c.cancelRead(t, cc)
+		read := why != ""
 		if read {
-			c.readLines[cc.respLine] = true
+			c.readLines[cc.respLine] = why
 		}
 		switch {
 		case read && t.plan.viaClose:
@@ -464,6 +816,8 @@ func (p turnPlan) String() string {
 	switch {
 	case p.atRequest:
 		return fmt.Sprintf(", %s at the agent's first request", via)
+	case p.atOnce:
+		return fmt.Sprintf(", %s right after it", via)
 	case p.cancelAfter >= 0:
 		return fmt.Sprintf(", %s after %d agent message(s)", via, p.cancelAfter)
 	}

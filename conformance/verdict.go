@@ -26,7 +26,7 @@ const (
 type Verdict struct {
 	Agent    string        `json:"agent"`
 	Seed     uint64        `json:"seed"`
-	Runs     int           `json:"runs"` // generated runs (--runs); the preflight run is not counted
+	Runs     int           `json:"runs"` // generated runs (--runs); the preflight and tour runs are not counted
 	Steps    int           `json:"steps"`
 	Caps     []Capability  `json:"caps"`
 	FailOn   string        `json:"failOn"`
@@ -55,7 +55,38 @@ type Verdict struct {
 	// Unadvertised counts the agent's calls of methods the client did not
 	// advertise, by method.
 	Unadvertised map[string]int `json:"unadvertisedCalls,omitempty"`
+	// Cancellation says whether the cancellation rules were exercised,
+	// and why not when they were not.
+	Cancellation *Cancellation `json:"cancellation"`
+	// NotStarted: the agent never answered initialize, so nothing but
+	// its start was judged; Stderr is the end of what it wrote on stderr.
+	NotStarted bool   `json:"notStarted,omitempty"`
+	Stderr     string `json:"stderr,omitempty"`
+	// BudgetSpent: the --budget ran out before the runs asked for were
+	// made; Note says how far the check got.
+	BudgetSpent bool   `json:"budgetSpent,omitempty"`
+	Note        string `json:"note,omitempty"`
 }
+
+// Cancellation is the outcome of the cancellation rules (ACP-CXL-001 and
+// ACP-CXL-002, MUST). They are exercised only by a cancel the agent
+// provably read before it ended the turn. An agent that ends every turn
+// before a cancel can reach it gives them no chance: that is its own
+// outcome, "not exercised", with the reason, not a failure of the MUST
+// tier (the conformance kit skips them too).
+type Cancellation struct {
+	Exercised bool `json:"exercised"`
+	// Sent counts cancels (session/cancel, or session/close of a running
+	// turn), Read those the agent provably read before it answered, Raced
+	// those it answered before it could have.
+	Sent   int    `json:"sent"`
+	Read   int    `json:"read"`
+	Raced  int    `json:"raced"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// cancellationRules are the MUST rules that only a read cancel exercises.
+var cancellationRules = map[string]bool{"ACP-CXL-001": true, "ACP-CXL-002": true}
 
 // RuleResult is one rule's line in the verdict.
 type RuleResult struct {
@@ -69,11 +100,19 @@ type RuleResult struct {
 	// Examples keeps the first few, with their transcript window.
 	Failures int          `json:"failures"`
 	Examples []Occurrence `json:"examples,omitempty"`
-	// Races counts findings the machine lowered below the rule's severity
-	// (cancel races): they neither fail nor exercise the rule.
-	Races        int           `json:"races,omitempty"`
+	// Races counts findings the machine lowered to information (cancel
+	// races): they neither fail nor exercise the rule. Lesser counts those
+	// it lowered to a warning: they fail the rule at the SHOULD level.
+	Races  int `json:"races,omitempty"`
+	Lesser int `json:"lesser,omitempty"`
+	// FailedAt is the tier the rule failed at: its own, or SHOULD when only
+	// findings lowered to a warning failed it.
+	FailedAt     Tier          `json:"failedAt,omitempty"`
 	Reproduction *Reproduction `json:"reproduction,omitempty"`
 	Spec         string        `json:"spec,omitempty"`
+	// Skipped says why a rule that was not exercised does not count as
+	// not passed (cancellation the agent gave no chance).
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Occurrence is one finding in one run, with the transcript lines around it.
@@ -121,7 +160,7 @@ func (k *checker) verdict() *Verdict {
 	v := &Verdict{
 		Agent:        k.opts.Agent.String(),
 		Seed:         k.opts.Seed,
-		Runs:         max(len(k.runs)-1, 0), // k.runs[0] is the preflight
+		Runs:         max(len(k.runs)-1-k.tourRuns, 0), // k.runs[0] is the preflight, then the tours
 		Steps:        k.opts.Steps,
 		Caps:         k.opts.Caps,
 		FailOn:       k.opts.FailOn.String(),
@@ -141,7 +180,11 @@ func (k *checker) verdict() *Verdict {
 		get(r)
 	}
 	harnessSeen := map[string]bool{}
+	cx := &Cancellation{}
 	for _, run := range k.runs {
+		cx.Sent += run.Facts[FactCancelSent] + run.Facts[FactCloseSent]
+		cx.Read += run.Facts[FactCancelDecisive] + run.Facts[FactCloseDecisive]
+		cx.Raced += run.Facts[FactCancelRace]
 		for m, n := range run.Unadvertised {
 			v.Unadvertised[m] += n
 		}
@@ -159,6 +202,8 @@ func (k *checker) verdict() *Verdict {
 			rule := ruleByID(f.RuleID)
 			switch {
 			case rule == nil:
+				continue
+			case run.excused(f):
 				continue
 			case (f.Blame == findings.PartyClient && f.Severity >= findings.SeverityWarning) || strings.HasPrefix(f.RuleID, "ACP-LINT-"):
 				// After the agent died or stalled, the client cannot answer
@@ -178,16 +223,21 @@ func (k *checker) verdict() *Verdict {
 				continue
 			}
 			res := get(rule)
-			if !run.isFailure(f) {
+			sev, ok := run.judge(f)
+			if !ok {
 				res.Races++
 				continue
 			}
-			if f.Severity < rule.Severity {
+			if sev > f.Severity {
 				// Judged in full by the harness (see Run.judge).
-				f.Severity = rule.Severity
-				f.Message += " [acplint check: not a race: the client answered one of the agent's requests between the cancel and this response, and stdin is read in order, so the agent had read the cancel]"
+				f.Severity = sev
+				f.Message += " [acplint check: not a race: " + run.ReadLines[f.Location.Line] + "]"
 			}
-			res.Failures++
+			if sev < rule.Severity {
+				res.Lesser++
+			} else {
+				res.Failures++
+			}
 			fired[f.RuleID] = true
 			if len(res.Examples) < maxExamples {
 				res.Examples = append(res.Examples, Occurrence{Run: run.N, Finding: &f, Window: window(run, f.Location.Line, f.Related)})
@@ -199,24 +249,38 @@ func (k *checker) verdict() *Verdict {
 			}
 		}
 	}
+	cx.Exercised = cx.Read > 0
+	if !cx.Exercised {
+		cx.Reason = cx.why()
+	}
+	v.Cancellation = cx
 	var failedMust, failedGated, failedShould, unexercisedMust int
 	for _, res := range results {
 		switch {
-		case res.Failures > 0 && res.Tier == TierInfo:
+		case res.Failures+res.Lesser > 0 && res.Tier == TierInfo:
 			res.Status = StatusNoted
 		case res.Failures > 0:
 			res.Status = StatusFailed
+			res.FailedAt = res.Tier
+		case res.Lesser > 0:
+			res.Status = StatusFailed
+			res.FailedAt = TierShould
 		case res.Exercised > 0:
 			res.Status = StatusPassed
 		default:
 			res.Status = StatusNotExercised
 		}
+		if res.Status == StatusNotExercised && cancellationRules[res.ID] {
+			res.Skipped = "cancellation not exercised: " + cx.Reason
+			v.Rules = append(v.Rules, res)
+			continue
+		}
 		switch {
-		case res.Status == StatusFailed && res.Tier == TierMust:
+		case res.Status == StatusFailed && res.FailedAt == TierMust:
 			failedMust++
-		case res.Status == StatusFailed && res.Tier == TierGated:
+		case res.Status == StatusFailed && res.FailedAt == TierGated:
 			failedGated++
-		case res.Status == StatusFailed && res.Tier == TierShould:
+		case res.Status == StatusFailed && res.FailedAt == TierShould:
 			failedShould++
 		case res.Status == StatusNotExercised && res.Tier == TierMust:
 			unexercisedMust++
@@ -255,10 +319,24 @@ func (k *checker) verdict() *Verdict {
 	default:
 		v.Summary = "not conformant: " + strings.Join(parts, ", ")
 	}
+	if !cx.Exercised && len(k.runs) > 0 {
+		v.Summary += "; cancellation not exercised"
+	}
 	if len(v.Unadvertised) == 0 {
 		v.Unadvertised = nil
 	}
 	return v
+}
+
+// why says why no cancel was read.
+func (cx *Cancellation) why() string {
+	switch {
+	case cx.Sent == 0:
+		return "no cancel was sent: no prompt turn ran"
+	case cx.Raced == cx.Sent:
+		return fmt.Sprintf("the agent answered the prompt of all %d cancelled turns before it could have read the cancel (it ends turns at once, and was never silent long enough to be cancelled as stuck)", cx.Sent)
+	}
+	return fmt.Sprintf("none of the %d cancels was provably read before the turn ended (%d crossed the turn's end; the others came too late, or the run failed first)", cx.Sent, cx.Raced)
 }
 
 func ranFacts(run *Run, facts []Fact) bool {
@@ -411,7 +489,16 @@ func (v *Verdict) writeText(w io.Writer) error {
 		// The agent names these methods: escaped like every finding.
 		ew.printf("\nThe agent called methods the client had not advertised (answered -32601): %s\n", findings.Escape(strings.Join(ms, ", ")))
 	}
+	if cx := v.Cancellation; cx != nil && !cx.Exercised && !v.NotStarted {
+		ew.printf("\ncancellation not exercised: %s; ACP-CXL-001 and ACP-CXL-002 are skipped, not failed.\n", cx.Reason)
+	}
 	ew.printf("\n%d agent rules are not covered by the harness (see -f json).\n", len(v.NotCovered))
+	if v.Note != "" {
+		ew.printf("\nnote: %s\n", v.Note)
+	}
+	if v.NotStarted && v.Stderr != "" {
+		ew.printf("\nThe agent's stderr ends with:\n%s\n", indent(findings.Escape(v.Stderr)))
+	}
 	ew.printf("\nverdict: %s\n", v.Summary)
 	return ew.err
 }
@@ -420,12 +507,16 @@ func (v *Verdict) writeRule(ew *errWriter, r *RuleResult) {
 	mark := map[Status]string{StatusPassed: "pass", StatusFailed: "FAIL", StatusNotExercised: "----", StatusNoted: "note"}[r.Status]
 	ew.printf("  %s  %-13s %s", mark, r.ID, r.Title)
 	switch {
+	case r.Skipped != "":
+		ew.printf("  [skipped: %s]", r.Skipped)
 	case r.Status == StatusNotExercised && r.Tier == TierMust:
 		ew.printf("  [never exercised: counts as not passed]")
 	case r.Status == StatusNotExercised:
 		ew.printf("  [not exercised]")
+	case r.Status == StatusFailed && r.FailedAt != r.Tier:
+		ew.printf("  [%d failure(s) at %s level in %d exercised run(s)]", r.Lesser, r.FailedAt, r.Exercised)
 	case r.Status == StatusFailed || r.Status == StatusNoted:
-		ew.printf("  [%d failure(s) in %d exercised run(s)]", r.Failures, r.Exercised)
+		ew.printf("  [%d failure(s) in %d exercised run(s)]", r.Failures+r.Lesser, r.Exercised)
 	default:
 		ew.printf("  [%d run(s)]", r.Exercised)
 	}
@@ -528,6 +619,8 @@ func (v *Verdict) writeJUnit(w io.Writer) error {
 			switch {
 			case r.Status == StatusFailed:
 				c.Failure = &junitMessage{Message: fmt.Sprintf("%d failure(s)", r.Failures), Body: ruleDetail(r)}
+			case r.Skipped != "":
+				c.Skipped = &junitMessage{Message: r.Skipped}
 			case r.Status == StatusNotExercised && t == TierMust:
 				c.Failure = &junitMessage{Message: "never exercised", Body: "no run created the situation this MUST rule judges"}
 			case r.Status == StatusNotExercised:

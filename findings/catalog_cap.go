@@ -22,6 +22,7 @@ var CAPWriteWithoutCapability = &Rule{
 	Severity: SeverityError,
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/file-system",
+	TCK:      []string{"ACP-CLIENTCAP-001"},
 	Doc: "The write half of ACP-CAP-001: fs/write_text_file may only be called when the client advertised fs.writeTextFile as true. " +
 		"A client that did not may have no editor buffer model to apply the write to.",
 }
@@ -235,4 +236,16 @@ var CAPMarkerKind = &Rule{
 	Doc: "Some capabilities are booleans (loadSession) and others are object markers (sessionCapabilities.list: {}). " +
 		"Reference receivers treat a value of the wrong kind as unsupported without complaint, which quietly disables the feature. " +
 		"acplint reports it together with ACP-SCH-004.",
+}
+
+var CAPAdvertisedNotFound = &Rule{
+	ID:       "ACP-CAP-023",
+	Title:    "advertised method refused as not found",
+	Severity: SeverityError,
+	Blame:    PartyEither,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
+	TCK:      []string{"ACP-LOAD-001", "ACP-RESUME-001", "ACP-DELETE-001", "ACP-CLOSE-001"},
+	Doc: "A capability is a promise: an agent that advertises loadSession, or a sessionCapabilities marker, or auth.logout, says it implements the method, and a client that advertises fs or terminal says the same of those methods. " +
+		"Answering such a method with -32601 (Method not found) breaks the promise after the peer built its UI on it: a session the user picks from history cannot be loaded, a file cannot be read. " +
+		"acplint reports -32601 only; another error may be a real failure of a supported method.",
 }

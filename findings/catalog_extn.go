@@ -30,9 +30,11 @@ var EXTNExtensionNotFoundCode = &Rule{
 	Severity: SeverityWarning,
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/extensibility",
+	TCK:      []string{"ACP-JSONRPC-004"},
 	Doc: "An extension method the receiver does not recognise \"should\" get the standard Method not found error. " +
 		"That code is how callers detect that the peer lacks the extension and fall back; see also ACP-RPC-010. " +
-		"A receiver that knows the extension may fail with any code, so acplint reports only errors that say the method is unknown (their message says so, or they use -32600 on a ready connection) with a code other than -32601.",
+		"A receiver that knows the extension may fail with any code, so acplint reports only errors that say the method is unknown (their message says so, or they use -32600 on a ready connection) with a code other than -32601. " +
+		"The one extension acplint knows nobody implements is its own probe, _acplint/no_such_method, which acplint check sends: any answer to it but -32601, a result included, is reported.",
 }
 
 var EXTNMetaNotObject = &Rule{

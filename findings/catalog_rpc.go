@@ -76,6 +76,7 @@ var RPCMalformedError = &Rule{
 	Severity: SeverityError,
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
+	TCK:      []string{"ACP-JSONRPC-002"},
 	Doc: "The schema requires both code and message on an error object, and the code \"must be an integer\". " +
 		"Receivers branch on the code (auth required, resource not found, cancelled), so a missing or non-integer code turns a specific failure into an unreadable one.",
 }

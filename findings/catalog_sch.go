@@ -8,7 +8,7 @@ var SCHInvalid = &Rule{
 	Severity: SeverityError,
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
-	TCK:      []string{"ACP-SCHEMA-001"},
+	TCK:      []string{"ACP-SCHEMA-001", "ACP-INIT-001", "ACP-PROMPT-002", "ACP-LOAD-001", "ACP-RESUME-001", "ACP-DELETE-001", "ACP-CLOSE-001"},
 	Doc: "Each known method has its own request, response or notification definition in the ACP schema; results are checked against the method of the request they answer. " +
 		"This catches missing required fields, wrong types and bad discriminators that no narrower rule covers. " +
 		"Validating against the schema root is not enough, because its extension branches accept almost any object. " +

@@ -21,6 +21,7 @@ var SIDUnknownSessionFromAgent = &Rule{
 	Severity: SeverityError,
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
+	TCK:      []string{"ACP-PROMPT-002"},
 	Doc: "Updates, permission requests, file and terminal calls and session-scoped elicitations all name the session they belong to. " +
 		"A session id that is neither active nor being loaded or resumed cannot be shown anywhere: the client drops the message or, worse, attributes it to the wrong conversation. " +
 		"A message naming a session before the session/new response that issues its id is a warning: the client cannot know the id yet. " +
@@ -44,6 +45,7 @@ var SIDWrongErrorCode = &Rule{
 	Severity: SeverityWarning,
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/error",
+	TCK:      []string{"ACP-INFO-UNKNOWNSESSION-001"},
 	Doc: "For a session-scoped request naming an unknown or inactive session, the agent \"SHOULD respond with -32002\" and set data.sessionId to the requested id. " +
 		"That lets clients recover by reloading the session instead of reporting a generic failure. " +
 		"acplint judges the errors to requests that named an inactive session, and errors to session/load or session/resume that say the session was not found; an agent that serves such a request is not reported.",

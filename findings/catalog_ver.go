@@ -8,6 +8,7 @@ var VERNotInteger = &Rule{
 	Severity: SeverityError,
 	Blame:    PartyEither,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
+	TCK:      []string{"ACP-INIT-001"},
 	Doc: "The schema types protocolVersion as an unsigned 16-bit integer: the major version only, such as 1. " +
 		"Strings like \"1\" or \"1.0.0\", fractions and negative numbers fail to decode in typed SDKs, so negotiation fails before it starts.",
 }
@@ -18,10 +19,10 @@ var VERHigherThanRequested = &Rule{
 	Severity: SeverityWarning,
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
-	TCK:      []string{"ACP-INIT-002", "ACP-INIT-003"},
+	TCK:      []string{"ACP-INIT-002"},
 	Doc: "If the agent supports the requested version it \"MUST respond with the same version\"; otherwise it answers with the latest one it supports. " +
 		"A higher answer is only right when the agent supports nothing at or below the request, which is rare. " +
-		"Echoing a request for a version no ACP release defines, such as 65535, is reported as an error, as the TCK does. " +
+		"Echoing a request for a version no ACP release defines, such as 65535, is ACP-VER-007. " +
 		"A request for the pre-release version 0 may rightly be answered with 1.",
 }
 
@@ -31,6 +32,7 @@ var VERErrorOnMismatch = &Rule{
 	Severity: SeverityError,
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
+	TCK:      []string{"ACP-INIT-003"},
 	Doc: "Version negotiation in v1 never fails at the agent: an agent that does not support the requested version \"MUST respond with the latest version it supports\" in a successful result. " +
 		"Returning an error takes the decision away from the client, which alone may close the connection. " +
 		"acplint takes an error as a version refusal when the client asked for a version other than 1, or when the error's code (v2's -32022) or text names the version.",
@@ -66,4 +68,16 @@ var VERMissingInfo = &Rule{
 	Doc: "Both sides \"SHOULD provide information about their implementation\" in initialize, and when the object is present the schema requires its name and version. " +
 		"Peers use it for logs, bug reports and working around known quirks of specific versions. " +
 		"This rule reports a missing or null object and empty name or version strings; members that are missing or of the wrong type are schema findings.",
+}
+
+var VEREchoUndefined = &Rule{
+	ID:       "ACP-VER-007",
+	Title:    "agent echoes a protocol version no release defines",
+	Severity: SeverityError,
+	Blame:    PartyAgent,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/initialization",
+	TCK:      []string{"ACP-INIT-003"},
+	Doc: "An agent that does not support the requested version \"MUST respond with the latest version it supports\". " +
+		"Echoing a request for a version no ACP release defines, such as 65535, claims support for a protocol that does not exist: the client then speaks that version to an agent that only knows its own. " +
+		"The conformance kit's negotiation probe fails such an echo; echoing a version that exists is ACP-VER-002's matter.",
 }

@@ -31,15 +31,15 @@ type LintInput struct {
 // LintOutput is lint_transcript's structured content. Findings have the
 // fields of 'acplint lint -f json' lines.
 type LintOutput struct {
-	File     string                       `json:"file" jsonschema:"the transcript, as named in the findings (- for content)"`
-	Format   string                       `json:"format" jsonschema:"the input format read"`
-	Lines    int                          `json:"lines" jsonschema:"transcript lines read"`
-	Messages int                          `json:"messages" jsonschema:"JSON-RPC messages decoded"`
+	File     string                 `json:"file" jsonschema:"the transcript, as named in the findings (- for content)"`
+	Format   string                 `json:"format" jsonschema:"the input format read"`
+	Lines    int                    `json:"lines" jsonschema:"transcript lines read"`
+	Messages int                    `json:"messages" jsonschema:"JSON-RPC messages decoded"`
 	Findings []findings.JSONFinding `json:"findings" jsonschema:"the findings, in transcript order, as acplint lint -f json prints them"`
-	Total    int                          `json:"total" jsonschema:"findings reported, including those not returned"`
-	Errors   int                          `json:"errors"`
-	Warnings int                          `json:"warnings"`
-	Infos    int                          `json:"infos"`
+	Total    int                    `json:"total" jsonschema:"findings reported, including those not returned"`
+	Errors   int                    `json:"errors"`
+	Warnings int                    `json:"warnings"`
+	Infos    int                    `json:"infos"`
 	// Truncated says Findings holds the first MaxFindings of Total.
 	Truncated bool `json:"truncated" jsonschema:"true when findings holds only the first of total findings (acplint mcp --max-findings)"`
 }

@@ -13,7 +13,11 @@ import (
 // race (the agent may have answered before it read the cancel), while a
 // rule about what one side does after its own message cannot. The agent is
 // taken to have written a message before it read the cancel when nothing
-// else came from it in between, as the catalog's race window prescribes.
+// else came from it in between, as the catalog's race window prescribes,
+// unless the client answered one of the agent's requests of that session
+// after the cancel: stdin delivers in order, so an agent that goes on
+// after reading that answer had read the cancel first, and what it writes
+// then is its reaction to the cancel, not a race.
 
 // flowState is the bookkeeping of the cancellation, tool call, permission,
 // fs and terminal checks. The elicitation checks keep theirs in
@@ -37,6 +41,31 @@ type cxlState struct {
 	// lateReported maps a session to the cancelled turn end whose late
 	// updates were already reported (ACP-CXL-002 is reported once per turn).
 	lateReported Map[domain.SessionID, int]
+	// answered maps a session to the line of the client's latest answer to
+	// one of the agent's requests of that session (see cancelRead).
+	answered Map[domain.SessionID, int]
+}
+
+// noteClientAnswer remembers the client's latest answer to a request of
+// the agent, by session, for cancelRead. Only answers during a cancelled
+// turn can matter.
+func noteClientAnswer(p *Phase, c *ctx, req Pending) {
+	if c.m.Dir != domain.FromClient || req.Session == "" {
+		return
+	}
+	if s, ok := p.Session(req.Session); !ok || s.CancelLine == 0 || s.PromptKey == "" {
+		return
+	}
+	store(p, &p.flow.cxl.answered, req.Session, c.line())
+}
+
+// cancelRead reports whether the agent provably read the cancel (or close)
+// at cancelLine of session id before it wrote its message at the current
+// line: the client answered one of the agent's requests of the session in
+// between, and the agent reads its stdin in order.
+func cancelRead(p *Phase, id domain.SessionID, cancelLine int) bool {
+	answered, ok := p.flow.cxl.answered.Get(id)
+	return ok && answered > cancelLine
 }
 
 // checkSessionCancel notes which turn session/cancel cancels and reports a
@@ -84,8 +113,9 @@ func checkCancelledTurnEnd(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	// The agent's first message after the cancel may have been written
-	// before the cancel reached it.
-	race := p.LastAgentLine < cancelLine
+	// before the cancel reached it, unless it had read the cancel to get at
+	// an answer of the client that came after it.
+	race := p.LastAgentLine < cancelLine && !cancelRead(p, req.Session, cancelLine)
 	var f *findings.ValidationFinding
 	if c.succeeded() {
 		res, ok := resultOf[domain.PromptResponse](c.m)
@@ -116,6 +146,9 @@ func checkCancelledTurnEnd(p *Phase, c *ctx, req Pending) {
 		f.Severity = findings.SeverityInfo
 	}
 	c.related(f, cancelLine, "the session/cancel")
+	if answered, ok := p.flow.cxl.answered.Get(req.Session); ok && answered > cancelLine && p.LastAgentLine < cancelLine {
+		c.related(f, answered, "the client's answer after the cancel, which the agent read after the cancel")
+	}
 }
 
 func knownStopReason(r domain.StopReason) bool {

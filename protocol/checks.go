@@ -166,7 +166,7 @@ func checkList() []*Check {
 				findings.RPCUnknownResponseID, findings.RPCResponseToNotification, findings.RPCErrorMessage, findings.RPCReservedCode,
 				findings.RPCMethodNotFoundCode, findings.RPCInvalidParamsCode, findings.CXLUnexpectedCancelledCode,
 				findings.CXLCancelledUnanswered, findings.EXTNUnansweredExtension, findings.RPCUnanswered,
-				findings.RPCVersion, findings.RPCIDShape, findings.RPCMalformedError,
+				findings.RPCVersion, findings.RPCIDShape, findings.RPCMalformedError, findings.CAPAdvertisedNotFound,
 			},
 			Hooks: []Hook{
 				{On: OnFraming},
@@ -206,6 +206,7 @@ func checkList() []*Check {
 				onResponseTo(checkCancelledTurnEnd, domain.MethodSessionPrompt),
 				onRequestTo(checkUpdateAfterCancel, domain.MethodSessionUpdate),
 				onResponseTo(checkPermissionAfterCancel, domain.MethodSessionRequestPermission),
+				onEveryResponse(noteClientAnswer),
 			},
 		},
 		{
@@ -276,6 +277,7 @@ func checkList() []*Check {
 				onEveryRequest(checkParamsTraceContext),
 				onEveryResponse(checkResultTraceContext),
 				onErrorAnswer(checkExtensionErrorCode),
+				onResponseTo(checkProbeResult, ProbeMethod),
 				onProblem(metaProblem, ProblemKey{Kinds: kinds(domain.ProbMeta)}),
 				onProblem(undefinedMethodProblem, ProblemKey{Kinds: kinds(domain.ProbUndefinedMethod)}),
 			},
@@ -445,7 +447,7 @@ func checkList() []*Check {
 		{
 			Name: "ver",
 			Doc:  "version negotiation and the implementation info both sides send",
-			Rules: []*findings.Rule{
+			Rules: []*findings.Rule{findings.VEREchoUndefined,
 				findings.VERMissingInfo, findings.VERHigherThanRequested, findings.VERErrorOnMismatch, findings.VERZero,
 				findings.VERNotInteger,
 			},

@@ -46,6 +46,14 @@ func checkMethodName(p *Phase, c *ctx) {
 // a receiver that does not implement it answers -32601.
 func checkExtensionErrorCode(p *Phase, c *ctx, req Pending) {
 	e := c.m.Error
+	if req.Method == ProbeMethod {
+		code := domain.ErrorCode(e.Code)
+		cancelled := code == domain.CodeRequestCancelled && (req.CancelLine > 0 || cancelCascade(p, req))
+		if code != domain.CodeMethodNotFound && !cancelled {
+			c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "%s, acplint's probe for how unknown methods are refused, is answered with %d; no peer implements it, and the code for an extension the receiver does not implement is -32601, which callers test for to fall back", req.Method, e.Code)
+		}
+		return
+	}
 	if !refusesAsUnknown(p, e) {
 		return
 	}
@@ -56,6 +64,15 @@ func checkExtensionErrorCode(p *Phase, c *ctx, req Pending) {
 		if _, known := domain.LookupMethod(req.Method); !known {
 			c.add(findings.EXTNUnknownDollarMethod, "/error/code", "unknown protocol-level request %s is refused with %d; an unknown $/ request should get -32601", req.Method, e.Code)
 		}
+	}
+}
+
+// checkProbeResult reports a result to acplint check's probe
+// (ACP-EXTN-003): the receiver answers a method nobody implements as if
+// it knew it.
+func checkProbeResult(p *Phase, c *ctx, req Pending) {
+	if c.m.Kind == domain.KindResult {
+		c.add(findings.EXTNExtensionNotFoundCode, "/result", "%s, acplint's probe for how unknown methods are refused, is answered with a result; no peer implements it, so the %s answers methods it does not know as if it did, and callers cannot fall back (the code for an unknown extension is -32601)", req.Method, c.m.Dir)
 	}
 }
 
@@ -356,3 +373,9 @@ func metaProblem(p *Phase, c *ctx, pr problem) {
 func undefinedMethodProblem(p *Phase, c *ctx, pr problem) {
 	c.add(findings.EXTNUnknownMethod, pr.Pointer, "%s; a peer built on that schema answers -32601 (method not found)", pr.Detail)
 }
+
+// ProbeMethod is a request `acplint check` sends to learn how the agent
+// refuses a method it does not know. It is in acplint's own extension
+// namespace, which no peer implements: any answer but -32601 is
+// ACP-EXTN-003.
+const ProbeMethod domain.Method = "_acplint/no_such_method"

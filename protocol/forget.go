@@ -73,6 +73,7 @@ func (p *Phase) forgetSession(id domain.SessionID) {
 	cxl.cancelled = cxl.cancelled.Delete(id)
 	cxl.turnEnd = cxl.turnEnd.Delete(id)
 	cxl.lateReported = cxl.lateReported.Delete(id)
+	cxl.answered = cxl.answered.Delete(id)
 	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Delete(id)
 	p.upd.plans = p.upd.plans.Delete(id)
 	ses := &p.life.ses

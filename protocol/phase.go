@@ -252,6 +252,7 @@ func (p *Phase) Clone() Phase {
 	flow := &c.flow
 	flow.cxl.cancelled, flow.cxl.turnEnd = flow.cxl.cancelled.Clone(), flow.cxl.turnEnd.Clone()
 	flow.cxl.lateReported = flow.cxl.lateReported.Clone()
+	flow.cxl.answered = flow.cxl.answered.Clone()
 	flow.tool.inline = flow.tool.inline.Clone()
 	flow.fs.extraRoots = flow.fs.extraRoots.Clone()
 	flow.term.exits = flow.term.exits.Clone()

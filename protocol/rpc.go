@@ -281,7 +281,10 @@ func checkErrorCode(p *Phase, c *ctx, req Pending) {
 			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s is not an ACP v1 method, yet it is answered with %d; the code for a method the receiver lacks is -32601", req.Method, e.Code)
 		}
 	case known:
-		if gate, advertised := capabilityFor(p, req.Method); gate != "" && !advertised &&
+		if gate, advertised := capabilityFor(p, req.Method); gate != "" && advertised && code == domain.CodeMethodNotFound {
+			f := c.add(findings.CAPAdvertisedNotFound, "/error/code", "%s is refused with -32601 (Method not found) although the %s advertised the %s capability, which promises the method", req.Method, c.m.Dir, gate)
+			c.related(f, req.Line, "the %s request", req.Method)
+		} else if gate != "" && !advertised &&
 			code != domain.CodeMethodNotFound && !cancelled && !(code == domain.CodeInvalidRequest && p.Conn != ConnReady) {
 			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s needs the %s capability, which the %s did not advertise, yet it is answered with %d; an unadvertised method gets -32601 so the caller knows it is unsupported", req.Method, gate, c.m.Dir, e.Code)
 		} else if why := invalidParams(p, req); why != "" && code != domain.CodeInvalidParams &&

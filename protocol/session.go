@@ -282,7 +282,7 @@ func checkTurnEndAfterClose(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	var f *findings.ValidationFinding
-	if p.LastAgentLine < closeLine {
+	if p.LastAgentLine < closeLine && !cancelRead(p, req.Session, closeLine) {
 		// Nothing came from the agent since the close: it most likely
 		// wrote this response before it read the close.
 		f = c.add(findings.SESCloseDoesNotCancel, at,

@@ -89,9 +89,8 @@ func checkNegotiation(p *Phase, c *ctx, req Pending) {
 		c.add(findings.VERZero, "/result/protocolVersion",
 			"the agent negotiates protocol version 0, the pre-release protocol that preceded v1; acplint treats it as unsupported and does not check the rest of this transcript against v1 rules")
 	case got == asked && asked > latestKnownVersion:
-		f := c.add(findings.VERHigherThanRequested, "/result/protocolVersion",
+		c.add(findings.VEREchoUndefined, "/result/protocolVersion",
 			"the agent echoes protocolVersion %d, which no ACP release defines; an agent must answer a request it cannot meet with the latest version it really supports, and the TCK fails an echo of such a request", got)
-		f.Severity = findings.SeverityError
 	case got > asked && asked > 0:
 		c.add(findings.VERHigherThanRequested, "/result/protocolVersion",
 			"the agent answers protocolVersion %d to a request for %d; an agent that supports the requested version must echo it, so a higher answer is right only for an agent that supports no version up to %d, and a client that speaks only %d has to disconnect", got, asked, asked, asked)

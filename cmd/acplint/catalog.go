@@ -31,11 +31,15 @@ func anyRuleByID(id string) (*findings.Rule, bool) {
 }
 
 func runRules(_ context.Context, args []string, e *env) int {
-	fs := newFlagSet("rules", "acplint rules [--all] [-f text|json]", "List every rule lint checks: ID, default severity, the party it blames and its title. With --all, also the checks of schema diff (ACP-DIFF-*) and the harness checks of check (CHECK-*).", e)
+	fs := newFlagSet("rules", "acplint rules [--all] [--tck] [-f text|json]", "List every rule lint checks: ID, default severity, the party it blames and its title. With --all, also the checks of schema diff (ACP-DIFF-*) and the harness checks of check (CHECK-*).\nWith --tck, list instead every requirement of the official conformance kit's v1 registry\n(acp-tck) with the acplint rules or check harness checks that judge it, or why none does.", e)
 	format := fs.String("f", "text", "output `format`: text or json")
 	all := fs.Bool("all", false, "list every ID any command reports, schema diff's and check's too")
+	tck := fs.Bool("tck", false, "map the conformance kit's v1 requirement ids to acplint rules")
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
+	}
+	if *tck {
+		return writeTCK(*format, e)
 	}
 	rules := findings.All()
 	if *all {
@@ -170,4 +174,53 @@ func wrap(text string, width int) string {
 		out = append(out, strings.Join(lines, "\n"))
 	}
 	return strings.Join(out, "\n\n")
+}
+
+// writeTCK lists the conformance kit's v1 requirements and what covers
+// each.
+func writeTCK(format string, e *env) int {
+	type row struct {
+		ID         string   `json:"id"`
+		Tier       string   `json:"tier"`
+		Subject    string   `json:"subject"`
+		Rules      []string `json:"rules,omitempty"`
+		Harness    string   `json:"harness,omitempty"`
+		Partly     string   `json:"partly,omitempty"`
+		NotCovered string   `json:"notCovered,omitempty"`
+	}
+	var rows []row
+	for _, req := range findings.TCKV1() {
+		r := row{ID: req.ID, Tier: req.Tier, Subject: req.Subject, Harness: req.Harness, Partly: req.Partly, NotCovered: req.NotCovered}
+		for _, rule := range findings.RulesForTCK(req.ID) {
+			r.Rules = append(r.Rules, rule.ID)
+		}
+		rows = append(rows, r)
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(e.stdout)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				e.errorf("rules: %v", err)
+				return exitUsage
+			}
+		}
+	case "text":
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		for _, r := range rows {
+			covered := strings.Join(append(r.Rules, r.Harness), " ")
+			switch {
+			case r.NotCovered != "":
+				covered = "not covered: " + r.NotCovered
+			case r.Partly != "":
+				covered = strings.TrimSpace(covered) + " (partly: " + r.Partly + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Tier, strings.TrimSpace(covered))
+		}
+		tw.Flush()
+	default:
+		e.errorf("rules: unknown format %q (want text or json)", format)
+		return exitUsage
+	}
+	return exitClean
 }

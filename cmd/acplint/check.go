@@ -20,16 +20,37 @@ const checkDoc = `
 Check starts an ACP agent, plays the client over its stdin and stdout, and
 judges everything the agent says with the protocol machine that lint uses.
 
-Each run starts a fresh agent process and plays one generated sequence:
-initialize with a drawn subset of the client capabilities (--caps), then
+Each run starts a fresh agent process and plays one sequence: a minimal
+preflight (one prompt, no capabilities), then a tour that uses every
+feature once, then --runs generated ones: initialize with a drawn subset of
+the client capabilities (--caps) and now and then for version 65535, then
 up to --steps actions: new sessions, prompts with text and resource
-content, cancels at random points (session/cancel, or session/close when
-the agent supports it), session/load when the agent advertises it. The
-client answers fs/* from an in-memory workspace whose unsaved buffers differ
-from disk, simulates terminal/* with output and exit codes, picks any
-offered permission option (or "cancelled" after a cancel), injects fs and
-terminal errors now and then, and refuses every method it did not advertise
-with -32601. The agent's stderr is kept but never judged.
+content, cancels (right after the prompt, after some updates, at the
+agent's first request; session/cancel, or session/close when the agent
+supports it), session/load and session/resume when the agent advertises
+them, session/set_mode and session/set_config_option when the session
+offers modes and options, and a request for _acplint/no_such_method, which
+no agent implements. The client answers fs/* from an in-memory workspace
+whose unsaved buffers differ from disk, simulates terminal/* with output and
+exit codes, picks any offered permission option (or "cancelled" after a
+cancel), injects fs and terminal errors now and then, and refuses every
+method it did not advertise with -32601. A prompt turn in which the agent
+says nothing for --idle-cancel is cancelled, as a user stops a stuck turn;
+for an agent whose turns only end when cancelled that time drops to 100ms.
+The agent's stderr is kept but never judged.
+
+Faults (--faults): a real editor is not a perfect client. With --faults the
+client also does what editors do wrong: late-answer (answers the agent's
+requests late), duplicate-answer (answers each twice), fs-error (fails
+every fs/* call), cancel-permission (dismisses permission requests: outcome
+"cancelled" in a turn that goes on), disconnect (closes the agent's stdin
+in mid-turn), overlap-prompt (a second prompt while a turn runs),
+chunked-write (writes each message in pieces). The tour runs them all, and
+each generated run a drawn subset. A robust agent does not crash
+(CHECK-CRASH) or hang (CHECK-TIMEOUT, CHECK-CLOSE after a disconnect),
+answers every prompt with a stop reason or an error (ACP-RPC-013), and
+sends nothing for a turn after its response (ACP-TURN-003, ACP-CXL-002).
+What the client does wrong on purpose is not held against either side.
 
 Sequences are generated with rapid: --seed replays a check exactly (for a
 deterministic agent). Each distinct failure is shrunk to the smallest run
@@ -47,13 +68,21 @@ capability or feature that came into play), SHOULD (warnings) and
 informational. A cancel that may have crossed the end of the turn is a
 race: it neither fails nor exercises the cancellation rules. A cancel counts
 as read by the agent when the client answered one of the agent's requests
-between the cancel and the prompt's response (stdin is read in order), or
-when the response came --cancel-grace or more after the cancel. The harness also checks
-that the agent starts, answers in time, does not die, and exits when its
-stdin closes (CHECK-* ids).
+between the cancel and the prompt's response (stdin is read in order), when
+the turn had been silent for the idle time before the cancel, or when the
+agent was silent for --cancel-grace after the cancel before it answered. An agent that ends
+every turn before a cancel can reach it gets "cancellation not exercised",
+with the reason: ACP-CXL-001 and ACP-CXL-002 are skipped, not failed. A
+finding lint lowers to a warning (the agent may have had a reason) fails at
+the SHOULD level. The harness also checks that the agent starts, answers in
+time, does not die, and exits when its stdin closes (CHECK-* ids).
 
 Timeouts: --startup-timeout until initialize is answered; --response-timeout
-of silence while a request is pending; --run-timeout for one whole run.
+of silence while a request is pending (once the agent let one pass, later
+runs wait ten times its slowest answer, at least 500ms; an agent that
+answered an id the client never sent gets 500ms more); --run-timeout for
+one whole run; --budget for the whole check, after which the verdict covers
+the runs made.
 Closing runs a ladder: stdin is closed, then SIGTERM, then SIGKILL, each
 after --close-grace, while stdout is still read.
 
@@ -77,9 +106,9 @@ verdict of the runs made so far is written, and check exits 2. A second
 signal ends acplint at once; on Linux the agent process is then killed by
 its parent-death signal (its own children are not).
 
-Exit codes: 0 conformant; 1 not conformant; 2 usage error, the agent would
-not start (could not be run, or never answered initialize), or check was
-interrupted.
+Exit codes: 0 conformant; 1 not conformant, including an agent that runs
+but never answers initialize (CHECK-START); 2 usage error, an agent program
+that cannot be run, or check was interrupted.
 
 Examples:
 	acplint check -- go run ./conformance/agents/reference
@@ -102,9 +131,12 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	response := fs.Duration("response-timeout", conformance.DefaultResponseTimeout, "`time` of silence allowed while a request is pending")
 	runTimeout := fs.Duration("run-timeout", conformance.DefaultRunTimeout, "watchdog `time` for one whole run")
 	settle := fs.Duration("settle", conformance.DefaultSettle, "quiet `time` awaited after a cancelled turn, for late updates")
-	cancelGrace := fs.Duration("cancel-grace", conformance.DefaultCancelGrace, "an answer to a cancelled prompt this `time` after the cancel, with no client message between, counts as having read the cancel (quicker ones are races)")
+	cancelGrace := fs.Duration("cancel-grace", conformance.DefaultCancelGrace, "an agent silent this `time` after a cancel before it answers the cancelled prompt counts as having read the cancel (quicker answers are races)")
 	grace := fs.Duration("close-grace", conformance.DefaultCloseGrace, "`time` given at each step of the close ladder (stdin, SIGTERM, SIGKILL)")
 	shrinkTime := fs.Duration("shrink-time", conformance.DefaultShrinkTime, "`time` allowed to shrink each failure")
+	idleCancel := fs.Duration("idle-cancel", conformance.DefaultIdleCancel, "cancel a prompt turn in which the agent says nothing for this `time`, as a user stops a stuck turn (shortened for an agent whose turns only end when cancelled); 0 never")
+	faults := fs.String("faults", "none", "what the client does wrong on purpose, as editors do: `list` of late-answer, duplicate-answer, fs-error, cancel-permission, disconnect, overlap-prompt, chunked-write, or all, none")
+	budget := fs.Duration("budget", 0, "total `time` for the whole check: no run starts and none is shrunk once it is spent, and the verdict covers the runs made; 0 no limit")
 	maxShrinks := fs.Int("max-shrinks", conformance.DefaultMaxShrinks, "shrink at most this `number` of distinct failures")
 	maxLine := fs.Int("max-line", conformance.DefaultMaxLine, "longest agent line kept, in `bytes`; a longer one is recorded as a gap")
 	maxTranscript := fs.Int64("max-transcript", conformance.DefaultMaxTranscript, "`bytes` of the start of each run's transcript kept on disk; after them only a bounded tail is kept, in memory")
@@ -127,13 +159,18 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		e.errorf("check: --caps: %v", err)
 		return exitUsage
 	}
+	faultList, err := conformance.ParseFaults(*faults)
+	if err != nil {
+		e.errorf("check: --faults: %v", err)
+		return exitUsage
+	}
 	threshold, err := findings.ParseSeverity(*failOn)
 	if err != nil || threshold == findings.SeverityInfo {
 		e.errorf("check: --fail-on: want error or warning, not %q", *failOn)
 		return exitUsage
 	}
-	if *runs <= 0 || *steps <= 0 || *maxShrinks < 0 || *maxLine <= 0 || *maxTranscript <= 0 {
-		e.errorf("check: --runs, --steps, --max-line and --max-transcript must be positive, --max-shrinks not negative")
+	if *runs <= 0 || *steps <= 0 || *maxShrinks < 0 || *maxLine <= 0 || *maxTranscript <= 0 || *idleCancel < 0 || *budget < 0 {
+		e.errorf("check: --runs, --steps, --max-line and --max-transcript must be positive, --max-shrinks, --idle-cancel and --budget not negative")
 		return exitUsage
 	}
 	opts := conformance.Options{
@@ -149,6 +186,9 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		CancelGrace:     *cancelGrace,
 		CloseGrace:      *grace,
 		ShrinkTime:      *shrinkTime,
+		IdleCancel:      *idleCancel,
+		Budget:          *budget,
+		Faults:          faultList,
 		MaxShrinks:      *maxShrinks,
 		OutDir:          *out,
 		FailOn:          threshold,
@@ -162,6 +202,9 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	if *htmlDir != "" && opts.OutDir == "" {
 		// The pages are drawn from the transcripts on disk.
 		opts.OutDir = *htmlDir
+	}
+	if *idleCancel == 0 {
+		opts.IdleCancel = -1
 	}
 	if *verbose {
 		opts.Progress = e.stderr

@@ -128,8 +128,8 @@ func TestCheckPeakMemory(t *testing.T) {
 			name:     "garbage and never an answer",
 			args:     []string{"--runs", "1", "--startup-timeout", "5s", "--close-grace", "300ms"},
 			script:   `echo $$ >>"$PIDFILE"; exec yes "garbage garbage"`,
-			wantCode: exitUsage,
-			wantErr:  "within the startup timeout of 5s",
+			wantCode: exitFindings,
+			wantOut:  "the agent did not start: no response to initialize (line 1) within the startup timeout of 5s",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

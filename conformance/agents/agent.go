@@ -62,10 +62,14 @@ const (
 	// CrashMidTurn exits with status 2 in the middle of an edit, after the
 	// user allowed it.
 	CrashMidTurn Defect = "crash-mid-turn"
+	// CrashOnDuplicateAnswer exits with status 2 when the client answers a
+	// request it no longer waits for: conformant with a perfect client,
+	// it falls to `acplint check --faults duplicate-answer` (CHECK-CRASH).
+	CrashOnDuplicateAnswer Defect = "crash-on-duplicate-answer"
 )
 
 // Defects lists every defect, for flag help and tests.
-var Defects = []Defect{EndTurnAfterCancel, QuietEndTurn, UpdateAfterCancel, UnknownToolCallUpdate, FSWithoutCapability, EchoVersion, NonJSONStdout, NeverAnswer, CrashMidTurn}
+var Defects = []Defect{EndTurnAfterCancel, QuietEndTurn, UpdateAfterCancel, UnknownToolCallUpdate, FSWithoutCapability, EchoVersion, NonJSONStdout, NeverAnswer, CrashMidTurn, CrashOnDuplicateAnswer}
 
 // Main runs the agent as a program: flags, then ACP on stdin/stdout until
 // stdin closes. It returns the exit status.
@@ -78,8 +82,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defect := fs.String("defect", "", "deliberate protocol `bug` to show: "+strings.Join(names, ", "))
 	delay := fs.Duration("delay", 2*time.Millisecond, "pause between streamed chunks")
+	fixture := fs.String("fixture", "", "run instead the small `agent` that mirrors one of the conformance kit's v1 fixtures (see Fixtures)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *fixture != "" {
+		if !knownFixture(Fixture(*fixture)) {
+			fmt.Fprintf(stderr, "agent: unknown fixture %q\n", *fixture)
+			return 2
+		}
+		return RunFixture(Fixture(*fixture), stdin, stdout, stderr)
 	}
 	d := Defect(*defect)
 	if d != None && !known(d) {
@@ -244,8 +256,12 @@ func (a *Agent) handle(line []byte) {
 		ch, ok := a.waiting[string(m.ID)]
 		delete(a.waiting, string(m.ID))
 		a.mu.Unlock()
-		if ok {
+		switch {
+		case ok:
 			ch <- response{Result: m.Result, Error: m.Error}
+		case a.Defect == CrashOnDuplicateAnswer:
+			fmt.Fprintf(a.log, "panic: no request waits for response id %s\n", m.ID)
+			a.exit(2)
 		}
 	case m.Method != "" && !hasID:
 		a.notification(m)
@@ -732,11 +748,15 @@ func (tt *turnRun) edit(rel string) error {
 		// (A turn cancelled by session/close is handled correctly: only
 		// session/cancel is ignored.)
 		return errQuietEnd
+	case r.Outcome.Outcome == "cancelled" && !tt.cancelled():
+		// The turn goes on: the user dismissed the request (a
+		// session/cancel would have cancelled the turn before this answer
+		// was read), which is a no.
+		tt.progress(id, map[string]any{"status": "failed", "content": []any{textContent("the user dismissed the permission request")}})
+		tt.chunk("Understood, I left " + rel + " unchanged. ")
+		return nil
 	case r.Outcome.Outcome == "cancelled":
 		tt.progress(id, map[string]any{"status": "failed", "content": []any{textContent("cancelled")}})
-		if tt.a.Defect == EndTurnAfterCancel {
-			return nil
-		}
 		return errCancelled
 	case r.Outcome.Outcome != "selected" || !strings.HasPrefix(r.Outcome.OptionID, "allow"):
 		tt.progress(id, map[string]any{"status": "failed", "content": []any{textContent("the user rejected the edit")}})
