@@ -101,7 +101,7 @@ type ctx struct {
 	// d is the machine's dispatch tables, and check the check whose code
 	// runs: the framing's, or the hook's.
 	d     *dispatch
-	check *Check
+	check checkID
 	// scans caches what the raw filters found in the message's params
 	// and result (content.go).
 	scans [2]rawScan
@@ -139,8 +139,8 @@ func (c *ctx) add(rule *findings.Rule, ptr string, format string, args ...any) *
 // Violation (the lint driver turns it into ACP-LINT-003) instead of the
 // finding. Findings are rare, so the search costs nothing that matters.
 func (c *ctx) addAt(rule *findings.Rule, loc findings.Location, format string, args ...any) *findings.ValidationFinding {
-	if c.check == nil || !slices.Contains(c.check.Rules, rule) {
-		c.r.errs = append(c.r.errs, &undeclaredRule{check: c.check, rule: rule, at: loc, text: fmt.Sprintf(format, args...)})
+	if check := c.d.checks[c.check]; !slices.Contains(check.Rules, rule) {
+		c.r.errs = append(c.r.errs, &undeclaredRule{check: check, rule: rule, at: loc, text: fmt.Sprintf(format, args...)})
 		return new(findings.ValidationFinding) // for the caller to adjust, then dropped
 	}
 	return c.r.add(rule, loc, format, args...)
@@ -155,11 +155,7 @@ type undeclaredRule struct {
 }
 
 func (e *undeclaredRule) Error() string {
-	name := "no check"
-	if e.check != nil {
-		name = fmt.Sprintf("check %q", e.check.Name)
-	}
-	return fmt.Sprintf("%s raised %s, which it does not declare, at %s: %s", name, e.rule.ID, e.at, e.text)
+	return fmt.Sprintf("check %q raised %s, which it does not declare, at %s: %s", e.check.Name, e.rule.ID, e.at, e.text)
 }
 
 // related adds a line that helps prove f.

@@ -497,7 +497,8 @@ func gatedMethods() []domain.Method {
 // dispatch is checkList turned into the tables the machine runs: which
 // hooks each event runs, in order.
 type dispatch struct {
-	framing       *Check
+	checks        []*Check // checkList; hooks name their check by index
+	framing       checkID
 	problems      []problemHook // by precedence (problemPrecedes)
 	arrival       []requestHook
 	everyRequest  []requestHook
@@ -508,23 +509,28 @@ type dispatch struct {
 	end           []endHook
 }
 
+// checkID is a check's index in dispatch.checks. The context of a step
+// holds the running check as one: storing a pointer for every hook run
+// would cost a write barrier each time.
+type checkID uint16
+
 type (
 	requestHook struct {
-		check *Check
 		run   requestCheck
+		check checkID
 	}
 	responseHook struct {
-		check *Check
 		run   responseCheck
+		check checkID
 	}
 	endHook struct {
-		check *Check
 		run   endCheck
+		check checkID
 	}
 	problemHook struct {
-		check *Check
-		key   ProblemKey
 		run   problemCheck
+		key   ProblemKey
+		check checkID
 	}
 )
 
@@ -533,43 +539,46 @@ type (
 var dispatchTables = sync.OnceValue(func() *dispatch { return newDispatch(checkList()) })
 
 func newDispatch(list []*Check) *dispatch {
-	d := &dispatch{requests: map[domain.Method][]requestHook{}, responses: map[domain.Method][]responseHook{}}
-	for _, ch := range list {
+	d := &dispatch{checks: list, requests: map[domain.Method][]requestHook{}, responses: map[domain.Method][]responseHook{}}
+	framing := -1
+	for i, ch := range list {
+		id := checkID(i)
 		for _, h := range ch.Hooks {
 			switch h.On {
 			case OnFraming:
-				if d.framing != nil {
-					panic(fmt.Sprintf("protocol: checks %q and %q both claim the framing", d.framing.Name, ch.Name))
+				if framing >= 0 {
+					panic(fmt.Sprintf("protocol: checks %q and %q both claim the framing", list[framing].Name, ch.Name))
 				}
-				d.framing = ch
+				framing = i
 			case OnArrival:
-				d.arrival = append(d.arrival, requestHook{ch, h.request})
+				d.arrival = append(d.arrival, requestHook{h.request, id})
 			case OnEveryRequest:
-				d.everyRequest = append(d.everyRequest, requestHook{ch, h.request})
+				d.everyRequest = append(d.everyRequest, requestHook{h.request, id})
 			case OnRequestTo:
 				for _, m := range h.Methods {
-					d.requests[m] = append(d.requests[m], requestHook{ch, h.request})
+					d.requests[m] = append(d.requests[m], requestHook{h.request, id})
 				}
 			case OnErrorAnswer:
-				d.errorAnswer = append(d.errorAnswer, responseHook{ch, h.response})
+				d.errorAnswer = append(d.errorAnswer, responseHook{h.response, id})
 			case OnEveryResponse:
-				d.everyResponse = append(d.everyResponse, responseHook{ch, h.response})
+				d.everyResponse = append(d.everyResponse, responseHook{h.response, id})
 			case OnResponseTo:
 				for _, m := range h.Methods {
-					d.responses[m] = append(d.responses[m], responseHook{ch, h.response})
+					d.responses[m] = append(d.responses[m], responseHook{h.response, id})
 				}
 			case OnEnd:
-				d.end = append(d.end, endHook{ch, h.end})
+				d.end = append(d.end, endHook{h.end, id})
 			case OnProblem:
-				d.problems = append(d.problems, problemHook{ch, h.Problem, h.problem})
+				d.problems = append(d.problems, problemHook{h.problem, h.Problem, id})
 			default:
 				panic(fmt.Sprintf("protocol: check %q has a hook with trigger %v", ch.Name, h.On))
 			}
 		}
 	}
-	if d.framing == nil {
+	if framing < 0 {
 		panic("protocol: no check claims the framing")
 	}
+	d.framing = checkID(framing)
 	slices.SortStableFunc(d.problems, func(a, b problemHook) int { return problemPrecedence(a.key, b.key) })
 	return d
 }

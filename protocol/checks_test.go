@@ -156,7 +156,7 @@ func TestChecksDeclareWhatTheyRaise(t *testing.T) {
 // Violation, which the lint driver reports as ACP-LINT-003.
 func TestUndeclaredRuleIsAnError(t *testing.T) {
 	ch := &Check{Name: "narrow", Rules: []*findings.Rule{findings.SESRelativeCwd}}
-	c := &ctx{r: &report{}, m: &domain.Message{}, check: ch}
+	c := &ctx{r: &report{}, m: &domain.Message{}, d: &dispatch{checks: []*Check{ch}}}
 	c.add(findings.SESRelativeCwd, "/params/cwd", "declared")
 	f := c.add(findings.SIDUnknownSession, "/params/sessionId", "not declared")
 	f.Severity = findings.SeverityInfo // callers may adjust what add returns

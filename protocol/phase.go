@@ -48,14 +48,16 @@ type Event struct {
 	// "_meta" member in them, which spares the trace-context check
 	// (ACP-EXTN-005) its search of the raw bytes. False means unknown.
 	MetaAbsent bool
+	// Dir is the sender of a line that holds no message (Msg nil, see
+	// Problems), when known. (It sits with the flags: an Event is copied
+	// on every step.)
+	Dir domain.Direction
 	// Problems are what the codec found wrong with the message, in the
 	// order found; the checks of their rules report them (OnProblem)
 	// before anything else of the message. An event may also carry the
 	// problems of a line that holds no message (a JSON value that is not
-	// an object): Msg is nil, and Dir is the line's sender when known.
-	// The machine keeps none of them past the step.
+	// an object): Msg is nil. The machine keeps none of them past the step.
 	Problems []domain.Problem
-	Dir      domain.Direction
 }
 
 // Pending is a request that has not been answered yet.

@@ -54,26 +54,32 @@ func (p *Phase) firstReport(rule *findings.Rule, s domain.SessionID, key string)
 	return true
 }
 
-// updatedSession returns the payload of an agent's session/update and its
-// session when the update's values mean something: its session is active
-// and its payload decoded without a schema finding.
-func updatedSession(p *Phase, c *ctx) (*domain.SessionNotification, *Session, bool) {
-	n, ok := paramsOf[domain.SessionNotification](c.m)
-	if !ok || c.m.Dir != domain.FromAgent || c.ev.ParamsInvalid {
-		return nil, nil, false // a broken payload is a schema finding; its values mean nothing
+// activeUpdate returns the session of an agent's session/update when the
+// update's values mean something: its session is active and its payload
+// decoded without a schema finding. The hooks call it only for the update
+// kinds they judge: most updates are message chunks, and the session
+// lookup is the costly part.
+func activeUpdate(p *Phase, c *ctx, n *domain.SessionNotification) (*Session, bool) {
+	if c.m.Dir != domain.FromAgent || c.ev.ParamsInvalid {
+		return nil, false // a broken payload is a schema finding; its values mean nothing
 	}
-	s, ok := p.ActiveSession(n.SessionID)
-	if !ok {
-		return nil, nil, false // an unknown session is ACP-SID's
-	}
-	return n, s, true
+	return p.ActiveSession(n.SessionID) // an unknown session is ACP-SID's
 }
 
 // checkModeAndOptionUpdate judges current_mode_update and
 // config_option_update against the session's modes and config options
 // (the config check), and keeps them current.
 func checkModeAndOptionUpdate(p *Phase, c *ctx) {
-	n, s, ok := updatedSession(p, c)
+	n, ok := paramsOf[domain.SessionNotification](c.m)
+	if !ok {
+		return
+	}
+	switch n.Update.(type) {
+	case domain.CurrentModeUpdate, domain.ConfigOptionUpdate:
+	default:
+		return
+	}
+	s, ok := activeUpdate(p, c, n)
 	if !ok {
 		return
 	}
@@ -91,7 +97,16 @@ func checkModeAndOptionUpdate(p *Phase, c *ctx) {
 // OnProblem hooks at the end of this file), except the empty notice title;
 // ACP-UPD-001 is in rpc.go.
 func checkSessionUpdatePayload(p *Phase, c *ctx) {
-	n, s, ok := updatedSession(p, c)
+	n, ok := paramsOf[domain.SessionNotification](c.m)
+	if !ok {
+		return
+	}
+	switch n.Update.(type) {
+	case domain.CompactionUpdate, domain.CompactionSummaryChunk, domain.Plan, domain.Notice:
+	default:
+		return
+	}
+	s, ok := activeUpdate(p, c, n)
 	if !ok {
 		return
 	}
