@@ -102,7 +102,7 @@ func checkSessionUpdatePayload(p *Phase, c *ctx) {
 		return
 	}
 	switch n.Update.(type) {
-	case domain.CompactionUpdate, domain.CompactionSummaryChunk, domain.Plan, domain.Notice:
+	case domain.CompactionUpdate, domain.CompactionSummaryChunk, domain.Plan, domain.AvailableCommandsUpdate, domain.Notice:
 	default:
 		return
 	}
