@@ -539,6 +539,10 @@ func (c *client) loadSession(a Action) {
 	if s.prompts > 0 {
 		c.facts[FactLoadHistory]++
 	}
+	// History replayed after the response (ACP-SEQ-007) must be on the
+	// record before the client's next move, however slowly the agent runs,
+	// or the verdict would depend on the machine's load.
+	c.settle(c.opts.Settle)
 }
 
 // closeBeforeReopening closes s, when it is open and the agent can close
@@ -587,6 +591,9 @@ func (c *client) resumeSession(a Action) {
 	}
 	s.open = true
 	c.facts[FactResume]++
+	// Replay after the response (ACP-SEQ-009) lands before the next move,
+	// as after session/load.
+	c.settle(c.opts.Settle)
 }
 
 // setMode switches an open session to another of the modes session/new

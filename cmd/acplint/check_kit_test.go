@@ -131,7 +131,7 @@ var kitCases = []kitCase{
 var kitCheckArgs = []string{
 	"check", "-f", "json", "--seed", "1", "--runs", "6", "--steps", "4",
 	"--startup-timeout", "3s", "--response-timeout", "3s", "--run-timeout", "20s",
-	"--close-grace", "1s", "--max-shrinks", "0", "--idle-cancel", "1s",
+	"--close-grace", "1s", "--max-shrinks", "0", "--idle-cancel", "1s", "--settle", "250ms",
 }
 
 // TestCheckKitFixtures runs `acplint check` on every agent of the kit
