@@ -139,7 +139,7 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 		}
 	}
 	l.atEnd = true
-	l.raw = nil // the frames' memory is recycled
+	l.raw, l.col.parsed = nil, false // the frames' memory is recycled
 	l.step(protocol.Event{End: true, Truncated: !opts.CleanEnd, Loc: findings.Location{File: opts.File}})
 	l.finishWire()
 	return nil
@@ -217,6 +217,7 @@ type linter struct {
 	// NDJSON, one physical line, at most maxColumnLine bytes), for the
 	// column of a finding's pointer; nil otherwise.
 	raw []byte
+	col columnTree // l.raw parsed, when a finding needed a column
 }
 
 // maxColumnLine is the longest line whose findings get a column: finding
@@ -252,7 +253,7 @@ func (l *linter) add(f findings.ValidationFinding) {
 	// The column is found while the line is at hand, for a finding held
 	// back by the cap too: its summary is placed at it.
 	if l.raw != nil && f.Location.Pointer != "" && f.Location.Column == 0 && f.Location.Line == l.line {
-		if at, ok := jsonv.Offset(l.raw, f.Location.Pointer); ok {
+		if at, ok := l.offset(f.Location.Pointer); ok {
 			f.Location.Column = at + 1
 		}
 	}
@@ -310,10 +311,34 @@ func (l *linter) reportCapped() {
 
 func (l *linter) loc(line int) findings.Location { return findings.Location{File: l.file, Line: line} }
 
+// columnTree is the current line parsed for the columns of its findings:
+// once per line, into memory reused from line to line, since a line that
+// breaks rules often breaks several.
+type columnTree struct {
+	arena  jsonv.Arena
+	tree   jsonv.Value
+	err    error
+	parsed bool
+}
+
+// offset is jsonv.Offset of pointer p in the current line (l.raw).
+func (l *linter) offset(p string) (int, bool) {
+	c := &l.col
+	if !c.parsed {
+		c.arena.Reset()
+		c.tree, c.err = c.arena.ParseNext(l.raw)
+		c.parsed = true
+	}
+	if c.err != nil {
+		return 0, false
+	}
+	return jsonv.OffsetIn(&c.tree, l.raw, p)
+}
+
 // frame lints one frame; d is its decoded line, nil for a bad wrapper.
 func (l *linter) frame(fr transcript.Entry, d *codec.Decoded) {
 	l.line = fr.Line.Num
-	l.raw = nil
+	l.raw, l.col.parsed = nil, false
 	if l.res.Format == transcript.FormatNDJSON && fr.Splits == 0 && len(fr.Extra) == 0 && !fr.Synthetic && len(fr.Line.Bytes) <= maxColumnLine {
 		l.raw = fr.Line.Bytes
 	}

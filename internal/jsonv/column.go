@@ -21,7 +21,16 @@ func Offset(src []byte, p string) (offset int, ok bool) {
 	if err != nil {
 		return 0, false
 	}
-	cur, at := &v, v.Start
+	return OffsetIn(&v, src, p)
+}
+
+// OffsetIn is Offset in v, the tree parsed from src: a caller that asks
+// for several pointers of one line parses it once.
+func OffsetIn(v *Value, src []byte, p string) (offset int, ok bool) {
+	if p != "" && p[0] != '/' {
+		return 0, false
+	}
+	cur, at := v, v.Start
 	if p == "" {
 		return at, true
 	}
