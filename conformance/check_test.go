@@ -382,7 +382,10 @@ func TestBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took > opts.Budget+2*time.Second {
+	// The margin covers ending the run in progress and closing the agent
+	// under the race detector on a busy machine (3.8 s was seen in CI);
+	// without the budget, 100,000 runs take many minutes.
+	if took > opts.Budget+6*time.Second {
 		t.Errorf("the check took %v with a budget of %v", took.Round(time.Millisecond), opts.Budget)
 	}
 	// How many runs fit in the budget depends on the machine's load; that
