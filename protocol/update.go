@@ -74,20 +74,15 @@ func checkModeAndOptionUpdate(p *Phase, c *ctx) {
 	if !ok {
 		return
 	}
-	switch n.Update.(type) {
-	case domain.CurrentModeUpdate, domain.ConfigOptionUpdate:
-	default:
-		return
-	}
-	s, ok := activeUpdate(p, c, n)
-	if !ok {
-		return
-	}
 	switch u := n.Update.(type) {
 	case domain.CurrentModeUpdate:
-		currentModeUpdated(p, c, s, u)
+		if s, ok := activeUpdate(p, c, n); ok {
+			currentModeUpdated(p, c, s, u)
+		}
 	case domain.ConfigOptionUpdate:
-		configOptionsUpdated(p, c, s, u)
+		if s, ok := activeUpdate(p, c, n); ok {
+			configOptionsUpdated(p, c, s, u)
+		}
 	}
 }
 
@@ -101,28 +96,30 @@ func checkSessionUpdatePayload(p *Phase, c *ctx) {
 	if !ok {
 		return
 	}
-	switch n.Update.(type) {
-	case domain.CompactionUpdate, domain.CompactionSummaryChunk, domain.Plan, domain.AvailableCommandsUpdate, domain.Notice:
-	default:
-		return
-	}
-	s, ok := activeUpdate(p, c, n)
-	if !ok {
-		return
-	}
+	// Each case looks the session up itself, so that the lookup is paid
+	// only by the kinds judged here (message chunks, most updates, are
+	// not), and a new kind cannot be left out of a separate filter.
 	switch u := n.Update.(type) {
 	case domain.CompactionUpdate:
-		compactionUpdated(p, c, s, u)
+		if s, ok := activeUpdate(p, c, n); ok {
+			compactionUpdated(p, c, s, u)
+		}
 	case domain.CompactionSummaryChunk:
-		compactionChunk(p, c, s, u)
+		if s, ok := activeUpdate(p, c, n); ok {
+			compactionChunk(p, c, s, u)
+		}
 	case domain.Plan:
-		planUpdated(p, c, s, u)
+		if s, ok := activeUpdate(p, c, n); ok {
+			planUpdated(p, c, s, u)
+		}
 	case domain.AvailableCommandsUpdate:
-		duplicateCommands(c, u)
+		if _, ok := activeUpdate(p, c, n); ok {
+			duplicateCommands(c, u)
+		}
 	case domain.Notice:
 		// A missing title is a codec problem; an empty one passes the
 		// decoder, which does not check minLength.
-		if u.Title == "" {
+		if _, ok := activeUpdate(p, c, n); ok && u.Title == "" {
 			c.add(findings.UPDNoticeShape, "/params/update/title",
 				"notice has an empty title; the title is required to be non-empty plain text that stands alone, and clients that show only the title display nothing")
 		}
