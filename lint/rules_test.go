@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/acplint/acplint/internal/catalogsrc"
 )
 
 // TestRulesListsWhatLintRaises proves that Rules, lint's claim on its
@@ -65,38 +67,9 @@ func TestRulesListsWhatLintRaises(t *testing.T) {
 // findings to their rule IDs, read from its source.
 func catalogVars(t *testing.T) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob("../findings/catalog_*.go")
+	vars, err := catalogsrc.RuleVars("../findings")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			spec, ok := n.(*ast.ValueSpec)
-			if !ok {
-				return true
-			}
-			for i, v := range spec.Values {
-				u, ok := v.(*ast.UnaryExpr)
-				if !ok {
-					continue
-				}
-				for _, e := range u.X.(*ast.CompositeLit).Elts {
-					if kv, ok := e.(*ast.KeyValueExpr); ok && kv.Key.(*ast.Ident).Name == "ID" {
-						out[spec.Names[i].Name] = strings.Trim(kv.Value.(*ast.BasicLit).Value, `"`)
-					}
-				}
-			}
-			return false
-		})
-	}
-	return out
+	return vars
 }

@@ -50,16 +50,17 @@ var graph = map[string]rule{
 	"findings": {},
 
 	// Shared internals with no module dependencies of their own.
-	"internal/slab":      {},
-	"internal/jsonv":     {imports: []string{"internal/slab"}},
-	"internal/reference": {},
-	"internal/procgroup": {},
-	"internal/proctest":  {},
-	"internal/safefile":  {},
-	"internal/gcpolicy":  {},
-	"internal/layers":    {},
-	"internal/rulehomes": {},
-	"internal/newrule":   {},
+	"internal/slab":       {},
+	"internal/jsonv":      {imports: []string{"internal/slab"}},
+	"internal/reference":  {},
+	"internal/procgroup":  {},
+	"internal/proctest":   {},
+	"internal/safefile":   {},
+	"internal/gcpolicy":   {},
+	"internal/layers":     {},
+	"internal/rulehomes":  {},
+	"internal/newrule":    {},
+	"internal/catalogsrc": {},
 
 	// Decoding and the protocol machine: the hot path of every command,
 	// so nothing outside the standard library.

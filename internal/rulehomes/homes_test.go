@@ -15,6 +15,7 @@ import (
 
 	"github.com/acplint/acplint/conformance"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/catalogsrc"
 	"github.com/acplint/acplint/internal/golden"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/protocol"
@@ -93,43 +94,13 @@ func TestEveryRuleHasOneHome(t *testing.T) {
 // findings, read from its source.
 func catalogVars(t *testing.T) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	files, err := filepath.Glob(filepath.Join(moduleRoot, "findings", "catalog_*.go"))
+	byName, err := catalogsrc.RuleVars(filepath.Join(moduleRoot, "findings"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			spec, ok := n.(*ast.ValueSpec)
-			if !ok {
-				return true
-			}
-			for i, v := range spec.Values {
-				lit, ok := v.(*ast.UnaryExpr)
-				if !ok {
-					continue
-				}
-				cl, ok := lit.X.(*ast.CompositeLit)
-				if !ok {
-					continue
-				}
-				for _, e := range cl.Elts {
-					if kv, ok := e.(*ast.KeyValueExpr); ok && kv.Key.(*ast.Ident).Name == "ID" {
-						id, _ := strconv.Unquote(kv.Value.(*ast.BasicLit).Value)
-						out[id] = spec.Names[i].Name
-					}
-				}
-			}
-			return false
-		})
+	out := make(map[string]string, len(byName))
+	for name, id := range byName {
+		out[id] = name
 	}
 	for _, r := range findings.All() {
 		if out[r.ID] == "" {
