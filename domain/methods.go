@@ -165,7 +165,7 @@ var UnstableMethods = map[Method]Side{
 	"nes/accept":           SideAgent,
 	"nes/reject":           SideAgent,
 	"nes/close":            SideAgent,
-	"mcp/connect":          SideAgent,
-	"mcp/disconnect":       SideAgent,
+	"mcp/connect":          SideClient, // x-side "client" in every published schema that has it (SDK 0.22.0 to 1.3.0)
+	"mcp/disconnect":       SideClient,
 	"session/set_provider": SideAgent,
 }
