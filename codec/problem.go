@@ -11,28 +11,27 @@ type (
 )
 
 const (
-	ProbNotUTF8         = domain.ProbNotUTF8
-	ProbBOM             = domain.ProbBOM
-	ProbNotJSON         = domain.ProbNotJSON
-	ProbBlank           = domain.ProbBlank
-	ProbCRLF            = domain.ProbCRLF
-	ProbBatch           = domain.ProbBatch
-	ProbNotObject       = domain.ProbNotObject
-	ProbDuplicate       = domain.ProbDuplicate
-	ProbJSONRPC         = domain.ProbJSONRPC
-	ProbEnvelope        = domain.ProbEnvelope
-	ProbIDNull          = domain.ProbIDNull
-	ProbIDFraction      = domain.ProbIDFraction
-	ProbErrorObject     = domain.ProbErrorObject
-	ProbMissing         = domain.ProbMissing
-	ProbType            = domain.ProbType
-	ProbRange           = domain.ProbRange
-	ProbEnum            = domain.ProbEnum
-	ProbOpenEnum        = domain.ProbOpenEnum
-	ProbUnknownVariant  = domain.ProbUnknownVariant
-	ProbUnknownMember   = domain.ProbUnknownMember
-	ProbMeta            = domain.ProbMeta
-	ProbNullResult      = domain.ProbNullResult
-	ProbUndefinedMethod = domain.ProbUndefinedMethod
-	ProbTooMany         = domain.ProbTooMany
+	ProbNotUTF8        = domain.ProbNotUTF8
+	ProbBOM            = domain.ProbBOM
+	ProbNotJSON        = domain.ProbNotJSON
+	ProbBlank          = domain.ProbBlank
+	ProbCRLF           = domain.ProbCRLF
+	ProbBatch          = domain.ProbBatch
+	ProbNotObject      = domain.ProbNotObject
+	ProbDuplicate      = domain.ProbDuplicate
+	ProbJSONRPC        = domain.ProbJSONRPC
+	ProbEnvelope       = domain.ProbEnvelope
+	ProbIDNull         = domain.ProbIDNull
+	ProbIDFraction     = domain.ProbIDFraction
+	ProbErrorObject    = domain.ProbErrorObject
+	ProbMissing        = domain.ProbMissing
+	ProbType           = domain.ProbType
+	ProbRange          = domain.ProbRange
+	ProbEnum           = domain.ProbEnum
+	ProbOpenEnum       = domain.ProbOpenEnum
+	ProbUnknownVariant = domain.ProbUnknownVariant
+	ProbUnknownMember  = domain.ProbUnknownMember
+	ProbMeta           = domain.ProbMeta
+	ProbNullResult     = domain.ProbNullResult
+	ProbTooMany        = domain.ProbTooMany
 )

@@ -33,9 +33,6 @@ const (
 	ProbUnknownMember  // a member the type does not declare
 	ProbMeta           // "_meta" is neither an object nor null
 	ProbNullResult     // "result": null for a method whose result is an object
-	// ProbUndefinedMethod is a method the schema in use (lint --schema)
-	// does not define; Value is the method.
-	ProbUndefinedMethod
 
 	// ProbTooMany counts the problems of a message past the most a message
 	// keeps (MaxProblemsPerMessage); it comes last.
@@ -49,7 +46,7 @@ var problemNames = map[ProblemKind]string{
 	ProbIDFraction: "id-fraction", ProbErrorObject: "error-object", ProbMissing: "missing",
 	ProbType: "type", ProbRange: "range", ProbEnum: "enum", ProbOpenEnum: "open-enum",
 	ProbUnknownVariant: "unknown-variant", ProbUnknownMember: "unknown-member", ProbMeta: "meta",
-	ProbNullResult: "null-result", ProbUndefinedMethod: "undefined-method", ProbTooMany: "too-many",
+	ProbNullResult: "null-result", ProbTooMany: "too-many",
 }
 
 func (k ProblemKind) String() string {

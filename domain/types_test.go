@@ -15,12 +15,13 @@ import (
 // infrastructure lists the exported struct types that do not model a JSON
 // value of the protocol and so are not in AllTypes.
 var infrastructure = map[string]bool{
-	"Message":    true,
-	"MethodInfo": true,
-	"Union":      true,
-	"Variant":    true,
-	"Member":     true,
-	"Problem":    true,
+	"Message":     true,
+	"MethodInfo":  true,
+	"MethodTable": true,
+	"Union":       true,
+	"Variant":     true,
+	"Member":      true,
+	"Problem":     true,
 }
 
 func jsonName(f reflect.StructField) string {

@@ -88,6 +88,9 @@ func Transcript(r io.Reader, opts Options) (*Result, error) {
 	if l.maxPerRule == 0 {
 		l.maxPerRule = DefaultMaxPerRule
 	}
+	if opts.Schema != nil {
+		l.methods = methodTable(opts.Schema.model)
+	}
 	ahead := startReadAhead(src, src.WholeLineBuffered)
 	defer ahead.stop()
 	if err := l.run(ahead, opts); err != nil {
@@ -193,6 +196,9 @@ type linter struct {
 	res    *Result
 	wire   wireState // byte-stream bookkeeping (problems.go)
 	schema *Schema   // --schema (schema.go); nil for the compiled-in one
+	// methods is the method table of schema (schemafacts.go); nil, the
+	// compiled tables, without --schema.
+	methods *domain.MethodTable
 	// onFinding, filter and maxPerRule are from Options (maxPerRule with
 	// its default applied).
 	onFinding  func(findings.ValidationFinding)
@@ -409,7 +415,7 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr transcri
 	case fr.Splits > 0 && i == 0:
 		l.noteMalformed(loc.Line, m.Dir, "message split over several lines")
 	}
-	msgProbs, probs, undefined := l.schemaProblems(d, i, m, msgProbs, probs)
+	msgProbs, probs = l.schemaProblems(d, i, m, msgProbs, probs)
 	if otherVersion(l.phase, m) {
 		// The v1 schema does not describe a connection that negotiated
 		// another version (ACP-VER-004, ACP-VER-005).
@@ -421,9 +427,6 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr transcri
 	// the codec's cap (ACP-LINT-005), reported once the message's other
 	// findings are.
 	ev := protocol.Event{Msg: m, Loc: loc, MetaAbsent: !d.MetaSeen(i), Problems: l.problems[:0]}
-	if undefined != nil {
-		ev.Problems = append(ev.Problems, *undefined)
-	}
 	var capped []codec.Problem
 	for j, list := range [][]codec.Problem{msgProbs, probs} {
 		for _, p := range list {
@@ -459,14 +462,19 @@ func otherVersion(p protocol.Phase, m *domain.Message) bool {
 }
 
 // senderOf infers who sent a request or notification from the method
-// tables. Methods either side may send ($/cancel_request, extensions) are
-// attributed only when the request ids prove it; otherwise DirUnknown.
+// tables: the schema's under --schema, then, for a method the schema does
+// not define (which ACP-EXTN-001 reports), the compiled ones, which may
+// know it from another version: who sent a line is a fact of the
+// transcript, and blame and the rules of the sender need it. Methods
+// either side may send ($/cancel_request, extensions) are attributed only
+// when the request ids prove it; otherwise DirUnknown.
 func (l *linter) senderOf(m *domain.Message) domain.Direction {
-	if mi, ok := domain.LookupMethod(m.Method); ok && mi.Receiver != domain.SideEither {
-		return mi.Receiver.Sender()
+	receiver, defined := receiverIn(l.methods, m.Method)
+	if !defined && l.methods != nil {
+		receiver, defined = receiverIn(nil, m.Method)
 	}
-	if side, ok := domain.UnstableMethods[m.Method]; ok && side != domain.SideEither {
-		return side.Sender()
+	if defined && receiver != domain.SideEither {
+		return receiver.Sender()
 	}
 	if n, ok := m.Params.(*domain.CancelRequestNotification); ok && n != nil {
 		// A side cancels its own requests: the one side with that id
@@ -547,6 +555,7 @@ func directionUnknownMessage(m *domain.Message) string {
 }
 
 func (l *linter) step(ev protocol.Event) {
+	ev.Methods = l.methods
 	err := protocol.StepInPlace(&l.phase, ev)
 	vs, other := protocol.Violations(err)
 	for _, v := range vs {

@@ -145,22 +145,24 @@ func checkLocalRefs(m *schemamodel.Schema) error {
 func (s *Schema) File() string { return s.model.File }
 
 // schemaKinds are the codec problems that depend on the schema version;
-// with --schema they come from the given schema instead. Envelope,
-// _meta and duplicate-member problems do not depend on it.
+// with --schema they come from the given schema instead: the shapes from
+// validation, and where "_meta" must be an object from its declarations
+// (schemafacts.go). Envelope and duplicate-member problems do not depend
+// on it.
 var schemaKinds = map[codec.ProblemKind]bool{
 	codec.ProbMissing: true, codec.ProbType: true, codec.ProbRange: true, codec.ProbEnum: true,
 	codec.ProbOpenEnum: true, codec.ProbUnknownVariant: true, codec.ProbUnknownMember: true,
-	codec.ProbNullResult: true,
+	codec.ProbNullResult: true, codec.ProbMeta: true,
 }
 
 // schemaProblems is the --schema hook of the driver: for message i of d it
 // drops the compiled-in schema problems of the params or result and adds
 // those of l.schema. Without --schema it returns its arguments unchanged.
-// undefined is the problem of a method l.schema does not define, if it is
-// one (ACP-EXTN-001).
-func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, msgProbs, resultProbs []codec.Problem) (_, _ []codec.Problem, undefined *codec.Problem) {
+// (Whether l.schema defines the method at all is the protocol machine's
+// question, asked of the schema's method table: Event.Methods.)
+func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, msgProbs, resultProbs []codec.Problem) (_, _ []codec.Problem) {
 	if l.schema == nil || m.Method == "" || m.Method.IsExtension() {
-		return msgProbs, resultProbs, nil
+		return msgProbs, resultProbs
 	}
 	var key schemamodel.Key
 	var raw json.RawMessage
@@ -172,7 +174,7 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, msgP
 	case domain.KindResult:
 		key, raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindResponse}, m.RawResult
 	default:
-		return msgProbs, resultProbs, nil
+		return msgProbs, resultProbs
 	}
 	prefix := ""
 	if len(d.Msgs) > 1 || isBatchLine(d) {
@@ -188,40 +190,17 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, msgP
 
 	sch := l.schema.defs[key]
 	if sch == nil {
-		if key.Kind != schemamodel.KindResponse && !definesMethod(l.schema.model, key.Method) && l.schema.reportsUndefined(m.Method) {
-			undefined = &codec.Problem{Kind: codec.ProbUndefinedMethod, Pointer: prefix + "/method", Value: string(m.Method),
-				Detail: fmt.Sprintf("method %q is not defined by the schema %s", m.Method, l.schema.File())}
-		}
-		return msgProbs, resultProbs, undefined
+		return msgProbs, resultProbs
 	}
 	probs := l.schema.validate(key, raw, base)
+	if metas := l.schema.metaProblems(l.schema.model.Message(key.Method, key.Kind), raw, base); len(metas) > 0 {
+		probs = append(probs, metas...)
+		sort.SliceStable(probs, func(i, j int) bool { return probs[i].Pointer < probs[j].Pointer })
+	}
 	if key.Kind == schemamodel.KindResponse {
-		return msgProbs, append(resultProbs, probs...), nil
+		return msgProbs, append(resultProbs, probs...)
 	}
-	return append(msgProbs, probs...), resultProbs, nil
-}
-
-// reportsUndefined says whether a method the schema does not define gets
-// its own finding here. Methods acplint does not know at all already get
-// ACP-EXTN-001 from the protocol machine, and known unstable methods
-// ACP-CAP-020, which is what a stable schema would say too; what is
-// left is a method a superset schema dropped (or never had) that acplint
-// knows from another version.
-func (s *Schema) reportsUndefined(method domain.Method) bool {
-	if _, stable := domain.LookupMethod(method); stable {
-		return true
-	}
-	_, unstable := domain.UnstableMethods[method]
-	return unstable && s.model.Superset
-}
-
-func definesMethod(s *schemamodel.Schema, method string) bool {
-	for k := range s.Messages {
-		if k.Method == method {
-			return true
-		}
-	}
-	return false
+	return append(msgProbs, probs...), resultProbs
 }
 
 func dropSchemaProblems(ps []codec.Problem, base string) []codec.Problem {

@@ -110,11 +110,12 @@ type ctx struct {
 	infoKnown bool
 }
 
-// method returns domain.LookupMethod(c.m.Method), which several checks
-// of a request or notification need: looked up once per step.
+// method returns the stable method table entry of c.m.Method, which
+// several checks of a request or notification need: looked up once per
+// step.
 func (c *ctx) method() (*domain.MethodInfo, bool) {
 	if !c.infoKnown {
-		c.info, _ = domain.LookupMethod(c.m.Method)
+		c.info, _ = c.ev.Methods.Lookup(c.m.Method)
 		c.infoKnown = true
 	}
 	return c.info, c.info != nil

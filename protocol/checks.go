@@ -279,7 +279,6 @@ func checkList() []*Check {
 				onErrorAnswer(checkExtensionErrorCode),
 				onResponseTo(checkProbeResult, ProbeMethod),
 				onProblem(metaProblem, ProblemKey{Kinds: kinds(domain.ProbMeta)}),
-				onProblem(undefinedMethodProblem, ProblemKey{Kinds: kinds(domain.ProbUndefinedMethod)}),
 			},
 		},
 		{

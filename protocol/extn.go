@@ -22,8 +22,9 @@ type extnState struct {
 	reported Map[domain.Method, int]
 }
 
-// checkMethodName reports method names v1 does not define and methods
-// sent by the side that should receive them.
+// checkMethodName reports method names v1 (or the schema the event is
+// judged by) does not define and methods sent by the side that should
+// receive them.
 func checkMethodName(p *Phase, c *ctx) {
 	m := c.m
 	if mi, ok := c.method(); ok {
@@ -34,8 +35,10 @@ func checkMethodName(p *Phase, c *ctx) {
 	}
 	switch {
 	case m.Method.IsExtension(), m.Method.IsProtocolLevel():
-	case isUnstable(m.Method):
+	case c.isUnstable(m.Method):
 		c.add(findings.CAPUnstable, "/method", "%s is an unstable ACP method, not part of the stable v1 protocol; peers without the unstable feature answer -32601", m.Method)
+	case c.ev.Methods != nil:
+		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not defined by the schema %s; a peer built on that schema answers -32601 (method not found)", m.Method, c.ev.Methods.Schema)
 	default:
 		c.add(findings.EXTNUnknownMethod, "/method", "method %q is not an ACP v1 method; custom methods must start with \"_\", and a peer that does not know it answers -32601", m.Method)
 	}
@@ -61,7 +64,7 @@ func checkExtensionErrorCode(p *Phase, c *ctx, req Pending) {
 	case req.Method.IsExtension():
 		c.add(findings.EXTNExtensionNotFoundCode, "/error/code", "extension request %s is refused as unknown with %d; the code for an extension the receiver does not implement is -32601, which callers test for to fall back", req.Method, e.Code)
 	case req.Method.IsProtocolLevel():
-		if _, known := domain.LookupMethod(req.Method); !known {
+		if _, known := c.ev.Methods.Lookup(req.Method); !known {
 			c.add(findings.EXTNUnknownDollarMethod, "/error/code", "unknown protocol-level request %s is refused with %d; an unknown $/ request should get -32601", req.Method, e.Code)
 		}
 	}
@@ -113,7 +116,7 @@ func checkExtensionMethod(p *Phase, c *ctx) {
 			"extension method %s is used, but neither side's capabilities mention it under _meta; the %s cannot tell the %s supports it, and an unsupported request only gets -32601",
 			m.Method, m.Dir, receiver)
 	case m.Method.IsProtocolLevel() && m.Kind == domain.KindNotification:
-		if _, known := domain.LookupMethod(m.Method); known || isUnstable(m.Method) {
+		if _, known := c.ev.Methods.Lookup(m.Method); known || c.isUnstable(m.Method) {
 			return
 		}
 		c.add(findings.EXTNUnknownDollarMethod, "/method",
@@ -366,12 +369,6 @@ func eachStruct(v reflect.Value, ptr jsonv.Pointer, visit func(reflect.Value, js
 // (ACP-EXTN-004), a codec problem.
 func metaProblem(p *Phase, c *ctx, pr problem) {
 	c.add(findings.EXTNMetaNotObject, pr.Pointer, "%s; typed SDKs fail to decode it or drop it, losing the metadata", pr.Detail)
-}
-
-// undefinedMethodProblem reports a method the schema in use (lint
-// --schema) does not define (ACP-EXTN-001).
-func undefinedMethodProblem(p *Phase, c *ctx, pr problem) {
-	c.add(findings.EXTNUnknownMethod, pr.Pointer, "%s; a peer built on that schema answers -32601 (method not found)", pr.Detail)
 }
 
 // ProbeMethod is a request `acplint check` sends to learn how the agent

@@ -58,6 +58,10 @@ type Event struct {
 	// problems of a line that holds no message (a JSON value that is not
 	// an object): Msg is nil. The machine keeps none of them past the step.
 	Problems []domain.Problem
+	// Methods is the method table of the schema the driver lints by (lint
+	// --schema): the method rules ask it which methods exist, which side
+	// sends them and which are unstable. Nil means the compiled tables.
+	Methods *domain.MethodTable
 }
 
 // Pending is a request that has not been answered yet.

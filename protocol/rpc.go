@@ -108,8 +108,10 @@ func runResponseChecks(p *Phase, c *ctx, req Pending) {
 	c.runResponseHooks(p, c.d.responses[req.Method], req)
 }
 
-func isUnstable(m domain.Method) bool {
-	_, ok := domain.UnstableMethods[m]
+// isUnstable reports whether m is an unstable method of the table the
+// event is judged by.
+func (c *ctx) isUnstable(m domain.Method) bool {
+	_, ok := c.ev.Methods.Unstable(m)
 	return ok
 }
 
@@ -272,11 +274,11 @@ func checkErrorCode(p *Phase, c *ctx, req Pending) {
 	e := c.m.Error
 	code := domain.ErrorCode(e.Code)
 	cancelled := code == domain.CodeRequestCancelled && (req.CancelLine > 0 || cancelCascade(p, req))
-	_, known := domain.LookupMethod(req.Method)
+	_, known := c.ev.Methods.Lookup(req.Method)
 	switch {
 	case req.Method.IsExtension(), req.Method.IsProtocolLevel() && !known:
 		// checkExtensionErrorCode's (extn.go)
-	case !known && !isUnstable(req.Method):
+	case !known && !c.isUnstable(req.Method):
 		if code != domain.CodeMethodNotFound && !cancelled && !(code == domain.CodeInvalidRequest && p.Conn != ConnReady) {
 			c.add(findings.RPCMethodNotFoundCode, "/error/code", "%s is not an ACP v1 method, yet it is answered with %d; the code for a method the receiver lacks is -32601", req.Method, e.Code)
 		}

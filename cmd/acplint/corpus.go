@@ -26,8 +26,10 @@ Corpus re-lints every transcript under DIR twice, once checking the schema
 rules against --against (the schema your traffic was recorded with) and
 once against --schema (the schema you upgrade to), and prints per file only
 what changed: findings the new schema adds ("new") and findings it no
-longer gives ("gone"). Protocol rules do not depend on the schema, so they
-cancel out.
+longer gives ("gone"). Every schema fact comes from the schema in use: the
+shapes of params and results, which methods exist (stable or unstable)
+and which side sends each, and where "_meta" must be an object. The other
+protocol rules do not depend on the schema, so they cancel out.
 
 Transcripts are the regular files under DIR ending in .ndjson, .jsonl or
 .json (any input format lint reads) whose first line is a JSON-RPC

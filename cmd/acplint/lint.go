@@ -45,11 +45,13 @@ Input formats (--input; auto-detected from the first line):
 	zed      the JSON array Zed's ACP log view copies ("Copy All Messages")
 
 Schema version (--schema FILE): the schema rules (missing or mistyped
-members, unknown variants and members, undefined methods) are checked
-against FILE, an ACP schema in the upstream format (such as the
-schema/v1/schema.json of the SDK you upgrade to), instead of the schema
-compiled into acplint; the protocol rules stay the same. 'acplint corpus'
-compares two schema versions over a directory of transcripts.
+members, unknown variants and members, "_meta" that must be an object,
+null results) and the method rules (undefined and unstable methods, the
+side that sends each) are checked against FILE, an ACP schema in the
+upstream format (such as the schema/v1/schema.json of the SDK you upgrade
+to), instead of the tables compiled into acplint; the other protocol
+rules stay the same. 'acplint corpus' compares two schema versions over a
+directory of transcripts.
 
 Output formats (-f): text (file:line: severity: message (RULE-ID)), json
 (one finding per line), sarif (SARIF 2.1.0 for code scanning), github
