@@ -155,7 +155,12 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, msgP
 		}
 		return msgProbs, resultProbs, undefined
 	}
-	probs := l.schema.check.Check(key, raw, base)
+	params, result := d.Trees(i)
+	tree := params
+	if key.Kind == schemamodel.KindResponse {
+		tree = result
+	}
+	probs := l.schema.check.Check(key, raw, tree, base)
 	if key.Kind == schemamodel.KindResponse {
 		return msgProbs, append(resultProbs, probs...), nil
 	}

@@ -17,6 +17,7 @@ type run struct {
 	arena jsonv.Arena
 	clean []byte
 	loc   []string
+	rep   report
 }
 
 // maxKept bounds the memory a pooled run keeps, so that one huge value
@@ -29,8 +30,10 @@ func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key] != nil
 // Check checks one params or result value (raw; nil when absent, which
 // reads as {} as the codec reads it) against the definition of key and
 // returns its problems, with pointers under base, sorted by pointer. A
-// value that is not JSON has none: the codec reports the line.
-func (c *Checker) Check(key schemamodel.Key, raw []byte, base string) []codec.Problem {
+// value that is not JSON has none: the codec reports the line. tree, when
+// not nil, is raw already parsed (codec.Decoded.Trees), which saves parsing
+// it again.
+func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base string) []codec.Problem {
 	root := c.roots[key]
 	if root == nil {
 		return nil
@@ -38,17 +41,22 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, base string) []codec.Pr
 	msg := c.model.Messages[key]
 	r, _ := c.runs.Get().(*run)
 	if r == nil {
-		r = new(run)
+		r = &run{loc: make([]string, 0, 64)}
 	}
 	defer func() {
 		r.arena.Reset()
+		r.rep = report{}
 		if cap(r.clean) > maxKept {
 			r.clean = nil
 		}
 		c.runs.Put(r)
 	}()
 	v := jsonv.Value{Kind: jsonv.Object}
-	if raw != nil {
+	switch {
+	case raw == nil:
+	case tree != nil && utf8.Valid(raw):
+		v = *tree
+	default:
 		src := raw
 		if !utf8.Valid(src) {
 			// encoding/json, which the validator read values with, reads
@@ -61,7 +69,8 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, base string) []codec.Pr
 			return nil
 		}
 	}
-	rep := &report{c: c, key: key, root: &v, base: base, def: msg.Def}
+	rep := &r.rep
+	*rep = report{c: c, key: key, root: &v, base: base, def: msg.Def}
 	if !valid(root, &v) {
 		e := check(root, &v, nil)
 		if e == nil {

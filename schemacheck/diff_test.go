@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/schemamodel"
 )
 
@@ -91,11 +92,20 @@ func (p pair) same(t *testing.T, key schemamodel.Key, raw []byte) bool {
 	if panicked {
 		return false
 	}
-	got := p.ck.Check(key, raw, "/params")
+	got := p.ck.Check(key, raw, nil, "/params")
 	stats.checked++
 	if len(want) > 0 {
 		stats.withProblems++
 		stats.problems += len(want)
+	}
+	if raw != nil {
+		// The tree lint passes in (the codec's parse of the line) must give
+		// what parsing raw gives.
+		if tree, err := jsonv.Parse(raw); err == nil {
+			if fromTree := p.ck.Check(key, raw, &tree, "/params"); !reflect.DeepEqual(fromTree, got) {
+				t.Errorf("%s %s: %s\nfrom the tree:\n%s\nfrom raw:\n%s", p.m.File, key, raw, dump(fromTree), dump(got))
+			}
+		}
 	}
 	if len(got) == 0 && len(want) == 0 {
 		return true
