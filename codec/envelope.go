@@ -23,6 +23,7 @@ type Decoded struct {
 
 	src      []byte          // the bytes that were parsed (BOM stripped)
 	results  []*jsonv.Value  // the parsed "result" member of each message, for DecodeResult
+	params   []*jsonv.Value  // the parsed "params" member of each message, for Tree
 	prefixes []jsonv.Pointer // where each message sits on the line ("" or "/i" in a batch)
 	metas    []bool          // MetaSeen of each message
 
@@ -35,6 +36,7 @@ type Decoded struct {
 	msg       domain.Message
 	update    domain.SessionNotification
 	resultBuf [1]*jsonv.Value
+	paramsBuf [1]*jsonv.Value
 	prefixBuf [1]jsonv.Pointer
 	metaBuf   [1]bool
 	// dec is the decoder of the message or result being decoded, kept
@@ -101,6 +103,7 @@ func (bd *BatchDecoder) Reset() {
 func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 	*d = Decoded{Line: l, strs: d.strs}
 	d.Msgs, d.results, d.prefixes, d.metas = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0], d.metaBuf[:0]
+	d.params = d.paramsBuf[:0]
 	src := l.Bytes
 	if l.CRLF {
 		d.Problems = append(d.Problems, Problem{Kind: ProbCRLF, Detail: `line ends in "\r\n"`})
@@ -307,6 +310,7 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	}
 	d.Msgs = append(d.Msgs, m)
 	d.results = append(d.results, resultTree)
+	d.params = append(d.params, params)
 	d.prefixes = append(d.prefixes, ptr)
 	d.metas = append(d.metas, dec.metaSeen)
 	d.Problems = append(d.Problems, dec.finish(string(ptr))...)
@@ -402,6 +406,17 @@ func decodeError(dec *decoder, v *jsonv.Value) *domain.Error {
 	// The error object's problems past its own cap count in the message's.
 	dec.reported += sub.reported - len(sub.problems)
 	return e
+}
+
+// Trees returns the parsed "params" and "result" members of message i
+// (nil when absent), so that a second checker of the values (lint
+// --schema) need not parse them again. They share d's memory: valid until
+// d is reused, and not to be modified.
+func (d *Decoded) Trees(i int) (params, result *jsonv.Value) {
+	if i >= len(d.params) {
+		return nil, nil
+	}
+	return d.params[i], d.results[i]
 }
 
 // DecodeResult types the result of response i of the line (0 unless the

@@ -94,12 +94,40 @@ func BenchmarkLint(b *testing.B) {
 	}
 }
 
+// BenchmarkLintSchema is BenchmarkLint with --schema set to the reference
+// schema file the compiled-in schema was generated from: the same
+// transcript, checked by package schemacheck instead of the compiled codec.
+// Issue 15 wants it within 1.5× of BenchmarkLint's time; compare the two
+// in the same minutes (the machine's speed drifts).
+func BenchmarkLintSchema(b *testing.B) {
+	schema, err := LoadSchema(stableRef)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, size := openBench(b)
+	defer f.Close()
+	b.SetBytes(size)
+	b.ReportAllocs()
+	defer gcpolicy.Apply()()
+	cpu := processCPU()
+	for b.Loop() {
+		lintOnceWith(b, f, schema)
+	}
+	if used := processCPU() - cpu; used > 0 {
+		b.ReportMetric(float64(used.Milliseconds())/float64(b.N), "cpu-ms/op")
+	}
+}
+
 // lintOnce lints f from its start, which must lint clean.
-func lintOnce(b *testing.B, f *os.File) {
+func lintOnce(b *testing.B, f *os.File) { lintOnceWith(b, f, nil) }
+
+// lintOnceWith lints f from its start with --schema schema (nil for the
+// compiled-in one); f must lint clean.
+func lintOnceWith(b *testing.B, f *os.File, schema *Schema) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		b.Fatal(err)
 	}
-	res, err := Transcript(f, Options{File: "bench", CleanEnd: true})
+	res, err := Transcript(f, Options{File: "bench", CleanEnd: true, Schema: schema})
 	if err != nil {
 		b.Fatal(err)
 	}

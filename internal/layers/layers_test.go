@@ -28,14 +28,12 @@ type rule struct {
 }
 
 const (
-	jsonSchema = "github.com/santhosh-tekuri/jsonschema/v6" // the JSON-Schema validator behind lint --schema
-	text       = "golang.org/x/text"                        // the validator's message printer
-	rapid      = "pgregory.net/rapid"                       // acplint check's sequence generator
-	txtar      = "github.com/rogpeppe/go-internal"          // the golden corpus's archive format
-	invopop    = "github.com/invopop/jsonschema"            // schema.json's generator
-	mcpSDK     = "github.com/modelcontextprotocol/go-sdk"   // acplint mcp's protocol
-	toolSchema = "github.com/google/jsonschema-go"          // the MCP tools' input and output schemas
-	yamlv3     = "go.yaml.in/yaml/v3"                       // acplint.yaml, read by the command alone
+	rapid      = "pgregory.net/rapid"                     // acplint check's sequence generator
+	txtar      = "github.com/rogpeppe/go-internal"        // the golden corpus's archive format
+	invopop    = "github.com/invopop/jsonschema"          // schema.json's generator
+	mcpSDK     = "github.com/modelcontextprotocol/go-sdk" // acplint mcp's protocol
+	toolSchema = "github.com/google/jsonschema-go"        // the MCP tools' input and output schemas
+	yamlv3     = "go.yaml.in/yaml/v3"                     // acplint.yaml, read by the command alone
 )
 
 // graph is the whole layering, keyed by path in the module: domain and
@@ -77,25 +75,28 @@ var graph = map[string]rule{
 	"schema/gen":  {imports: []string{"domain"}, pulls: []string{invopop}},
 	"schemamodel": {imports: []string{"internal/jsonv", "internal/reference"}},
 	"schemadiff":  {imports: []string{"findings", "internal/jsonv", "schemamodel"}},
+	// lint --schema's checker: a schema file compiled into one-pass
+	// checks, on the standard library alone (the JSON Schema validator it
+	// replaced is its tests' oracle).
+	"schemacheck": {imports: []string{"codec", "internal/jsonv", "schemamodel"}},
 
-	// lint pulls the JSON-Schema validator (for --schema) but not rapid:
-	// issue 16 keeps acplint check's generator off lint's path.
+	// lint pulls nothing outside the standard library: not rapid (issue
+	// 16 keeps acplint check's generator off lint's path), nor a JSON
+	// Schema validator (--schema runs schemacheck).
 	"lint": {
-		imports: []string{"codec", "domain", "findings", "internal/jsonv", "internal/slab", "protocol", "schemamodel", "transcript"},
-		pulls:   []string{jsonSchema, text},
+		imports: []string{"codec", "domain", "findings", "internal/jsonv", "internal/slab", "protocol", "schemacheck", "schemamodel", "transcript"},
 	},
 
 	// The HTML report: lint's traffic and findings as one page, redacted
 	// as tap redacts a recording.
 	"htmlreport": {
 		imports: []string{"domain", "findings", "lint", "tap", "transcript"},
-		pulls:   []string{jsonSchema, text},
 	},
 
 	// acplint check, its agents, and the golden corpus's reader.
 	"conformance": {
 		imports: []string{"codec", "domain", "findings", "internal/procgroup", "internal/safefile", "lint", "protocol", "transcript"},
-		pulls:   []string{jsonSchema, text, rapid},
+		pulls:   []string{rapid},
 	},
 	"conformance/agents":           {},
 	"conformance/agents/reference": {imports: []string{"conformance/agents"}},
@@ -107,13 +108,13 @@ var graph = map[string]rule{
 	// over the library packages the commands use.
 	"mcpserver": {
 		imports: []string{"conformance", "findings", "internal/golden", "internal/safefile", "lint", "schemadiff", "schemamodel", "transcript"},
-		pulls:   []string{jsonSchema, text, rapid, txtar, mcpSDK, toolSchema},
+		pulls:   []string{rapid, txtar, mcpSDK, toolSchema},
 	},
 
 	// The command links everything but the schema generator.
 	"cmd/acplint": {
 		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "mcpserver", "schemadiff", "schemamodel", "tap", "transcript"},
-		pulls:   []string{jsonSchema, text, rapid, txtar, mcpSDK, toolSchema, yamlv3},
+		pulls:   []string{rapid, txtar, mcpSDK, toolSchema, yamlv3},
 	},
 }
 

@@ -1,0 +1,132 @@
+package schemacheck
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/schemamodel"
+)
+
+// run is the memory one Check reuses from the last: the arena its value is
+// parsed into and the stack of its location.
+type run struct {
+	arena jsonv.Arena
+	clean []byte
+	loc   []string
+	rep   report
+}
+
+// maxKept bounds the memory a pooled run keeps, so that one huge value
+// does not stay allocated.
+const maxKept = 1 << 20
+
+// metaKey is how every "_meta" member starts in a value's text; values
+// without it (most) skip the walk that judges them.
+var metaKey = []byte(`"_meta"`)
+
+// Defines says whether the schema has a definition for key.
+func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key] != nil }
+
+// Check checks one params or result value (raw; nil when absent, which
+// reads as {} as the codec reads it) against the definition of key and
+// returns its problems, with pointers under base, sorted by pointer. A
+// value that is not JSON has none: the codec reports the line. tree, when
+// not nil, is raw already parsed (codec.Decoded.Trees), which saves parsing
+// it again.
+func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base string) []codec.Problem {
+	root := c.roots[key]
+	if root == nil {
+		return nil
+	}
+	msg := c.model.Messages[key]
+	r, _ := c.runs.Get().(*run)
+	if r == nil {
+		r = &run{loc: make([]string, 0, 64)}
+	}
+	defer func() {
+		r.arena.Reset()
+		r.rep = report{}
+		if cap(r.clean) > maxKept {
+			r.clean = nil
+		}
+		c.runs.Put(r)
+	}()
+	v := jsonv.Value{Kind: jsonv.Object}
+	switch {
+	case raw == nil:
+	case tree != nil && utf8.Valid(raw):
+		v = *tree
+	default:
+		src := raw
+		if !utf8.Valid(src) {
+			// encoding/json, which the validator read values with, reads
+			// each byte that is not UTF-8 as U+FFFD.
+			r.clean = toValidUTF8(r.clean[:0], src)
+			src = r.clean
+		}
+		var err error
+		if v, err = r.arena.ParseNext(src); err != nil {
+			return nil
+		}
+	}
+	rep := &r.rep
+	*rep = report{c: c, key: key, root: &v, base: base, def: msg.Def}
+	if !valid(root, &v) {
+		e := check(root, &v, nil)
+		if e == nil {
+			panic(fmt.Sprintf("schemacheck: %s: valid and check disagree", msg.Def))
+		}
+		if e.kind == eGroup {
+			for _, cause := range e.causes {
+				rep.walk(cause)
+			}
+		} else {
+			rep.walk(e)
+		}
+		if v.Kind == jsonv.Null && key.Kind == schemamodel.KindResponse {
+			// "result": null for an object result: the codec's own rule
+			// (ACP-SCH-003) says it better than a type error.
+			for i, p := range rep.probs {
+				if p.Kind == codec.ProbType && p.Pointer == base {
+					rep.probs[i] = codec.Problem{Kind: codec.ProbNullResult, Pointer: base, Def: msg.Def,
+						Detail: fmt.Sprintf(`%s result is null; the schema wants an object, so send {}`, key.Method)}
+				}
+			}
+		}
+	}
+	rep.extras(msg.Shape, &v, r.loc[:0])
+	if bytes.Contains(raw, metaKey) {
+		rep.meta(msg.Shape, &v, r.loc[:0])
+	}
+	if len(rep.probs) > 1 {
+		sort.SliceStable(rep.probs, func(i, j int) bool { return rep.probs[i].Pointer < rep.probs[j].Pointer })
+	}
+	// Member names and values may share the memory of the input or of
+	// the arena, which the caller and the next check reuse.
+	for i := range rep.probs {
+		rep.probs[i].Member = strings.Clone(rep.probs[i].Member)
+		rep.probs[i].Value = strings.Clone(rep.probs[i].Value)
+	}
+	return rep.probs
+}
+
+// toValidUTF8 appends src to dst with each byte that does not start a
+// valid UTF-8 sequence replaced by U+FFFD.
+func toValidUTF8(dst, src []byte) []byte {
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\uFFFD"...)
+			i++
+			continue
+		}
+		dst = append(dst, src[i:i+size]...)
+		i += size
+	}
+	return dst
+}

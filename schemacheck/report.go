@@ -1,0 +1,656 @@
+package schemacheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/schemamodel"
+)
+
+// report turns a value's validator errors and shape walk into problems.
+type report struct {
+	c     *Checker
+	key   schemamodel.Key
+	root  *jsonv.Value
+	base  string
+	def   string
+	probs []codec.Problem
+	bad   [][]string // instance locations with a validation error
+}
+
+func (r *report) add(loc []string, p codec.Problem) {
+	if last(loc) == "_meta" || (len(loc) > 0 && last(loc[:len(loc)-1]) == "_meta" && p.Kind == codec.ProbMissing) {
+		return // a _meta that is not an object is the codec's ACP-EXTN-004
+	}
+	if len(loc) > 0 && p.Kind != codec.ProbMissing && r.c.scalarAlias[p.Def] {
+		// A member typed by a plain alias (ProtocolVersion, SessionId) is
+		// named by the object that holds it, as the compiled codec names it.
+		if def := r.objectDef(loc[:len(loc)-1]); def != "" {
+			p.Def = def
+		}
+	}
+	p.Pointer = r.base + pointer(loc)
+	r.probs = append(r.probs, p)
+	r.bad = append(r.bad, loc)
+}
+
+// at returns the instance value at loc, decoded as the validator saw it;
+// nil when loc leaves the value.
+func (r *report) at(loc []string) any { return toAny(r.value(loc)) }
+
+func (r *report) value(loc []string) *jsonv.Value {
+	cur := r.root
+	for _, tok := range loc {
+		if cur == nil {
+			return nil
+		}
+		switch cur.Kind {
+		case jsonv.Object:
+			cur = member(cur, tok)
+		case jsonv.Array:
+			i, err := strconv.Atoi(tok)
+			es := cur.Elems()
+			if err != nil || i < 0 || i >= len(es) {
+				return nil
+			}
+			cur = &es[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// toAny decodes v as encoding/json does with UseNumber (nil for nil).
+func toAny(v *jsonv.Value) any {
+	if v == nil {
+		return nil
+	}
+	switch v.Kind {
+	case jsonv.Bool:
+		return v.Bool
+	case jsonv.Number:
+		return json.Number(v.Str())
+	case jsonv.String:
+		return v.Str()
+	case jsonv.Array:
+		es := v.Elems()
+		out := make([]any, len(es))
+		for i := range es {
+			out[i] = toAny(&es[i])
+		}
+		return out
+	case jsonv.Object:
+		ms := v.Members()
+		out := make(map[string]any, len(ms))
+		for i := range ms {
+			out[ms[i].Key] = toAny(&ms[i].Value)
+		}
+		return out
+	}
+	return nil
+}
+
+// walk turns the validator's error tree into codec problems. Unions are
+// resolved the way a reader resolves them: by the tag the value carries,
+// so one wrong member of a tagged variant gives one problem, not one per
+// variant.
+func (r *report) walk(e *verr) {
+	def := e.n.def
+	if def == "" {
+		def = r.def
+	}
+	loc := e.loc
+	switch e.kind {
+	case eAnyOf, eOneOf:
+		if e.pair {
+			r.add(loc, codec.Problem{Kind: codec.ProbUnknownVariant, Def: def,
+				Detail: fmt.Sprintf("the value matches more than one variant of %s", def)})
+			return
+		}
+		r.union(e, def)
+	case eRequired:
+		for _, name := range e.names {
+			r.add(append(loc[:len(loc):len(loc)], name), codec.Problem{Kind: codec.ProbMissing, Def: def, Member: name,
+				Detail: fmt.Sprintf("%s lacks required %q", def, name)})
+		}
+	case eType:
+		v := r.at(loc)
+		r.add(loc, codec.Problem{Kind: codec.ProbType, Def: def, Member: last(loc), Value: short(v),
+			Detail: fmt.Sprintf("%s is %s; want %s", short(v), article(e.got), wantTypes(e.names))})
+	case eConst:
+		v := r.at(loc)
+		r.add(loc, codec.Problem{Kind: codec.ProbEnum, Def: def, Member: last(loc), Value: short(v),
+			Detail: fmt.Sprintf("%s is not %s", short(v), short(e.want))})
+	case eEnum:
+		v := r.at(loc)
+		want := make([]string, len(e.wants))
+		for i, w := range e.wants {
+			want[i] = short(w)
+		}
+		r.add(loc, codec.Problem{Kind: codec.ProbEnum, Def: def, Member: last(loc), Value: short(v),
+			Detail: fmt.Sprintf("%s is not one of %s", short(v), strings.Join(want, ", "))})
+	case eRange:
+		v := r.at(loc)
+		r.add(loc, codec.Problem{Kind: codec.ProbRange, Def: def, Member: last(loc), Value: short(v),
+			Detail: fmt.Sprintf("%s is out of range: %s", short(v), e.msg)})
+	case eAdditional:
+		for _, name := range e.names {
+			r.add(append(loc[:len(loc):len(loc)], name), codec.Problem{Kind: codec.ProbUnknownMember, Def: def, Member: name,
+				Detail: fmt.Sprintf("%q is not a member of %s", name, def)})
+		}
+	default:
+		if len(e.causes) > 0 {
+			for _, c := range e.causes {
+				r.walk(c)
+			}
+			return
+		}
+		v := r.at(loc)
+		r.add(loc, codec.Problem{Kind: codec.ProbType, Def: def, Member: last(loc), Value: short(v),
+			Detail: fmt.Sprintf("%s is invalid: %s", short(v), e.msg)})
+	}
+}
+
+func isScalarAlias(sh *schemamodel.Shape) bool {
+	return sh.Enum == nil && sh.Variants == nil && sh.Props == nil && sh.Types&schemamodel.TypeObject == 0
+}
+
+// objectDef names the definition of the object at loc, following the
+// resolved shapes (and the variants the value selects) from the root.
+func (r *report) objectDef(loc []string) string {
+	sh := r.c.model.Message(r.key.Method, r.key.Kind).Shape
+	for i := 0; ; i++ {
+		if sh == nil {
+			return ""
+		}
+		v := r.value(loc[:i])
+		def := sh.Def
+		var d decl
+		isObj := v != nil && v.Kind == jsonv.Object
+		if isObj {
+			d = declared(sh, v)
+			def = d.def
+		}
+		if i == len(loc) {
+			return def
+		}
+		var p *schemamodel.Prop
+		if isObj && !d.free {
+			p = d.prop(loc[i], v)
+		}
+		switch {
+		case p != nil:
+			sh = p.Shape
+		case sh.Items != nil:
+			sh = sh.Items
+		case sh.Values != nil:
+			sh = sh.Values
+		default:
+			return ""
+		}
+	}
+}
+
+// branch is one member of a failed union, as the value sees it.
+type branch struct {
+	err *verr
+	// tags are the branch's discriminators; matched says the value
+	// carries all of them, mismatch that it carries another value.
+	tags              map[string]tag
+	mismatch, matched bool
+	constant          bool // the branch is one constant of an enum
+	wrongTyp          bool // the value's JSON type does not fit the branch
+}
+
+type tag struct {
+	value    string
+	required bool
+}
+
+// union resolves a failed anyOf or oneOf.
+func (r *report) union(e *verr, def string) {
+	loc := e.loc
+	val := r.value(loc)
+	v := toAny(val)
+	obj, isObj := v.(map[string]any)
+	keyword := "anyOf"
+	if e.kind == eOneOf {
+		keyword = "oneOf"
+	}
+	members, _ := e.n.raw[keyword].([]any)
+	var bs []*branch
+	for i, c := range e.causes {
+		b := &branch{err: c, tags: map[string]tag{}}
+		var node any
+		if len(members) == len(e.causes) {
+			node = members[i]
+		}
+		collectTags(r.c.model, node, b.tags, 0)
+		if nm, ok := node.(map[string]any); ok {
+			_, b.constant = nm["const"]
+		}
+		if c.kind == eType && len(c.loc) == len(loc) {
+			b.wrongTyp = true
+		}
+		if isObj && len(b.tags) > 0 {
+			b.matched = true
+			for name, t := range b.tags {
+				got, has := obj[name]
+				switch {
+				case has && jsonText(got) != t.value:
+					b.mismatch, b.matched = true, false
+				case !has && t.required:
+					b.mismatch, b.matched = true, false
+				}
+			}
+		}
+		bs = append(bs, b)
+	}
+	var candidates, matched []*branch
+	allConst := len(bs) > 0
+	for _, b := range bs {
+		allConst = allConst && b.constant
+		if b.mismatch || b.wrongTyp || b.constant {
+			continue
+		}
+		candidates = append(candidates, b)
+		if b.matched {
+			matched = append(matched, b)
+		}
+	}
+	if len(matched) == 1 {
+		candidates = matched
+	}
+	switch {
+	case len(candidates) == 1:
+		r.walk(candidates[0].err)
+	case allConst:
+		var want []string
+		for _, m := range members {
+			if nm, ok := m.(map[string]any); ok {
+				want = append(want, short(nm["const"]))
+			}
+		}
+		r.add(loc, codec.Problem{Kind: codec.ProbEnum, Def: def, Member: last(loc), Value: short(v),
+			Detail: fmt.Sprintf("%s is not one of %s", short(v), strings.Join(want, ", "))})
+	case len(candidates) == 0 && isObj:
+		name, known := unionTag(bs)
+		if got, has := obj[name]; name != "" && has {
+			r.add(append(loc[:len(loc):len(loc)], name), codec.Problem{Kind: codec.ProbUnknownVariant, Def: def, Member: name, Value: short(got),
+				Detail: fmt.Sprintf("%s is not a known %s %q (known: %s)", short(got), def, name, strings.Join(known, ", "))})
+			r.bad = append(r.bad, loc) // the members cannot be checked either
+			return
+		}
+		if name != "" {
+			r.add(append(loc[:len(loc):len(loc)], name), codec.Problem{Kind: codec.ProbMissing, Def: def, Member: name,
+				Detail: fmt.Sprintf("%s lacks its discriminator %q (one of %s)", def, name, strings.Join(known, ", "))})
+			r.bad = append(r.bad, loc)
+			return
+		}
+		r.add(loc, codec.Problem{Kind: codec.ProbUnknownVariant, Def: def,
+			Detail: fmt.Sprintf("the object matches none of the variants of %s", def)})
+	case len(candidates) == 0:
+		var want []string
+		for _, b := range bs {
+			if b.err.kind == eType {
+				want = append(want, b.err.names...)
+			}
+		}
+		got := jsonType(v)
+		r.add(loc, codec.Problem{Kind: codec.ProbType, Def: def, Member: last(loc), Value: short(v),
+			Detail: fmt.Sprintf("%s is %s; want %s", short(v), article(got), wantTypes(want))})
+	default:
+		// Untagged variants that all fail: name what each one needs.
+		var needs []string
+		for _, b := range candidates {
+			if missing := requiredMissing(b.err, len(loc)); len(missing) > 0 {
+				needs = append(needs, strings.Join(missing, " and "))
+			}
+		}
+		detail := fmt.Sprintf("the value matches none of the %d variants of %s", len(candidates), def)
+		if len(needs) == len(candidates) {
+			detail = fmt.Sprintf("the object matches none of the variants of %s: it needs %s", def, strings.Join(needs, ", or "))
+		}
+		r.add(loc, codec.Problem{Kind: codec.ProbUnknownVariant, Def: def, Detail: detail})
+	}
+}
+
+// requiredMissing lists the members a failed branch says are missing on
+// the union's own object (at depth), quoted.
+func requiredMissing(e *verr, depth int) []string {
+	var out []string
+	if e.kind == eRequired && len(e.loc) == depth {
+		for _, m := range e.names {
+			out = append(out, strconv.Quote(m))
+		}
+	}
+	for _, c := range e.causes {
+		out = append(out, requiredMissing(c, depth)...)
+	}
+	return out
+}
+
+// collectTags finds the constant members (discriminators) a union branch
+// declares, looking through $ref and allOf.
+func collectTags(m *schemamodel.Schema, node any, out map[string]tag, depth int) {
+	n, ok := node.(map[string]any)
+	if !ok || depth > 4 {
+		return
+	}
+	req := map[string]bool{}
+	if rs, ok := n["required"].([]any); ok {
+		for _, r := range rs {
+			if s, ok := r.(string); ok {
+				req[s] = true
+			}
+		}
+	}
+	if props, ok := n["properties"].(map[string]any); ok {
+		for name, p := range props {
+			if pm, ok := p.(map[string]any); ok {
+				if c, has := pm["const"]; has {
+					out[name] = tag{value: jsonText(c), required: req[name]}
+				}
+			}
+		}
+	}
+	if ref, ok := n["$ref"].(string); ok {
+		if name, local := strings.CutPrefix(ref, "#/$defs/"); local {
+			collectTags(m, m.Defs[name], out, depth+1)
+		}
+	}
+	if all, ok := n["allOf"].([]any); ok {
+		for _, a := range all {
+			collectTags(m, a, out, depth+1)
+		}
+	}
+}
+
+// unionTag names the discriminator the branches share and its values.
+func unionTag(bs []*branch) (string, []string) {
+	count := map[string]int{}
+	vals := map[string][]string{}
+	for _, b := range bs {
+		for name, t := range b.tags {
+			count[name]++
+			vals[name] = append(vals[name], t.value)
+		}
+	}
+	best := ""
+	for name, n := range count {
+		if n > count[best] || (n == count[best] && name < best) {
+			best = name
+		}
+	}
+	sort.Strings(vals[best])
+	return best, vals[best]
+}
+
+// extras walks the value along the resolved shape for what validation
+// accepts but the protocol still flags: members the schema does not
+// declare (ACP-SCH-004 and its more specific rules) and values of open
+// enums it does not list. Subtrees with validation errors are skipped.
+// loc is a stack the walk pushes onto and pops.
+func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
+	if sh == nil || sh.Cycle || r.failedAt(loc) {
+		return
+	}
+	switch v.Kind {
+	case jsonv.Object:
+		if sh.Types&schemamodel.TypeObject == 0 {
+			return
+		}
+		d := declared(sh, v)
+		if d.catchAll != nil {
+			got := toAny(member(v, d.catchAll.Tag))
+			r.probs = append(r.probs, codec.Problem{Kind: codec.ProbOpenEnum, Pointer: r.base + pointer(append(loc[:len(loc):len(loc)], d.catchAll.Tag)),
+				Def: sh.Def, Member: d.catchAll.Tag, Value: sprint(got),
+				Detail: fmt.Sprintf("%s is not a known %s %q (known: %s)", short(got), sh.Def, d.catchAll.Tag, strings.Join(knownTags(sh, d.catchAll.Tag), ", "))})
+		}
+		ms := v.Members()
+		dd := newDedup(ms)
+		for i := range ms {
+			k := ms[i].Key
+			if k == "_meta" || dd.shadowed(i) {
+				continue // _meta is free-form by definition; its type is validated
+			}
+			child := append(loc, k)
+			if !d.free {
+				if p := d.prop(k, v); p != nil {
+					r.extras(p.Shape, &ms[i].Value, child)
+					continue
+				}
+			}
+			if sh.Values != nil {
+				r.extras(sh.Values, &ms[i].Value, child)
+				continue
+			}
+			if d.free {
+				continue // an object the schema does not describe
+			}
+			r.probs = append(r.probs, codec.Problem{Kind: codec.ProbUnknownMember, Pointer: r.base + pointer(child), Def: d.def, Member: k,
+				Detail: fmt.Sprintf("%q is not a member of %s", k, d.def)})
+		}
+	case jsonv.Array:
+		es := v.Elems()
+		for i := range es {
+			r.extras(sh.Items, &es[i], append(loc, index(i)))
+		}
+	case jsonv.String:
+		if x := v.Str(); sh.Enum != nil && sh.Open && !enumHas(sh.Enum, x) {
+			r.probs = append(r.probs, codec.Problem{Kind: codec.ProbOpenEnum, Pointer: r.base + pointer(loc), Def: sh.Def, Member: last(loc), Value: x,
+				Detail: fmt.Sprintf("%q is not one of %s", x, strings.Join(sh.Enum, ", "))})
+		}
+	}
+}
+
+// enumHas says whether the JSON texts of an enum hold string s.
+func enumHas(enum []string, s string) bool {
+	for _, e := range enum {
+		if isText(v2s(s), e) {
+			return true
+		}
+	}
+	return false
+}
+
+// textValue is an instance value to compare with a constant's JSON text.
+type textValue struct {
+	v   *jsonv.Value
+	s   string
+	str bool
+}
+
+func v2s(s string) textValue { return textValue{s: s, str: true} }
+
+// isText says whether the value's JSON text, as encoding/json writes it, is
+// text; strings compare without encoding them.
+func isText(tv textValue, text string) bool {
+	if tv.v != nil && tv.v.Kind == jsonv.String {
+		tv = v2s(tv.v.Str())
+	}
+	if tv.str {
+		if len(text) < 2 || text[0] != '"' {
+			return false
+		}
+		if !strings.ContainsRune(text, '\\') {
+			return text[1:len(text)-1] == tv.s
+		}
+		var want string
+		return json.Unmarshal([]byte(text), &want) == nil && want == tv.s
+	}
+	return jsonText(toAny(tv.v)) == text
+}
+
+// decl is what declared says of an object under a shape.
+type decl struct {
+	sh *schemamodel.Shape
+	// free: the schema leaves the object free (no declared members).
+	free     bool
+	def      string
+	catchAll *schemamodel.Variant
+	// The variants whose members the object may carry: one, or all the
+	// untagged ones.
+	one         *schemamodel.Variant
+	allUntagged bool
+}
+
+// declared finds the members an object may carry under sh: its own and
+// those of the variant its tag selects (all untagged variants' when no tag
+// decides), the definition that names them, and the catch-all variant
+// when that is what the tag selected.
+func declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
+	d := decl{sh: sh, def: sh.Def}
+	if sh.Props == nil && sh.Variants == nil {
+		d.free = true
+		return d
+	}
+	if sh.Variants == nil {
+		return d
+	}
+	for _, v := range sh.Variants {
+		if v.Tag != "" && !v.CatchAll {
+			if got := member(obj, v.Tag); got != nil && isText(textValue{v: got}, v.TagValue) {
+				d.one = v
+				break
+			}
+		}
+	}
+	if d.one == nil {
+		for _, v := range sh.Variants {
+			if v.CatchAll && member(obj, v.Tag) != nil {
+				d.one, d.catchAll = v, v
+				break
+			}
+		}
+	}
+	if d.one == nil {
+		// Untagged variants: the first whose required members are all
+		// present, as decoders that try variants in order pick it;
+		// failing that, any of them.
+		untagged := 0
+		for _, v := range sh.Variants {
+			if v.Tag == "" {
+				untagged++
+				if d.one == nil && hasRequired(v.Shape, obj) {
+					d.one = v
+				}
+			}
+		}
+		if d.one == nil {
+			if untagged == 0 {
+				d.free = true // no variant fits: undecidable, and validation says why
+				return d
+			}
+			d.allUntagged = true
+			if untagged == 1 {
+				for _, v := range sh.Variants {
+					if v.Tag == "" {
+						d.one, d.allUntagged = v, false
+					}
+				}
+			}
+		}
+	}
+	if d.allUntagged {
+		for _, v := range sh.Variants {
+			if v.Tag == "" && declared(v.Shape, obj).free {
+				d.free = true
+				return d
+			}
+		}
+		return d
+	}
+	inner := declared(d.one.Shape, obj)
+	if inner.free {
+		d.free = true
+		return d
+	}
+	// A union of object types (McpServer, SessionUpdate) names the
+	// member's type after the variant; a union inside an object with
+	// members of its own (CreateElicitationRequest's scopes) after the
+	// object, as the compiled codec names them.
+	if inner.def != "" && len(sh.Props) == 0 {
+		d.def = inner.def
+	}
+	return d
+}
+
+// prop returns the declared member name of obj; later variants win over
+// earlier ones and over the shape's own members, as they were merged.
+func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
+	if d.allUntagged {
+		vs := d.sh.Variants
+		for i := len(vs) - 1; i >= 0; i-- {
+			if vs[i].Tag == "" {
+				if p := declared(vs[i].Shape, obj).prop(name, obj); p != nil {
+					return p
+				}
+			}
+		}
+	} else if d.one != nil {
+		if p := declared(d.one.Shape, obj).prop(name, obj); p != nil {
+			return p
+		}
+	}
+	return d.sh.Props[name]
+}
+
+func hasRequired(sh *schemamodel.Shape, obj *jsonv.Value) bool {
+	for name, p := range sh.Props {
+		if p.Required && member(obj, name) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func knownTags(sh *schemamodel.Shape, name string) []string {
+	var out []string
+	for _, v := range sh.Variants {
+		if v.Tag == name && !v.CatchAll {
+			out = append(out, v.TagValue)
+		}
+	}
+	return out
+}
+
+func (r *report) failedAt(loc []string) bool {
+	for _, b := range r.bad {
+		if len(b) <= len(loc) && equalPrefix(b, loc) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalPrefix(prefix, loc []string) bool {
+	for i := range prefix {
+		if prefix[i] != loc[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func pointer(loc []string) string {
+	var b strings.Builder
+	for _, tok := range loc {
+		b.WriteByte('/')
+		b.WriteString(jsonv.EscapeToken(tok))
+	}
+	return b.String()
+}
+
+func last(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	return loc[len(loc)-1]
+}

@@ -1,0 +1,558 @@
+package schemacheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/acplint/acplint/internal/jsonv"
+)
+
+// The validator's semantics, keyword by keyword, for draft 2020-12 as
+// acplint configured it (no format or content assertion). valid answers
+// yes or no and takes every shortcut; check builds the error tree the
+// validator built, for values that valid refused.
+
+func typeOf(v *jsonv.Value) types {
+	switch v.Kind {
+	case jsonv.Null:
+		return tNull
+	case jsonv.Bool:
+		return tBoolean
+	case jsonv.Number:
+		return tNumber
+	case jsonv.String:
+		return tString
+	case jsonv.Array:
+		return tArray
+	}
+	return tObject
+}
+
+func typeFits(n *node, v *jsonv.Value, t types) bool {
+	return n.types&t != 0 || (n.types&tInteger != 0 && t == tNumber && isInteger(v.Str()))
+}
+
+// member returns the value of the last member called key, as a decoder
+// into a map sees an object with duplicate names; nil when v has none.
+func member(v *jsonv.Value, key string) *jsonv.Value {
+	ms := v.Members()
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].Key == key {
+			return &ms[i].Value
+		}
+	}
+	return nil
+}
+
+// shadowed says whether member i of ms is overwritten by a later one of
+// the same name. Objects are small; past a few dozen members the check
+// uses an index built once per object.
+type dedup struct {
+	ms   []jsonv.Member
+	last map[string]int
+}
+
+const dedupScan = 32
+
+func newDedup(ms []jsonv.Member) dedup {
+	d := dedup{ms: ms}
+	if len(ms) > dedupScan {
+		d.last = make(map[string]int, len(ms))
+		for i := range ms {
+			d.last[ms[i].Key] = i
+		}
+	}
+	return d
+}
+
+func (d *dedup) shadowed(i int) bool {
+	if d.last != nil {
+		return d.last[d.ms[i].Key] != i
+	}
+	for j := i + 1; j < len(d.ms); j++ {
+		if d.ms[j].Key == d.ms[i].Key {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *dedup) count() int {
+	if d.last != nil {
+		return len(d.last)
+	}
+	n := 0
+	for i := range d.ms {
+		if !d.shadowed(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// equal is the validator's equality of an instance value and a constant.
+func equal(v *jsonv.Value, c any) bool {
+	switch want := c.(type) {
+	case nil:
+		return v.Kind == jsonv.Null
+	case bool:
+		return v.Kind == jsonv.Bool && v.Bool == want
+	case string:
+		return v.Kind == jsonv.String && v.Str() == want
+	case json.Number:
+		if v.Kind != jsonv.Number {
+			return false
+		}
+		if v.Str() == string(want) {
+			return ratOK(v.Str())
+		}
+		a, ok1 := parseDecimal(v.Str())
+		b, ok2 := parseDecimal(string(want))
+		return ok1 && ok2 && ratOK(v.Str()) && ratOK(string(want)) && a.cmp(b) == 0
+	case []any:
+		es := v.Elems()
+		if v.Kind != jsonv.Array || len(es) != len(want) {
+			return false
+		}
+		for i := range es {
+			if !equal(&es[i], want[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		if v.Kind != jsonv.Object {
+			return false
+		}
+		d := newDedup(v.Members())
+		if d.count() != len(want) {
+			return false
+		}
+		for k, w := range want {
+			m := member(v, k)
+			if m == nil || !equal(m, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// ratOK says whether math/big, which the validator compared numbers with,
+// reads the literal at all.
+func ratOK(lit string) bool {
+	e := ratExponent(lit)
+	return e <= 1e6 && e >= -1e6
+}
+
+func inEnum(n *node, v *jsonv.Value) bool {
+	if n.enumOf&typeOf(v) == 0 {
+		return false
+	}
+	for _, e := range n.enum {
+		if equal(v, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// fails says whether a value cannot match a union branch for lack of the
+// branch's tag.
+func (t tagNeed) fails(v *jsonv.Value) bool {
+	if t.name == "" || v.Kind != jsonv.Object {
+		return false
+	}
+	got := member(v, t.name)
+	return got == nil || got.Kind != jsonv.String || got.Str() != t.value
+}
+
+// valid reports whether v satisfies n.
+func valid(n *node, v *jsonv.Value) bool {
+	if n.never {
+		return false
+	}
+	t := typeOf(v)
+	if n.types != 0 && !typeFits(n, v, t) {
+		return false
+	}
+	if n.hasConst && !equal(v, n.constVal) {
+		return false
+	}
+	if n.enum != nil && !inEnum(n, v) {
+		return false
+	}
+	if n.ref != nil && !valid(n.ref, v) {
+		return false
+	}
+	switch v.Kind {
+	case jsonv.Object:
+		ms := v.Members()
+		d := newDedup(ms)
+		if n.minProps >= 0 || n.maxProps >= 0 {
+			c := d.count()
+			if (n.minProps >= 0 && c < n.minProps) || (n.maxProps >= 0 && c > n.maxProps) {
+				return false
+			}
+		}
+		for _, name := range n.required {
+			if member(v, name) == nil {
+				return false
+			}
+		}
+		for i := range ms {
+			if d.shadowed(i) {
+				continue
+			}
+			if p := n.props[ms[i].Key]; p != nil {
+				if !valid(p, &ms[i].Value) {
+					return false
+				}
+				continue
+			}
+			switch n.addl {
+			case addNone:
+				return false
+			case addSchema:
+				if !valid(n.addlNode, &ms[i].Value) {
+					return false
+				}
+			}
+		}
+	case jsonv.Array:
+		es := v.Elems()
+		if (n.minItems >= 0 && len(es) < n.minItems) || (n.maxItems >= 0 && len(es) > n.maxItems) {
+			return false
+		}
+		if n.items != nil {
+			for i := range es {
+				if !valid(n.items, &es[i]) {
+					return false
+				}
+			}
+		}
+	case jsonv.String:
+		if n.minLength >= 0 || n.maxLength >= 0 {
+			c := utf8.RuneCountInString(v.Str())
+			if (n.minLength >= 0 && c < n.minLength) || (n.maxLength >= 0 && c > n.maxLength) {
+				return false
+			}
+		}
+		if n.pattern != nil && !n.pattern.MatchString(v.Str()) {
+			return false
+		}
+	case jsonv.Number:
+		if !numberValid(n, v.Str()) {
+			return false
+		}
+	}
+	if n.not != nil && valid(n.not, v) {
+		return false
+	}
+	for _, s := range n.allOf {
+		if !valid(s, v) {
+			return false
+		}
+	}
+	if n.anyOf != nil {
+		ok := false
+		for i, s := range n.anyOf {
+			if !n.anyTags[i].fails(v) && valid(s, v) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if n.oneOf != nil {
+		matched := 0
+		for i, s := range n.oneOf {
+			if !n.oneTags[i].fails(v) && valid(s, v) {
+				matched++
+				if matched > 1 {
+					return false
+				}
+			}
+		}
+		if matched != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+func numberValid(n *node, lit string) bool {
+	if n.minimum == nil && n.maximum == nil && n.exclusiveMinimum == nil && n.exclusiveMaximum == nil {
+		return true
+	}
+	d, _ := parseDecimal(lit)
+	return (n.minimum == nil || d.cmp(n.minimum.dec) >= 0) &&
+		(n.maximum == nil || d.cmp(n.maximum.dec) <= 0) &&
+		(n.exclusiveMinimum == nil || d.cmp(n.exclusiveMinimum.dec) > 0) &&
+		(n.exclusiveMaximum == nil || d.cmp(n.exclusiveMaximum.dec) < 0)
+}
+
+// errKind is the kind of a validator error that the report tells apart.
+type errKind uint8
+
+const (
+	eGroup errKind = iota // several errors of one schema
+	eReference
+	eAllOf
+	eAnyOf
+	eOneOf
+	eRequired
+	eType
+	eConst
+	eEnum
+	eRange // minimum, maximum, exclusiveMinimum, exclusiveMaximum
+	eAdditional
+	eOther // not, false schema, length and count limits, pattern
+)
+
+// verr is one node of the validator's error tree.
+type verr struct {
+	n    *node // the schema whose keyword failed (the validator's SchemaURL)
+	loc  []string
+	kind errKind
+	// names are Required's missing members, Additional's unknown ones and
+	// Type's wanted types.
+	names []string
+	got   string // Type's actual type
+	want  any    // Const's constant
+	wants []any  // Enum's constants
+	pair  bool   // OneOf: more than one branch matched
+	msg   string // the validator's wording, for eRange and eOther
+	// causes are the errors of the subschemas.
+	causes []*verr
+}
+
+func newErr(n *node, loc []string, k errKind) *verr {
+	return &verr{n: n, loc: append([]string(nil), loc...), kind: k}
+}
+
+// check returns the validator's error for v against n, nil when v is
+// valid. loc is where v sits; the caller keeps it.
+func check(n *node, v *jsonv.Value, loc []string) *verr {
+	if n.never {
+		e := newErr(n, loc, eOther)
+		e.msg = "false schema"
+		return e
+	}
+	t := typeOf(v)
+	if n.types != 0 && !typeFits(n, v, t) {
+		e := newErr(n, loc, eType)
+		e.got = t.names()[0]
+		e.names = n.types.names()
+		return e
+	}
+	if n.hasConst && !equal(v, n.constVal) {
+		e := newErr(n, loc, eConst)
+		e.want = n.constVal
+		return e
+	}
+	if n.enum != nil && !inEnum(n, v) {
+		e := newErr(n, loc, eEnum)
+		e.wants = n.enum
+		return e
+	}
+	var errs []*verr
+	add := func(e *verr) {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	if n.ref != nil {
+		if e := check(n.ref, v, loc); e != nil {
+			re := newErr(n, loc, eReference)
+			if e.kind == eGroup {
+				re.causes = e.causes
+			} else {
+				re.causes = []*verr{e}
+			}
+			errs = append(errs, re)
+		}
+	}
+	other := func(format string, args ...any) {
+		e := newErr(n, loc, eOther)
+		e.msg = fmt.Sprintf(format, args...)
+		errs = append(errs, e)
+	}
+	switch v.Kind {
+	case jsonv.Object:
+		ms := v.Members()
+		d := newDedup(ms)
+		if n.minProps >= 0 && d.count() < n.minProps {
+			other("minProperties: got %s, want %s", printInt(d.count()), printInt(n.minProps))
+		}
+		if n.maxProps >= 0 && d.count() > n.maxProps {
+			other("maxProperties: got %s, want %s", printInt(d.count()), printInt(n.maxProps))
+		}
+		var missing []string
+		for _, name := range n.required {
+			if member(v, name) == nil {
+				missing = append(missing, name)
+			}
+		}
+		if missing != nil {
+			e := newErr(n, loc, eRequired)
+			e.names = missing
+			errs = append(errs, e)
+		}
+		var extra []string
+		for i := range ms {
+			if d.shadowed(i) {
+				continue
+			}
+			key := ms[i].Key
+			if p := n.props[key]; p != nil {
+				add(check(p, &ms[i].Value, append(loc, key)))
+				continue
+			}
+			switch n.addl {
+			case addNone:
+				extra = append(extra, key)
+			case addSchema:
+				add(check(n.addlNode, &ms[i].Value, append(loc, key)))
+			}
+		}
+		if extra != nil {
+			e := newErr(n, loc, eAdditional)
+			e.names = extra
+			errs = append(errs, e)
+		}
+	case jsonv.Array:
+		es := v.Elems()
+		if n.minItems >= 0 && len(es) < n.minItems {
+			other("minItems: got %s, want %s", printInt(len(es)), printInt(n.minItems))
+		}
+		if n.maxItems >= 0 && len(es) > n.maxItems {
+			other("maxItems: got %s, want %s", printInt(len(es)), printInt(n.maxItems))
+		}
+		if n.items != nil {
+			for i := range es {
+				add(check(n.items, &es[i], append(loc, index(i))))
+			}
+		}
+	case jsonv.String:
+		s := v.Str()
+		c := utf8.RuneCountInString(s)
+		if n.minLength >= 0 && c < n.minLength {
+			other("minLength: got %s, want %s", printInt(c), printInt(n.minLength))
+		}
+		if n.maxLength >= 0 && c > n.maxLength {
+			other("maxLength: got %s, want %s", printInt(c), printInt(n.maxLength))
+		}
+		if n.pattern != nil && !n.pattern.MatchString(s) {
+			other("%s does not match pattern %s", quote(s), quote(n.pattern.String()))
+		}
+	case jsonv.Number:
+		lit := v.Str()
+		d, _ := parseDecimal(lit)
+		got, _ := strconv.ParseFloat(lit, 64)
+		for _, r := range []struct {
+			b    *bound
+			name string
+			bad  func(c int) bool
+		}{
+			{n.minimum, "minimum", func(c int) bool { return c < 0 }},
+			{n.maximum, "maximum", func(c int) bool { return c > 0 }},
+			{n.exclusiveMinimum, "exclusiveMinimum", func(c int) bool { return c <= 0 }},
+			{n.exclusiveMaximum, "exclusiveMaximum", func(c int) bool { return c >= 0 }},
+		} {
+			if r.b != nil && r.bad(d.cmp(r.b.dec)) {
+				e := newErr(n, loc, eRange)
+				e.msg = fmt.Sprintf("%s: got %s, want %s", r.name, printFloat(got), printFloat(r.b.f))
+				errs = append(errs, e)
+			}
+		}
+	}
+	if n.not != nil && valid(n.not, v) {
+		other("'not' failed")
+	}
+	if n.allOf != nil {
+		var causes []*verr
+		for _, s := range n.allOf {
+			if e := check(s, v, loc); e != nil {
+				causes = append(causes, e)
+			}
+		}
+		if causes != nil {
+			e := newErr(n, loc, eAllOf)
+			e.causes = causes
+			errs = append(errs, e)
+		}
+	}
+	if n.anyOf != nil {
+		var causes []*verr
+		matched := false
+		for _, s := range n.anyOf {
+			if valid(s, v) {
+				matched = true
+				break
+			}
+			causes = append(causes, check(s, v, loc))
+		}
+		if !matched {
+			e := newErr(n, loc, eAnyOf)
+			e.causes = causes
+			errs = append(errs, e)
+		}
+	}
+	if n.oneOf != nil {
+		matched := -1
+		var causes []*verr
+		for i, s := range n.oneOf {
+			if !valid(s, v) {
+				if matched == -1 {
+					causes = append(causes, check(s, v, loc))
+				}
+				continue
+			}
+			if matched == -1 {
+				matched = i
+				continue
+			}
+			e := newErr(n, loc, eOneOf)
+			e.pair = true
+			errs = append(errs, e)
+			break
+		}
+		if matched == -1 {
+			e := newErr(n, loc, eOneOf)
+			e.causes = causes
+			errs = append(errs, e)
+		}
+	}
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	e := newErr(n, loc, eGroup)
+	e.causes = errs
+	return e
+}
+
+// indexes holds the pointer tokens of the first array indexes, so that
+// walking an array allocates none.
+var indexes = func() []string {
+	out := make([]string, 1024)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}()
+
+func index(i int) string {
+	if i < len(indexes) {
+		return indexes[i]
+	}
+	return strconv.Itoa(i)
+}
