@@ -86,8 +86,16 @@ the runs made.
 Closing runs a ladder: stdin is closed, then SIGTERM, then SIGKILL, each
 after --close-grace, while stdout is still read.
 
-Output formats (-f): text, json (every rule, and each failure with its
-transcript window and minimal run), junit.
+Output formats (-f): text; json, one record per line: a finding record
+for each rule that failed (or a MUST never exercised, or an informational
+rule noted), harness problem and note, with the keys lint's json output
+has and check's detail (tier, status, examples with their transcript
+windows, the minimal run) under "check", then a verdict record
+({"version":1,"verdict":{…}}, every rule's status);
+docs/json-output.schema.json describes them. sarif: the same findings
+as SARIF 2.1.0. junit: one suite per tier, one case per rule. A finding is
+located where lint shows it in the minimal transcript written with --out,
+or else in the agent as a whole, named by its command line.
 
 Bounds: whatever the agent writes, check's memory stays bounded. An agent
 line longer than --max-line bytes is read past, not kept, and recorded as a
@@ -118,7 +126,7 @@ Examples:
 
 func runCheck(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("check", "acplint check [flags] -- AGENT_CMD [ARGS…]", checkDoc, e)
-	format := fs.String("f", "text", "output `format`: text, json or junit")
+	format := fs.String("f", "text", "output `format`: text, json, sarif or junit")
 	fs.StringVar(format, "format", "text", "same as -f")
 	runs := fs.Int("runs", conformance.DefaultRuns, "`number` of generated sequences (each starts a fresh agent)")
 	steps := fs.Int("steps", conformance.DefaultSteps, "most client `actions` (prompts, sessions, loads, closes) per sequence")
