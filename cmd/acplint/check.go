@@ -149,8 +149,13 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	maxLine := fs.Int("max-line", conformance.DefaultMaxLine, "longest agent line kept, in `bytes`; a longer one is recorded as a gap")
 	maxTranscript := fs.Int64("max-transcript", conformance.DefaultMaxTranscript, "`bytes` of the start of each run's transcript kept on disk; after them only a bounded tail is kept, in memory")
 	verbose := fs.Bool("v", false, "print one line per run to stderr")
+	config := addFileFlags(fs)
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
+	}
+	if _, err := config.apply(fs, "check", map[string]string{"fail-on": "fail-on", "format": "f"}); err != nil {
+		e.errorf("check: %v", err)
+		return exitUsage
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {
