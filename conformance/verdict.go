@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -66,6 +65,10 @@ type Verdict struct {
 	// made; Note says how far the check got.
 	BudgetSpent bool   `json:"budgetSpent,omitempty"`
 	Note        string `json:"note,omitempty"`
+	// ToolVersion is acplint's version (Options.Version).
+	ToolVersion string `json:"acplintVersion,omitempty"`
+	// command is the agent's command line, shell-quoted.
+	command string
 }
 
 // Cancellation is the outcome of the cancellation rules (ACP-CXL-001 and
@@ -159,6 +162,8 @@ const maxExamples = 3
 func (k *checker) verdict() *Verdict {
 	v := &Verdict{
 		Agent:        k.opts.Agent.String(),
+		ToolVersion:  k.opts.Version,
+		command:      k.opts.Agent.commandLine(),
 		Seed:         k.opts.Seed,
 		Runs:         max(len(k.runs)-1-k.tourRuns, 0), // k.runs[0] is the preflight, then the tours
 		Steps:        k.opts.Steps,
@@ -397,25 +402,26 @@ const (
 	FormatText  Format = "text"
 	FormatJSON  Format = "json"
 	FormatJUnit Format = "junit"
+	FormatSARIF Format = "sarif"
 )
 
 // ParseFormat accepts a verdict format name.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(s)); f {
-	case FormatText, FormatJSON, FormatJUnit:
+	case FormatText, FormatJSON, FormatJUnit, FormatSARIF:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown output format %q (want text, json or junit)", s)
+	return "", fmt.Errorf("unknown output format %q (want text, json, sarif or junit)", s)
 }
 
-// Write renders the verdict.
+// Write renders the verdict: json and sarif as the verdict's findings
+// (verdict_records.go), text and junit as the tiered verdict.
 func (v *Verdict) Write(w io.Writer, f Format) error {
 	switch f {
 	case FormatJSON:
-		v.fillWindows()
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return v.writeJSON(w)
+	case FormatSARIF:
+		return v.writeSARIF(w)
 	case FormatJUnit:
 		return v.writeJUnit(w)
 	}

@@ -109,6 +109,10 @@ type Location struct {
 	// message wrapped in a jsonl record or a Zed log, a rebuilt message).
 	Column  int    `json:"column,omitempty"`
 	Pointer string `json:"pointer,omitempty"`
+	// Subject says File names no file but what the finding is about as a
+	// whole (check: the agent, by its command line), so that SARIF names
+	// it as a logical location, not as an artifact no one can open.
+	Subject bool `json:"-"`
 }
 
 func (l Location) String() string {

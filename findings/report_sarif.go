@@ -304,11 +304,14 @@ func sarifLevel(s Severity) string {
 // region means the whole artifact. The JSON pointer, when set, names the
 // member inside the message as a logical location.
 func sarifLocationOf(l Location, withPointer bool) sarifLocation {
-	if artifactURI(l.File) == "-" {
+	if artifactURI(l.File) == "-" || l.Subject {
 		// Standard input is no artifact anyone can open ("-" is no URI
 		// of anything, and code scanning wants a URI for every physical
 		// location): the line is named as a logical location instead.
 		name := "standard input"
+		if l.Subject {
+			name = l.File
+		}
 		if l.Line > 0 {
 			name += fmt.Sprintf(" line %d", l.Line)
 		}

@@ -86,8 +86,16 @@ the runs made.
 Closing runs a ladder: stdin is closed, then SIGTERM, then SIGKILL, each
 after --close-grace, while stdout is still read.
 
-Output formats (-f): text, json (every rule, and each failure with its
-transcript window and minimal run), junit.
+Output formats (-f): text; json, one record per line: a finding record
+for each rule that failed (or a MUST never exercised, or an informational
+rule noted), harness problem and note, with the keys lint's json output
+has and check's detail (tier, status, examples with their transcript
+windows, the minimal run) under "check", then a verdict record
+({"version":1,"verdict":{…}}, every rule's status);
+docs/json-output.schema.json describes them. sarif: the same findings
+as SARIF 2.1.0. junit: one suite per tier, one case per rule. A finding is
+located where lint shows it in the minimal transcript written with --out,
+or else in the agent as a whole, named by its command line.
 
 Bounds: whatever the agent writes, check's memory stays bounded. An agent
 line longer than --max-line bytes is read past, not kept, and recorded as a
@@ -118,7 +126,7 @@ Examples:
 
 func runCheck(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("check", "acplint check [flags] -- AGENT_CMD [ARGS…]", checkDoc, e)
-	format := fs.String("f", "text", "output `format`: text, json or junit")
+	format := fs.String("f", "text", "output `format`: text, json, sarif or junit")
 	fs.StringVar(format, "format", "text", "same as -f")
 	runs := fs.Int("runs", conformance.DefaultRuns, "`number` of generated sequences (each starts a fresh agent)")
 	steps := fs.Int("steps", conformance.DefaultSteps, "most client `actions` (prompts, sessions, loads, closes) per sequence")
@@ -141,8 +149,13 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	maxLine := fs.Int("max-line", conformance.DefaultMaxLine, "longest agent line kept, in `bytes`; a longer one is recorded as a gap")
 	maxTranscript := fs.Int64("max-transcript", conformance.DefaultMaxTranscript, "`bytes` of the start of each run's transcript kept on disk; after them only a bounded tail is kept, in memory")
 	verbose := fs.Bool("v", false, "print one line per run to stderr")
+	config := addFileFlags(fs)
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
+	}
+	if _, err := config.apply(fs, "check", map[string]string{"fail-on": "fail-on", "format": "f"}); err != nil {
+		e.errorf("check: %v", err)
+		return exitUsage
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {

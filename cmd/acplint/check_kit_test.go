@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -16,7 +15,8 @@ import (
 	"github.com/acplint/acplint/conformance/agents"
 )
 
-// kitVerdict is the part of check's JSON verdict the kit test reads.
+// kitVerdict is the part of check's JSON verdict record the kit test
+// reads.
 type kitVerdict struct {
 	Conformant bool   `json:"conformant"`
 	Summary    string `json:"summary"`
@@ -179,7 +179,7 @@ func TestCheckKitFixtures(t *testing.T) {
 			o := outcomes[i]
 			var problems []string
 			var v kitVerdict
-			if err := json.Unmarshal([]byte(o.stdout), &v); err != nil {
+			if err := decodeCheckJSON(o.stdout, &v, nil); err != nil {
 				problems = append(problems, "no JSON verdict: "+err.Error()+"; stderr: "+o.stderr)
 			}
 			if o.code != tc.exit {

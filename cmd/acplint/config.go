@@ -22,8 +22,23 @@ const configName = "acplint.yaml"
 // configFile is acplint.yaml as written. Every key is optional; a key the
 // struct does not know is an error that names its line, so a misspelt
 // setting is never ignored.
+//
+// The keys at the top apply to every command that takes them
+// (commandKeys); a section named after a command (lint, check, corpus,
+// schema-diff, tap) holds keys for that command alone, which win.
 type configFile struct {
-	Version  int       `yaml:"version"`
+	Version       int `yaml:"version"`
+	configSection `yaml:",inline"`
+	Lint          *configSection `yaml:"lint"`
+	Check         *configSection `yaml:"check"`
+	Corpus        *configSection `yaml:"corpus"`
+	SchemaDiff    *configSection `yaml:"schema-diff"`
+	Tap           *configSection `yaml:"tap"`
+}
+
+// configSection is the settings of acplint.yaml, at its top or in a
+// command's section.
+type configSection struct {
 	Enable   []string  `yaml:"enable"`
 	Disable  []string  `yaml:"disable"`
 	Severity yaml.Node `yaml:"severity"` // PATTERN: SEVERITY, in order
@@ -33,6 +48,39 @@ type configFile struct {
 	Input    string    `yaml:"input"`
 	Schema   string    `yaml:"schema"`
 	Baseline string    `yaml:"baseline"`
+}
+
+// commandKeys are the keys of acplint.yaml each command takes. A key at
+// the top that a command does not take is not for it; one in the
+// command's own section is an error.
+var commandKeys = map[string][]string{
+	"lint":        {"enable", "disable", "severity", "fail-on", "exclude", "format", "input", "schema", "baseline"},
+	"check":       {"fail-on", "format"},
+	"corpus":      {"enable", "disable", "severity", "fail-on", "exclude", "format", "input", "schema"},
+	"schema-diff": {"fail-on", "format"},
+	"tap":         {"enable", "disable", "severity", "schema"},
+}
+
+// section returns the section of command, nil when the file has none.
+func (f *configFile) section(command string) *configSection {
+	return map[string]*configSection{"lint": f.Lint, "check": f.Check, "corpus": f.Corpus, "schema-diff": f.SchemaDiff, "tap": f.Tap}[command]
+}
+
+// keys lists the keys s sets, in the file's order of the struct.
+func (s *configSection) keys() []string {
+	var keys []string
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{
+		{"enable", s.Enable != nil}, {"disable", s.Disable != nil}, {"severity", s.Severity.Kind != 0}, {"fail-on", s.FailOn != ""},
+		{"exclude", s.Exclude != nil}, {"format", s.Format != ""}, {"input", s.Input != ""}, {"schema", s.Schema != ""}, {"baseline", s.Baseline != ""},
+	} {
+		if k.set {
+			keys = append(keys, k.name)
+		}
+	}
+	return keys
 }
 
 // lintConfig is the effective configuration of a lint run: the defaults,
@@ -50,6 +98,8 @@ type lintConfig struct {
 	Input       string
 	Schema      string // a path usable from the working directory
 	Baseline    string
+	// fromFile are the keys the config file set for the command.
+	fromFile map[string]bool
 }
 
 func defaultLintConfig() lintConfig {
@@ -83,9 +133,10 @@ func findConfig(dir string) (string, error) {
 // yamlUnknownField is how the YAML decoder names a key the struct lacks.
 var yamlUnknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
-// readConfig reads the config file name into c. Paths in it (schema,
-// baseline, exclude patterns) are relative to its directory.
-func readConfig(name string, c *lintConfig) error {
+// readConfig reads the settings of the config file name for command
+// into c: the keys at its top that command takes, then its section. Paths
+// in it (schema, baseline, exclude patterns) are relative to its directory.
+func readConfig(name, command string, c *lintConfig) error {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return err
@@ -102,11 +153,55 @@ func readConfig(name string, c *lintConfig) error {
 	if f.Version != 0 && f.Version != 1 {
 		return fmt.Errorf("%s: version %d is not supported (want 1)", name, f.Version)
 	}
-	dir := filepath.Dir(name)
 	c.File = name
-	c.Enable = append(c.Enable[:0:0], f.Enable...)
-	c.Disable = append(c.Disable[:0:0], f.Disable...)
-	if sev := &f.Severity; sev.Kind != 0 {
+	c.fromFile = map[string]bool{}
+	takes := map[string]bool{}
+	for _, k := range commandKeys[command] {
+		takes[k] = true
+	}
+	if err := c.apply(name, &f.configSection, takes); err != nil {
+		return err
+	}
+	for cmd := range commandKeys {
+		sec := f.section(cmd)
+		if sec == nil {
+			continue
+		}
+		own := map[string]bool{}
+		for _, k := range commandKeys[cmd] {
+			own[k] = true
+		}
+		for _, k := range sec.keys() {
+			if !own[k] {
+				return fmt.Errorf("%s: %s: %s does not take %q (it takes %s)", name, cmd, strings.ReplaceAll(cmd, "-", " "), k, strings.Join(commandKeys[cmd], ", "))
+			}
+		}
+		if cmd == command {
+			if err := c.apply(name, sec, takes); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// apply sets the keys of s that are in takes.
+func (c *lintConfig) apply(name string, s *configSection, takes map[string]bool) error {
+	dir := filepath.Dir(name)
+	set := func(key string) bool {
+		if takes[key] {
+			c.fromFile[key] = true
+			return true
+		}
+		return false
+	}
+	if s.Enable != nil && set("enable") {
+		c.Enable = append(c.Enable[:0:0], s.Enable...)
+	}
+	if s.Disable != nil && set("disable") {
+		c.Disable = append(c.Disable[:0:0], s.Disable...)
+	}
+	if sev := &s.Severity; sev.Kind != 0 && set("severity") {
 		if sev.Kind != yaml.MappingNode {
 			return fmt.Errorf("%s: line %d: severity: want a map of rule patterns to severities", name, sev.Line)
 		}
@@ -119,23 +214,23 @@ func readConfig(name string, c *lintConfig) error {
 			c.Severity = append(c.Severity, k.Value+"="+v.Value)
 		}
 	}
-	if f.FailOn != "" {
-		c.FailOn = f.FailOn
+	if s.FailOn != "" && set("fail-on") {
+		c.FailOn = s.FailOn
 	}
-	if f.Exclude != nil {
-		c.Exclude, c.excludeBase = f.Exclude, dir
+	if s.Exclude != nil && set("exclude") {
+		c.Exclude, c.excludeBase = s.Exclude, dir
 	}
-	if f.Format != "" {
-		c.Format = f.Format
+	if s.Format != "" && set("format") {
+		c.Format = s.Format
 	}
-	if f.Input != "" {
-		c.Input = f.Input
+	if s.Input != "" && set("input") {
+		c.Input = s.Input
 	}
-	if f.Schema != "" {
-		c.Schema = nearPath(dir, f.Schema)
+	if s.Schema != "" && set("schema") {
+		c.Schema = nearPath(dir, s.Schema)
 	}
-	if f.Baseline != "" {
-		c.Baseline = nearPath(dir, f.Baseline)
+	if s.Baseline != "" && set("baseline") {
+		c.Baseline = nearPath(dir, s.Baseline)
 	}
 	return nil
 }
@@ -216,23 +311,12 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 // --no-config), then every flag that was given.
 func (c *configFlags) resolve() (lintConfig, error) {
 	cfg := defaultLintConfig()
-	name := c.config.value
-	if name == "" && !c.noConfigSet() {
-		found, err := findConfig(".")
-		if err != nil {
-			return cfg, err
-		}
-		if found != "" {
-			name = found
-			if wd, err := os.Getwd(); err == nil {
-				if rel, err := filepath.Rel(wd, found); err == nil {
-					name = rel
-				}
-			}
-		}
+	name, err := configPath(c.config, c.noConfig)
+	if err != nil {
+		return cfg, err
 	}
 	if name != "" {
-		if err := readConfig(name, &cfg); err != nil {
+		if err := readConfig(name, "lint", &cfg); err != nil {
 			return cfg, err
 		}
 	}
@@ -270,8 +354,69 @@ func (c *configFlags) resolve() (lintConfig, error) {
 	return cfg, nil
 }
 
-func (c *configFlags) noConfigSet() bool {
-	return c.noConfig.set && c.noConfig.value != "false"
+// configPath is the config file to read: --config, else the acplint.yaml
+// nearest the working directory unless --no-config; "" for none.
+func configPath(config, noConfig *flagValue) (string, error) {
+	if config.value != "" || (noConfig.set && noConfig.value != "false") {
+		return config.value, nil
+	}
+	found, err := findConfig(".")
+	if err != nil || found == "" {
+		return "", err
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, found); err == nil {
+			return rel, nil
+		}
+	}
+	return found, nil
+}
+
+// fileFlags are --config and --no-config of the commands other than lint
+// and config, which keep flags of their own for the keys they take.
+type fileFlags struct{ config, noConfig *flagValue }
+
+func addFileFlags(fs *flag.FlagSet) *fileFlags {
+	ff := &fileFlags{config: &flagValue{}, noConfig: &flagValue{}}
+	fs.Var(ff.config, "config", "read settings from this `file` instead of the acplint.yaml found in the working directory or above")
+	fs.Var(boolFlagValue{ff.noConfig}, "no-config", "read no acplint.yaml")
+	return ff
+}
+
+// apply reads acplint.yaml for command, after the flags are parsed, and
+// gives each flag of a key the file sets (flagOf maps keys to flag names)
+// the file's value, unless the flag was given: defaults, then the file,
+// then the flags, as for lint. It returns what it read, for the keys that
+// map onto no flag (exclude, relative to the file's directory).
+func (ff *fileFlags) apply(fs *flag.FlagSet, command string, flagOf map[string]string) (lintConfig, error) {
+	cfg := lintConfig{}
+	name, err := configPath(ff.config, ff.noConfig)
+	if err != nil || name == "" {
+		return cfg, err
+	}
+	if err := readConfig(name, command, &cfg); err != nil {
+		return cfg, err
+	}
+	if cfg.excludeBase != "" {
+		if cfg.excludeBase, err = filepath.Abs(cfg.excludeBase); err != nil {
+			return cfg, err
+		}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	values := map[string]string{
+		"enable": strings.Join(cfg.Enable, ","), "disable": strings.Join(cfg.Disable, ","), "severity": strings.Join(cfg.Severity, ","),
+		"fail-on": cfg.FailOn, "format": cfg.Format, "input": cfg.Input, "schema": cfg.Schema, "baseline": cfg.Baseline,
+	}
+	for key, flagName := range flagOf {
+		if !cfg.fromFile[key] || given[flagName] || (flagName == "f" && given["format"]) {
+			continue
+		}
+		if err := fs.Set(flagName, values[key]); err != nil {
+			return cfg, fmt.Errorf("%s: %s: %v", name, key, err)
+		}
+	}
+	return cfg, nil
 }
 
 const configDoc = `
@@ -296,6 +441,22 @@ acplint.yaml (every key optional; an unknown key is an error):
 	input: auto                   # auto, ndjson, jsonl, zed, acplint
 	schema: schema/v1/schema.json
 	baseline: acplint-baseline.json
+	check:                        # a command's own section wins
+	  format: junit
+
+The keys at the top apply to every command that takes them; a section
+(lint, check, corpus, schema-diff, tap) holds keys for one command, and a
+key there that the command does not take is an error. Each command's
+flags override the file, and each takes --config and --no-config:
+
+	lint         every key
+	check        fail-on, format
+	corpus       enable, disable, severity, fail-on, exclude, format,
+	             input, schema (the new schema, --schema)
+	schema-diff  fail-on, format
+	tap          enable, disable, severity, schema (the live linter's)
+
+This command prints lint's effective configuration.
 `
 
 func runConfig(_ context.Context, args []string, e *env) int {

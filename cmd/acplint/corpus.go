@@ -79,8 +79,40 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 	shardFlag := fs.String("shard", "", "lint only shard `K/N` of the transcripts (1 <= K <= N), by a hash of each path relative to DIR")
 	merge := fs.Bool("merge", false, "merge the -f json outputs of the shards, given as arguments, into one report")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "lint up to `N` transcripts at once")
+	enable, disable, severity, excludeFlag := &listFlag{}, &listFlag{}, &listFlag{}, &listFlag{}
+	fs.Var(enable, "enable", "compare only the rules these `patterns` select, as lint's --enable")
+	fs.Var(disable, "disable", "leave out the rules these `patterns` select, as lint's --disable")
+	fs.Var(severity, "rule-severity", "report the rules `PATTERN=SEVERITY` selects with that severity, as lint's --rule-severity")
+	fs.Var(excludeFlag, "exclude", "leave out the files and directories these `globs` match, as lint's --exclude")
+	config := addFileFlags(fs)
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
+	}
+	keys := map[string]string{"enable": "enable", "disable": "disable", "severity": "rule-severity", "fail-on": "fail-on", "format": "f", "input": "input", "schema": "schema"}
+	if *merge {
+		delete(keys, "schema") // the shards' outputs name their schemas
+	}
+	cfg, err := config.apply(fs, "corpus", keys)
+	if err != nil {
+		e.errorf("corpus: %v", err)
+		return exitUsage
+	}
+	selection, err := selectRules(enable.items, disable.items, severity.items, findings.All())
+	if err != nil {
+		e.errorf("corpus: %v", err)
+		return exitUsage
+	}
+	if excludeFlag.set {
+		if cfg.excludeBase, err = os.Getwd(); err != nil {
+			e.errorf("corpus: %v", err)
+			return exitUsage
+		}
+		cfg.Exclude = excludeFlag.items
+	}
+	exclude, err := newExcluder(cfg.excludeBase, cfg.Exclude)
+	if err != nil {
+		e.errorf("corpus: %v", err)
+		return exitUsage
 	}
 	dirs := fs.Args()
 	outFormat, err := findings.ParseFormat(*format)
@@ -145,7 +177,7 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 		return exitUsage
 	}
 	skipped := func(why string) { fmt.Fprintf(e.stderr, "acplint corpus: skipping %s\n", why) }
-	files, err := walkTranscripts(dirs[0], nil, skipped)
+	files, err := walkTranscripts(dirs[0], exclude, skipped)
 	if err != nil {
 		e.errorf("corpus: %v", err)
 		return exitUsage
@@ -158,7 +190,16 @@ func runCorpus(_ context.Context, args []string, e *env) int {
 
 	run := corpusRun{against: oldSchema.File(), schema: newSchema.File(), shard: shard, files: files}
 	diffs, errs := relintAll(files, *jobs, func(name string) (fileDiff, error) {
-		return relint(name, lint.Options{Format: inFormat, File: name, CleanEnd: *cleanEnd}, oldSchema, newSchema)
+		d, err := relint(name, lint.Options{Format: inFormat, File: name, CleanEnd: *cleanEnd, Filter: func(f findings.ValidationFinding) bool {
+			_, on := selection.apply(f)
+			return on
+		}}, oldSchema, newSchema)
+		for _, fs := range [][]findings.ValidationFinding{d.added, d.removed} {
+			for i := range fs {
+				fs[i], _ = selection.apply(fs[i])
+			}
+		}
+		return d, err
 	})
 	for i, err := range errs {
 		if err != nil {

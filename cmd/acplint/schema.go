@@ -83,8 +83,13 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 	surface := fs.String("surface", "all", "report the `surface`: all, stable or unstable")
 	meta := fs.String("meta", "", "upstream meta.json `file` listing the stable methods (default: the one acplint embeds, schema-v1.21.0)")
 	crossVersion := fs.Bool("allow-cross-version", false, "diff files of different protocol major versions (v1 against v2) instead of refusing")
+	config := addFileFlags(fs)
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
+	}
+	if _, err := config.apply(fs, "schema-diff", map[string]string{"fail-on": "fail-on", "format": "f"}); err != nil {
+		e.errorf("schema diff: %v", err)
+		return exitUsage
 	}
 	if fs.NArg() != 2 {
 		e.errorf("schema diff: want two schema files, OLD and NEW; got %d arguments", fs.NArg())

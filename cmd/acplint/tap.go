@@ -77,8 +77,33 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	grace := fs.Duration("grace", tap.DefaultGrace, "how long the agent may stay silent after the editor closed the connection before it is sent SIGTERM, and then how long before SIGKILL")
 	maxLine := fs.Int("max-line", tap.DefaultMaxLine, "longest line, in `bytes`, that is recorded and linted; a longer one is forwarded whole and shows as a gap (ACP-LINT-004)")
 	queue := fs.Int("queue", tap.DefaultQueueBytes, "`bytes` of traffic the recorder and the live linter may each fall behind by before they drop frames (ACP-LINT-004)")
+	enable, disable, severity := &listFlag{}, &listFlag{}, &listFlag{}
+	fs.Var(enable, "enable", "lint live only the rules these `patterns` select, as lint's --enable")
+	fs.Var(disable, "disable", "leave out the rules these `patterns` select, as lint's --disable")
+	fs.Var(severity, "rule-severity", "report the rules `PATTERN=SEVERITY` selects with that severity, as lint's --rule-severity")
+	schemaFile := fs.String("schema", "", "check params and results live against this ACP schema `file`, as lint's --schema")
+	config := addFileFlags(fs)
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
+	}
+	if _, err := config.apply(fs, "tap", map[string]string{"enable": "enable", "disable": "disable", "severity": "rule-severity", "schema": "schema"}); err != nil {
+		e.errorf("tap: %v", err)
+		return exitUsage
+	}
+	selection, err := selectRules(enable.items, disable.items, severity.items, findings.All())
+	if err != nil {
+		e.errorf("tap: %v", err)
+		return exitUsage
+	}
+	liveOpts := lint.Options{Filter: func(f findings.ValidationFinding) bool {
+		_, on := selection.apply(f)
+		return on
+	}}
+	if *schemaFile != "" {
+		if liveOpts.Schema, err = lint.LoadSchema(*schemaFile); err != nil {
+			e.errorf("tap: --schema: %v", err)
+			return exitUsage
+		}
 	}
 	command := fs.Args()
 	if len(command) == 0 {
@@ -165,7 +190,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	}
 	var live *liveLinter
 	if !*noLint {
-		live = newLiveLinter(findingsOut, liveName, header.Started, page)
+		live = newLiveLinter(findingsOut, liveName, header.Started, page, liveOpts, selection)
 		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame})
 	}
 	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
@@ -228,7 +253,9 @@ type liveLinter struct {
 	done chan struct{}
 }
 
-func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlreport.Writer) *liveLinter {
+// opts holds the rule selection's Filter and the schema; selection
+// reports a finding with the severity --rule-severity gives it.
+func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlreport.Writer, opts lint.Options, selection *ruleSelection) *liveLinter {
 	pr, pw := io.Pipe()
 	l := &liveLinter{pw: pw, done: make(chan struct{})}
 	go func() {
@@ -241,8 +268,11 @@ func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlrepo
 				pr.CloseWithError(errLintStopped)
 			}
 		}()
-		print := func(f findings.ValidationFinding) { writeFinding(out, f) }
-		opts := lint.Options{Format: transcript.FormatTranscript, File: file, OnFinding: print}
+		print := func(f findings.ValidationFinding) {
+			f, _ = selection.apply(f)
+			writeFinding(out, f)
+		}
+		opts.Format, opts.File, opts.OnFinding = transcript.FormatTranscript, file, print
 		var err error
 		if page != nil {
 			// Closed here, after the last entry, even if lint panics.
