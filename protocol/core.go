@@ -257,6 +257,7 @@ func corePromptEnded(p *Phase, c *ctx, req Pending) {
 			s.CancelledEndLine = c.line()
 		}
 	})
+	p.turnEnded(s)
 }
 
 func coreCancel(p *Phase, c *ctx) {

@@ -41,7 +41,8 @@ type turnItem struct {
 // reaches its limit, the older half is forgotten but for the items of
 // running turns, and the limit becomes twice what is left (turnWindow at
 // least), so that a turn of thousands of tool calls costs amortised
-// constant time per item, as any turn does.
+// constant time per item, as any turn does. When such a turn ends, its
+// items are forgotten then (turnEnded), not when the list next fills.
 type turnItems struct {
 	log   []turnItem
 	limit int
@@ -60,7 +61,7 @@ func (t turnItems) clone() turnItems {
 func (p *Phase) noteItem(sid domain.SessionID, kind turnItemKind, id string, line int) {
 	t := &p.items
 	if len(t.log) >= max(t.limit, turnWindow) {
-		p.forgetItems()
+		p.forgetItems(len(t.log) / 2)
 	}
 	if t.log == nil {
 		t.log = make([]turnItem, 0, turnWindow)
@@ -68,19 +69,29 @@ func (p *Phase) noteItem(sid domain.SessionID, kind turnItemKind, id string, lin
 	t.log = append(t.log, turnItem{session: sid, id: id, kind: kind, line: line})
 }
 
-// forgetItems forgets the older half of the items but those of running
-// turns, which move to the front of the newer half.
-func (p *Phase) forgetItems() {
+// turnEnded forgets the items of the turn session s ended when it was one
+// of the turns that raised the limit: they make up most of the list.
+func (p *Phase) turnEnded(s *Session) {
 	t := &p.items
-	half := len(t.log) / 2
+	if t.limit <= turnWindow || 2*(s.ToolCalls.Len()+s.Messages.Len()+s.Compactions.Len()) < len(t.log) {
+		return
+	}
+	p.forgetItems(min(len(t.log), turnWindow/2))
+}
+
+// forgetItems forgets the items but the newest ones and those of running
+// turns, which move to the front of the newest.
+func (p *Phase) forgetItems(newest int) {
+	t := &p.items
+	older := len(t.log) - newest
 	kept := 0
-	for _, it := range t.log[:half] {
+	for _, it := range t.log[:older] {
 		if p.itemKept(it) {
 			t.log[kept] = it
 			kept++
 		}
 	}
-	n := kept + copy(t.log[kept:], t.log[half:])
+	n := kept + copy(t.log[kept:], t.log[older:])
 	clear(t.log[n:]) // the strings of the dropped items
 	t.log = t.log[:n]
 	t.limit = max(turnWindow, 2*n)
