@@ -49,9 +49,6 @@ func (p *Phase) noteRelease(id domain.TerminalID, line int) {
 		clear(term.released[n:])
 		term.released = term.released[:n]
 	}
-	if term.released == nil {
-		term.released = make([]releasedTerminal, 0, releasedWindow)
-	}
 	term.released = append(term.released, releasedTerminal{id, line})
 }
 

@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"slices"
+
 	"github.com/acplint/acplint/domain"
 )
 
@@ -50,9 +52,7 @@ type turnItems struct {
 
 // clone returns a copy of t that shares no memory with it but text.
 func (t turnItems) clone() turnItems {
-	if t.log != nil {
-		t.log = append(make([]turnItem, 0, cap(t.log)), t.log...)
-	}
+	t.log = slices.Clone(t.log)
 	return t
 }
 
@@ -62,9 +62,6 @@ func (p *Phase) noteItem(sid domain.SessionID, kind turnItemKind, id string, lin
 	t := &p.items
 	if len(t.log) >= max(t.limit, turnWindow) {
 		p.forgetItems(len(t.log) / 2)
-	}
-	if t.log == nil {
-		t.log = make([]turnItem, 0, turnWindow)
 	}
 	t.log = append(t.log, turnItem{session: sid, id: id, kind: kind, line: line})
 }
