@@ -20,7 +20,8 @@ var TERMUseAfterRelease = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/terminals",
 	Doc: "Releasing a terminal frees it on the client: \"the terminal ID becomes invalid for all other terminal/* methods\". " +
 		"Later calls naming it fail, because the client no longer holds its output. " +
-		"Terminal content embedded after the release is reported as ACP-TOOL-008.",
+		"Terminal content embedded after the release is reported as ACP-TOOL-008. " +
+		"Limit: acplint remembers the latest 512 to 1,024 released terminals, so that memory does not grow with the number of commands a session runs; a use of one released earlier is reported as ACP-TERM-001.",
 }
 
 var TERMNotReleased = &Rule{

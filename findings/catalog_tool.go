@@ -9,7 +9,8 @@ var TOOLDuplicateID = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/tool-calls",
 	Doc: "A toolCallId is unique \"within the session\", across turns and including ids replayed by session/load. " +
-		"A second tool_call with a known id overwrites the earlier call in the client and makes later updates ambiguous.",
+		"A second tool_call with a known id overwrites the earlier call in the client and makes later updates ambiguous. " +
+		"Limit: acplint remembers every tool call, messageId and compaction of a running turn and, of the rest, the latest 2,048 to 4,096 of the connection, so that memory does not grow with the number of turns; an id reused after its call was forgotten is not reported.",
 }
 
 var TOOLUpdateUnknown = &Rule{
@@ -20,7 +21,8 @@ var TOOLUpdateUnknown = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
 	Doc: "In v1 a tool_call_update modifies an existing tool call, which must have been introduced by a tool_call in the same session. " +
 		"v2 lets the first update create the call, so agents written with v2 habits trip this rule on v1 connections. " +
-		"Derived from the schema's definition of the update.",
+		"Derived from the schema's definition of the update. " +
+		"Limit: acplint remembers every tool call, messageId and compaction of a running turn and, of the rest, the latest 2,048 to 4,096 of the connection, so that memory does not grow with the number of turns; an update to a call older than that is reported here as if the call had never been announced (it is out of its turn as well, ACP-TURN-003).",
 }
 
 var TOOLPermissionUnknownCall = &Rule{
@@ -81,7 +83,8 @@ var TOOLUnknownTerminal = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/schema",
 	Doc: "Terminal content in a tool call shows the live output of a terminal the agent created with terminal/create in the same session. " +
-		"It \"must be added before calling terminal/release\"; after release, or for an id never created, the client has no output to show.",
+		"It \"must be added before calling terminal/release\"; after release, or for an id never created, the client has no output to show. " +
+		"Limit: acplint remembers the latest 512 to 1,024 released terminals; one released earlier is reported as never created.",
 }
 
 var TOOLAppendedContent = &Rule{

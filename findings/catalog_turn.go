@@ -52,7 +52,8 @@ var TURNInterleavedMessageID = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/prompt-turn",
 	Doc: "Chunks sharing a messageId form one message and a different messageId starts a new one. " +
-		"Returning to an earlier id after another message began, or using one id for both user and agent chunks, breaks that grouping and garbles the rendered conversation.",
+		"Returning to an earlier id after another message began, or using one id for both user and agent chunks, breaks that grouping and garbles the rendered conversation. " +
+		"Limit: acplint remembers every tool call, messageId and compaction of a running turn and, of the rest, the latest 2,048 to 4,096 of the connection, so that memory does not grow with the number of turns; an id used again after it was forgotten is not reported.",
 }
 
 var TURNUsageValues = &Rule{

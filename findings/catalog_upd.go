@@ -82,7 +82,8 @@ var UPDCompactionOrder = &Rule{
 	Blame:    PartyAgent,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/draft/prompt-turn",
 	Doc: "Summary chunks for a compactionId belong between its in_progress update and its single terminal update (completed, failed or cancelled). " +
-		"Chunks before or after that window, or a second terminal update, leave clients unsure which summary is current.",
+		"Chunks before or after that window, or a second terminal update, leave clients unsure which summary is current. " +
+		"Limit: acplint remembers every tool call, messageId and compaction of a running turn and, of the rest, the latest 2,048 to 4,096 of the connection, so that memory does not grow with the number of turns (a compaction under way is never forgotten); a chunk or update for a finished compaction older than that is judged as for a new one.",
 }
 
 var UPDPlanShrinks = &Rule{

@@ -237,6 +237,7 @@ func corePrompt(p *Phase, c *ctx) {
 		s.Turn++
 		s.CancelLine = 0
 		s.CancelledEndLine = 0
+		s.OutOfTurnReported = false
 		s.OpenToolCalls = Map[domain.ToolCallID, int]{}
 		s.HadHistory = true
 	})
@@ -256,6 +257,7 @@ func corePromptEnded(p *Phase, c *ctx, req Pending) {
 			s.CancelledEndLine = c.line()
 		}
 	})
+	p.turnEnded(s)
 }
 
 func coreCancel(p *Phase, c *ctx) {

@@ -58,6 +58,7 @@ func checkPermissionRequest(p *Phase, c *ctx) {
 		p.withSession(s.ID, func(s *Session) {
 			s.ToolCalls = s.ToolCalls.Set(tc.ToolCallID, ToolCall{Line: c.line(), Turn: s.Turn, Status: status, Name: name, HasName: hasName})
 		})
+		p.noteItem(s.ID, itemToolCall, string(tc.ToolCallID), c.line())
 		p.flow.tool.inline = p.flow.tool.inline.Set(toolCallKey(s.ID, tc.ToolCallID), c.line())
 	}
 }

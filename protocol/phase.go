@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"slices"
+
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 )
@@ -142,6 +144,9 @@ type Phase struct {
 	life lifecycleState
 	// done lists the sessions closed lately, to forget older ones (forget.go).
 	done doneSessions
+	// items lists the tool calls, message ids and compactions sessions
+	// stored, to forget those of turns long past (turnwindow.go).
+	items turnItems
 }
 
 // SessionState is where a session is in its lifecycle.
@@ -183,6 +188,10 @@ type Session struct {
 	ReplayUpdates int
 	// HadHistory is set once the session carried conversation content.
 	HadHistory bool
+	// OutOfTurnReported: conversation content came since the latest turn
+	// ended (or before the first), and that was reported (ACP-TURN-003,
+	// once per stretch between turns).
+	OutOfTurnReported bool
 
 	ToolCalls Map[domain.ToolCallID, ToolCall]
 	// OpenToolCalls are tool calls of the current turn not yet completed or failed.
@@ -205,6 +214,9 @@ type MessageUse struct {
 	Kind   string // the sessionUpdate of its chunks
 	Line   int
 	Closed bool // another messageId came after it
+	// RoleReported: chunks of the other speaker used the id, and that was
+	// reported (once per id: it lives and is forgotten with the id).
+	RoleReported bool
 }
 
 // ToolCall is what acplint knows of one tool call.
@@ -221,6 +233,9 @@ type Compaction struct {
 	Line     int
 	Started  bool
 	Terminal bool
+	// LateReported: a summary chunk came after the terminal update, and
+	// that was reported (once per compaction).
+	LateReported bool
 }
 
 // Terminal is a terminal created by terminal/create.
@@ -262,6 +277,7 @@ func (p *Phase) Clone() Phase {
 	flow.tool.inline = flow.tool.inline.Clone()
 	flow.fs.extraRoots = flow.fs.extraRoots.Clone()
 	flow.term.exits = flow.term.exits.Clone()
+	flow.term.released = slices.Clone(flow.term.released)
 	c.upd.reported, c.upd.plans = c.upd.reported.Clone(), c.upd.plans.Clone()
 	life := &c.life
 	life.seq.early, life.seq.loaded = life.seq.early.Clone(), life.seq.loaded.Clone()
@@ -270,6 +286,7 @@ func (p *Phase) Clone() Phase {
 	life.ses.closing = life.ses.closing.Clone()
 	life.sid.unknown, life.sid.deleted = life.sid.unknown.Clone(), life.sid.deleted.Clone()
 	c.done.newer, c.done.older = c.done.newer.Clone(), c.done.older.Clone()
+	c.items = c.items.clone()
 	return c
 }
 

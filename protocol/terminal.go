@@ -13,6 +13,43 @@ type termState struct {
 	// exits holds how each terminal's command ended, as terminal/wait_for_exit
 	// reported it (ACP-TERM-005).
 	exits Map[domain.TerminalID, terminalExit]
+	// released lists the terminals released lately, oldest first, with
+	// the line of the release, to forget older ones.
+	released []releasedTerminal
+}
+
+// releasedWindow is how many released terminals the machine remembers
+// (the latest releasedWindow/2 to releasedWindow). A long session creates
+// and releases a terminal for every command it runs; what a released one
+// is remembered for, a use after the release (ACP-TERM-002, ACP-TOOL-008),
+// comes soon after it. A terminal released longer ago is forgotten, and a
+// use of it is reported as a use of a terminal no terminal/create returned
+// (ACP-TERM-001, ACP-TOOL-008).
+const releasedWindow = 1024
+
+type releasedTerminal struct {
+	id   domain.TerminalID
+	line int
+}
+
+// noteRelease records that terminal id was released at line, and forgets
+// the older half of the released terminals when the window is full.
+func (p *Phase) noteRelease(id domain.TerminalID, line int) {
+	term := &p.flow.term
+	if len(term.released) == releasedWindow {
+		half := releasedWindow / 2
+		for _, r := range term.released[:half] {
+			// A terminal created again under the id since is another one.
+			if t, ok := p.Terminals.Get(r.id); ok && t.ReleasedLine == r.line {
+				p.Terminals = p.Terminals.Delete(r.id)
+				term.exits = term.exits.Delete(r.id)
+			}
+		}
+		n := copy(term.released, term.released[half:])
+		clear(term.released[n:])
+		term.released = term.released[:n]
+	}
+	term.released = append(term.released, releasedTerminal{id, line})
 }
 
 // terminalExit is an exit status and the response that reported it.
@@ -121,6 +158,7 @@ func checkTerminalUse(p *Phase, c *ctx) {
 	}
 	if c.m.Method == domain.MethodTerminalRelease {
 		p.withTerminal(id, func(t *Terminal) { t.ReleasedLine = c.line() })
+		p.noteRelease(id, c.line())
 	}
 }
 

@@ -69,6 +69,7 @@ func toolCallCreated(p *Phase, c *ctx, s *Session, u domain.ToolCall) {
 			s.OpenToolCalls = s.OpenToolCalls.Set(u.ToolCallID, c.line())
 		}
 	})
+	p.noteItem(s.ID, itemToolCall, string(u.ToolCallID), call.Line)
 }
 
 func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
@@ -118,6 +119,9 @@ func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
 			}
 		}
 	})
+	if !known {
+		p.noteItem(s.ID, itemToolCall, string(u.ToolCallID), call.Line)
+	}
 }
 
 func finished(s domain.ToolCallStatus) bool {

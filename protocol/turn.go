@@ -105,10 +105,10 @@ func checkOutOfTurn(p *Phase, c *ctx, s *Session, u domain.SessionUpdate) {
 	if s.State == SessionLoading || s.State == SessionResuming || p.LateLoadReplay(s) {
 		return
 	}
-	var first bool
-	if first = p.firstReport(findings.TURNOutOfTurnUpdate, s.ID, fmt.Sprintf("%d\x00%d", s.Turn, s.Line)); !first {
+	if s.OutOfTurnReported {
 		return
 	}
+	p.withSession(s.ID, func(s *Session) { s.OutOfTurnReported = true })
 	when := "before the first session/prompt"
 	if s.Turn > 0 {
 		when = "after the turn ended"
@@ -138,20 +138,21 @@ func checkMessageID(p *Phase, c *ctx, s *Session, kind string, opt domain.Opt[do
 		return
 	}
 	use, seen := s.Messages.Get(id)
+	reported := false
 	switch {
 	case seen && messageRole(use.Kind) != messageRole(kind):
-		var first bool
-		if first = p.firstReport(findings.TURNInterleavedMessageID, s.ID, "role\x00"+string(id)); first {
+		if !use.RoleReported {
 			f := c.add(findings.TURNInterleavedMessageID, "/params/update/messageId",
 				"%s uses messageId %q, which already names a message from the %s; clients group chunks by id and merge the two speakers' text into one message", kind, id, messageRole(use.Kind))
 			c.related(f, use.Line, "the first chunk with this messageId")
+			use.RoleReported, reported = true, true
 		}
 	case seen && use.Closed:
 		f := c.add(findings.TURNInterleavedMessageID, "/params/update/messageId",
 			"%s continues message %q after message %q began; a changed messageId starts a new message, so clients append this text to the wrong message or start a duplicate", kind, id, s.CurrentMessage)
 		c.related(f, use.Line, "the first chunk of message %q", id)
 	}
-	if seen && !use.Closed && s.CurrentMessage == id {
+	if seen && !use.Closed && s.CurrentMessage == id && !reported {
 		// Another chunk of the current message: the bookkeeping below
 		// would store what is already there. Most updates of a turn are
 		// such chunks.
@@ -171,6 +172,9 @@ func checkMessageID(p *Phase, c *ctx, s *Session, kind string, opt domain.Opt[do
 		store(p, &s.Messages, id, use)
 		s.CurrentMessage = id
 	})
+	if !seen {
+		p.noteItem(s.ID, itemMessage, string(id), use.Line)
+	}
 }
 
 // checkUsage reports implausible usage numbers (ACP-TURN-006), once per

@@ -254,6 +254,9 @@ func compactionUpdated(p *Phase, c *ctx, s *Session, u domain.CompactionUpdate) 
 		return // a status v1 does not define says nothing about the order
 	}
 	p.withSession(s.ID, func(s *Session) { store(p, &s.Compactions, u.CompactionID, comp) })
+	if !seen {
+		p.noteItem(s.ID, itemCompaction, string(u.CompactionID), comp.Line)
+	}
 }
 
 // compactionChunk checks that a summary chunk falls between its
@@ -262,11 +265,12 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 	comp, seen := s.Compactions.Get(u.CompactionID)
 	switch {
 	case seen && comp.Terminal:
-		var first bool
-		if first = p.firstReport(findings.UPDCompactionOrder, s.ID, "late\x00"+string(u.CompactionID)); first {
+		if !comp.LateReported {
 			f := c.add(findings.UPDCompactionOrder, "/params/update/compactionId",
 				"compaction_summary_chunk for compaction %q arrives after its terminal update; clients already treat the summary as final and drop or misplace the chunk (later chunks of it are not reported)", u.CompactionID)
 			c.related(f, comp.Line, "the compaction's first update")
+			comp.LateReported = true
+			p.withSession(s.ID, func(s *Session) { store(p, &s.Compactions, u.CompactionID, comp) })
 		}
 	case !seen || !comp.Started:
 		c.add(findings.UPDCompactionOrder, "/params/update/compactionId",
@@ -278,6 +282,9 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 		}
 		comp.Started = true
 		p.withSession(s.ID, func(s *Session) { store(p, &s.Compactions, u.CompactionID, comp) })
+		if !seen {
+			p.noteItem(s.ID, itemCompaction, string(u.CompactionID), comp.Line)
+		}
 	}
 }
 

@@ -73,6 +73,21 @@ func statusKiB(pid int, name string) (kib int64, ok bool) {
 	return 0, false
 }
 
+// PeakKiB is the peak resident memory (VmHWM) of process pid, 0 when it
+// is gone or /proc is not there to tell.
+func PeakKiB(pid int) int64 {
+	n, _ := statusKiB(pid, "VmHWM")
+	return n
+}
+
+// ResetPeak starts the peak resident memory of this process anew from its
+// resident size, so that PeakKiB measures what follows and not what an
+// earlier test or benchmark of the process took; it reports false where
+// the kernel cannot (Linux can, since 4.0).
+func ResetPeak() bool {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}
+
 // ResidentKiB is the resident memory of a running process, 0 when it is
 // gone: for watchdogs that kill a child before it takes the machine.
 func ResidentKiB(pid int) int64 {

@@ -33,6 +33,12 @@ type Options struct {
 	// end at or after this many bytes, so the result is a little larger.
 	// Zero or less gives one session.
 	Bytes int64
+	// Sessions, when positive, asks for the other shape of traffic: that
+	// many sessions open at the start and take prompt turns in rotation
+	// until the transcript reaches Bytes, and then close. Where the
+	// default shape runs one to eight turns per session, a long transcript
+	// of this shape runs thousands in each, as a long day in an editor does.
+	Sessions int
 }
 
 // Write writes a transcript to w.
@@ -43,7 +49,10 @@ func Write(w io.Writer, opts Options) error {
 		pendingClient: map[int64]bool{},
 	}
 	g.initialize()
-	for {
+	if opts.Sessions > 0 {
+		g.longSessions(opts.Sessions, opts.Bytes)
+	}
+	for opts.Sessions <= 0 {
 		g.session(opts.Bytes)
 		if g.err != nil || g.written >= opts.Bytes {
 			break
@@ -189,6 +198,50 @@ var modes = []domain.SessionMode{
 // session opens a session, runs turns until the transcript reaches
 // target bytes (at least one turn, at most eight) and closes it.
 func (g *gen) session(target int64) {
+	sid := g.openSession()
+	turns := g.between(1, 8)
+	for t := 0; t < turns; t++ {
+		if t > 0 && g.rnd.IntN(6) == 0 {
+			g.setMode(sid)
+		}
+		g.turn(sid)
+		if g.err != nil || (target > 0 && g.written >= target) {
+			break
+		}
+	}
+	g.closeSession(sid)
+}
+
+// longSessions opens n sessions, runs turns in them in rotation until the
+// transcript reaches target bytes (at least one turn each) and closes them.
+func (g *gen) longSessions(n int, target int64) {
+	type open struct {
+		sid     domain.SessionID
+		project project
+	}
+	sessions := make([]open, n)
+	for i := range sessions {
+		sid := g.openSession()
+		sessions[i] = open{sid, g.project}
+	}
+	for t := 0; ; t++ {
+		s := sessions[t%n]
+		g.project = s.project
+		if t >= n && g.rnd.IntN(6) == 0 {
+			g.setMode(s.sid)
+		}
+		g.turn(s.sid)
+		if g.err != nil || (t >= n-1 && g.written >= target) {
+			break
+		}
+	}
+	for _, s := range sessions {
+		g.closeSession(s.sid)
+	}
+}
+
+// openSession creates a session in a project of its own and returns its id.
+func (g *gen) openSession() domain.SessionID {
 	g.sessionN++
 	g.project = projects[g.rnd.IntN(len(projects))]
 	cwd := g.project.root
@@ -213,17 +266,11 @@ func (g *gen) session(target int64) {
 			domain.UnstructuredCommandInput{Hint: "what to focus on"})},
 		{Name: "compact", Description: "Summarise the conversation to free context"},
 	}})
-	turns := g.between(1, 8)
-	for t := 0; t < turns; t++ {
-		if t > 0 && g.rnd.IntN(6) == 0 {
-			g.setMode(sid)
-		}
-		g.turn(sid)
-		if g.err != nil || (target > 0 && g.written >= target) {
-			break
-		}
-	}
-	id = g.clientRequest(domain.MethodSessionClose, &domain.CloseSessionRequest{SessionID: sid})
+	return sid
+}
+
+func (g *gen) closeSession(sid domain.SessionID) {
+	id := g.clientRequest(domain.MethodSessionClose, &domain.CloseSessionRequest{SessionID: sid})
 	g.answerClient(id, &domain.CloseSessionResponse{})
 }
 

@@ -113,3 +113,22 @@ func TestTraffic(t *testing.T) {
 		t.Errorf("%d sessions; want several", counts["session/new"])
 	}
 }
+
+// TestLongSessions: with Sessions set, that many sessions run every turn
+// of the transcript, and it lints clean.
+func TestLongSessions(t *testing.T) {
+	src := generate(t, Options{Seed: 4, Bytes: 1 << 20, Sessions: 3})
+	news := bytes.Count(src, []byte(`"method":"session/new"`))
+	prompts := bytes.Count(src, []byte(`"method":"session/prompt"`))
+	closes := bytes.Count(src, []byte(`"method":"session/close"`))
+	if news != 3 || closes != 3 || prompts < 30 {
+		t.Errorf("%d session/new, %d session/close, %d session/prompt; want 3, 3 and many", news, closes, prompts)
+	}
+	res, err := lint.Transcript(bytes.NewReader(src), lint.Options{File: "generated.ndjson", CleanEnd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("%s: %s %s (%s)", f.Location, f.Severity, f.Message, f.RuleID)
+	}
+}
