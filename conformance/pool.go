@@ -43,9 +43,11 @@ import (
 // at most.
 const DefaultSequencesPerAgent = 8
 
-// DefaultParallel is how many agents a check runs at once: two per core,
-// since a sequence mostly waits on its agent.
-func DefaultParallel() int { return min(2*runtime.NumCPU(), 8) }
+// DefaultParallel is how many agents a check runs at once: four per core,
+// since a sequence mostly waits (on the agent's pauses, on --settle): the
+// reference agent's take about 90 ms of wall time and 5 ms of CPU, its
+// own and the harness's, on a loaded 2-core machine.
+func DefaultParallel() int { return min(4*runtime.NumCPU(), 16) }
 
 // exploreWindow is how many plans are drawn ahead and grouped into chains
 // at a time: enough for the sequences of one initialize to share a process,
@@ -118,11 +120,12 @@ func agentChains(plans []*Plan, per int) [][]int {
 	return chains
 }
 
-// explore runs the tour plans, then the generated ones, Options.Parallel
-// chains at a time, and keeps their runs in plan order whatever order they
-// end in, so that run numbers and the verdict do not depend on which
-// process was quicker. Plans are drawn from rapid as they are needed, an
-// exploreWindow at a time.
+// explore runs the tour plans, then the generated ones, on
+// Options.Parallel processes at once, and keeps their runs in plan order
+// whatever order they end in, so that run numbers and the verdict do not
+// depend on which process was quicker. Plans are drawn from rapid as they
+// are needed and grouped into chains an exploreWindow at a time; the next
+// window's chains start while the last ones of the window before run.
 func (k *checker) explore(tours []*Plan) error {
 	plans := make(chan *Plan)
 	stop := make(chan struct{})
@@ -146,23 +149,62 @@ func (k *checker) explore(tours []*Plan) error {
 			}
 		})
 	}()
-	tourLeft := len(tours)
-	for k.ctx.Err() == nil {
-		window := tours
-		tours = nil
-		for len(window) < exploreWindow && k.ctx.Err() == nil {
-			p, ok := <-plans
-			if !ok {
-				break
-			}
-			window = append(window, p)
-		}
-		if len(window) == 0 {
-			break
-		}
-		k.runWindow(window, tourLeft)
-		tourLeft = 0
+
+	type chainJob struct {
+		w     *planWindow
+		chain []int
 	}
+	queue := make(chan chainJob)
+	var workers sync.WaitGroup
+	for range k.opts.Parallel {
+		workers.Go(func() {
+			for job := range queue {
+				k.runChain(job.chain, job.w)
+			}
+		})
+	}
+	// At most two windows wait to be kept while a third runs: what is
+	// drawn ahead stays bounded.
+	windows := make(chan *planWindow, 2)
+	go func() {
+		defer close(queue)
+		defer close(windows)
+		for first := true; k.ctx.Err() == nil; first = false {
+			w := &planWindow{plans: tours}
+			if first {
+				w.tours = len(tours)
+			}
+			tours = nil
+			for len(w.plans) < exploreWindow && k.ctx.Err() == nil {
+				p, ok := <-plans
+				if !ok {
+					break
+				}
+				w.plans = append(w.plans, p)
+			}
+			if len(w.plans) == 0 {
+				return
+			}
+			w.runs = make([]*Run, len(w.plans))
+			w.done = make([]chan struct{}, len(w.plans))
+			for i := range w.done {
+				w.done[i] = make(chan struct{})
+			}
+			windows <- w
+			for _, chain := range agentChains(w.plans, k.opts.SequencesPerAgent) {
+				queue <- chainJob{w, chain}
+			}
+		}
+	}()
+	for w := range windows {
+		for i := range w.plans {
+			<-w.done[i]
+			if run := w.runs[i]; run != nil && k.addRun(run) && i < w.tours {
+				k.tourRuns++
+			}
+		}
+	}
+	workers.Wait()
 	close(stop)
 	<-drawn
 	if failed {
@@ -171,49 +213,26 @@ func (k *checker) explore(tours []*Plan) error {
 	return nil
 }
 
-// runWindow runs plans, of which the first tours are tour runs, and keeps
-// their runs in order as they end.
-func (k *checker) runWindow(plans []*Plan, tours int) {
-	runs := make([]*Run, len(plans))
-	done := make([]chan struct{}, len(plans))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	chains := agentChains(plans, k.opts.SequencesPerAgent)
-	queue := make(chan []int)
-	var wg sync.WaitGroup
-	for range min(k.opts.Parallel, len(chains)) {
-		wg.Go(func() {
-			for chain := range queue {
-				k.runChain(chain, plans, runs, done)
-			}
-		})
-	}
-	go func() {
-		for _, chain := range chains {
-			queue <- chain
-		}
-		close(queue)
-	}()
-	for i := range plans {
-		<-done[i]
-		if runs[i] != nil && k.addRun(runs[i]) && i < tours {
-			k.tourRuns++
-		}
-	}
-	wg.Wait()
+// planWindow is a run of plans grouped into chains together; runs[i] is the
+// run of plans[i] (nil when the check stopped first), set before done[i]
+// is closed. The first tours plans are tour runs.
+type planWindow struct {
+	plans []*Plan
+	tours int
+	runs  []*Run
+	done  []chan struct{}
 }
 
 // runChain runs the plans of one chain on one process, as far as it stays
 // fit (executeOn starts another when it does not). Once the check is
 // stopped, the chain's remaining plans are not run.
-func (k *checker) runChain(chain []int, plans []*Plan, runs []*Run, done []chan struct{}) {
+func (k *checker) runChain(chain []int, w *planWindow) {
 	var cn *agentConn
 	for n, i := range chain {
 		if k.ctx.Err() == nil {
-			runs[i], cn = k.executeOn(plans[i], cn, n < len(chain)-1)
+			w.runs[i], cn = k.executeOn(w.plans[i], cn, n < len(chain)-1)
 		}
-		close(done[i])
+		close(w.done[i])
 	}
 	if cn != nil {
 		cn.retire(k.opts.CloseGrace, k.ctx.Done())
