@@ -267,6 +267,8 @@ type client struct {
 	// quiet: the agent was silent for the settle time, and nothing was
 	// said either way since.
 	quiet bool
+	// startup is how long the process took to answer initialize.
+	startup time.Duration
 }
 
 // Fact is something that happened in a run and that makes a rule

@@ -27,6 +27,8 @@ import (
 //     and late or duplicate answers, overlapping prompts and chunked writes
 //     may leave the agent in a state that no other sequence should inherit,
 //     or crash it on behalf of the wrong sequence;
+//   - starting the agent costs more than making sure it is done with the
+//     sequence: --settle, unless it is quiet already (executeOn);
 //   - each ended well (client.canHandOver): no harness failure, every
 //     request answered, the agent alive and, for --settle, quiet; and the
 //     agent said nothing while it waited for the next (proc.resume).
@@ -69,6 +71,8 @@ type agentConn struct {
 	// nextID is the next request id: ids stay unique over the process's
 	// whole connection.
 	nextID int
+	// startup is how long the process took to answer initialize.
+	startup time.Duration
 }
 
 // retire ends a process no sequence will use, by the close ladder.

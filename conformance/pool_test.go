@@ -14,10 +14,11 @@ import (
 )
 
 // countedAgent is the fixture agent started through sh, which appends each
-// process's pid to the file it returns.
+// process's pid to the file it returns. It takes 100 ms to start, longer
+// than a settle, so that sequences share it (executeOn).
 func countedAgent(t *testing.T, name string) (AgentCommand, string) {
 	agent := fixture(t, name)
-	cmd, pidfile := shAgent(t, `echo $$ >>"$PIDFILE"; exec "$AGENT"`)
+	cmd, pidfile := shAgent(t, `echo $$ >>"$PIDFILE"; sleep 0.1; exec "$AGENT"`)
 	cmd.Env = append(cmd.Env, append(agent.Env, "AGENT="+agent.Path)...)
 	return cmd, pidfile
 }

@@ -213,8 +213,12 @@ func executeOn(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 	defer cancel()
 	c := newClient(ctx, opts, p, plan, ws.open(), pc)
 	c.outer = outer
-	c.handshake, c.nextID = cn.handshake, cn.nextID
+	c.handshake, c.nextID, c.startup = cn.handshake, cn.nextID, cn.startup
 	c.sequence()
+	// Handing the process over costs a settle unless the agent is quiet
+	// already; when the agent starts quicker than that, a fresh one is
+	// cheaper.
+	keep = keep && (c.quiet || c.startup > opts.Settle)
 	if keep && c.canHandOver() && !c.quiet {
 		// What the agent still says for this sequence lands on its record
 		// before the next one begins, as the close ladder would have read
@@ -224,7 +228,7 @@ func executeOn(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 	if keep && c.canHandOver() {
 		p.park()
 		run.Close = ClosedKept
-		cn.handshake, cn.nextID = c.handshake, c.nextID
+		cn.handshake, cn.nextID, cn.startup = c.handshake, c.nextID, c.startup
 	} else {
 		// Whatever the agent still says is read (and recorded) while the
 		// close ladder runs.
@@ -462,6 +466,7 @@ func (c *client) sequence() {
 	c.facts[FactInitialize]++
 	if c.handshake == nil {
 		c.handshake = c.p.endHandshake(init.respLine)
+		c.startup = init.respAt.Sub(c.p.start)
 	}
 	c.readAgentInfo(init.result)
 	if c.agent.version != 1 {

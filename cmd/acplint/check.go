@@ -42,7 +42,9 @@ The agent's stderr is kept but never judged.
 Agent processes: the preflight starts the agent alone. After it, one
 agent process serves up to --sequences-per-agent sequences in turn, each
 with sessions of its own, when they send the same initialize (the same
-protocol version and client capabilities) and inject no fault; the
+protocol version and client capabilities) and inject no fault, and the
+agent takes longer to start than --settle (what handing a process on
+costs); the
 initialize exchange of the process's start heads each one's transcript, so
 every transcript is still a whole connection to lint. A process whose
 sequence failed, left a request unanswered, or that speaks between
