@@ -76,6 +76,12 @@ type Options struct {
 	// (its start); the most recent lines after that are kept in memory and
 	// those between are dropped, with a gap record in their place.
 	MaxTranscript int64
+	// Parallel is how many agent processes run sequences at once
+	// (DefaultParallel when zero).
+	Parallel int
+	// SequencesPerAgent is the most sequences one agent process serves
+	// (see pool.go); 1 starts a fresh process for every sequence.
+	SequencesPerAgent int
 }
 
 // Defaults for the options left zero.
@@ -129,6 +135,12 @@ func (o *Options) defaults() {
 	}
 	if o.MaxTranscript <= 0 {
 		o.MaxTranscript = DefaultMaxTranscript
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = DefaultParallel()
+	}
+	if o.SequencesPerAgent <= 0 {
+		o.SequencesPerAgent = DefaultSequencesPerAgent
 	}
 	if o.MaxShrinks == 0 {
 		o.MaxShrinks = DefaultMaxShrinks
@@ -222,28 +234,10 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 	}
 	k.add(pre)
 	started := pre.Facts[FactInitialize] > 0
-	tours := append(tourPlans(opts.Caps), faultTours(opts.Caps, opts.Faults)...)
 	if started {
 		// The tour reaches every feature once; then the generated runs.
-		for _, plan := range tours {
-			if ctx.Err() != nil {
-				break
-			}
-			if k.addRun(k.execute(plan)) {
-				k.tourRuns++
-			}
-		}
-		plans := planGenerator(opts.Caps, opts.Faults, opts.Steps)
-		failed, logs := runRapid("acplint-check", rapidSettings{checks: opts.Runs, seed: opts.Seed, shrinkTime: opts.ShrinkTime}, func(t *rapid.T) {
-			// Once the check is stopped, the remaining checks draw nothing:
-			// drawing a plan is what costs.
-			if ctx.Err() != nil {
-				return
-			}
-			k.addRun(k.execute(plans.Draw(t, "plan")))
-		})
-		if failed {
-			return nil, fmt.Errorf("internal error while generating sequences:\n%s", strings.Join(logs, "\n"))
+		if err := k.explore(append(tourPlans(opts.Caps), faultTours(opts.Caps, opts.Faults)...)); err != nil {
+			return nil, err
 		}
 	}
 	explored := time.Since(start)
@@ -297,13 +291,19 @@ func Check(ctx context.Context, opts Options) (*Verdict, error) {
 	return v, nil
 }
 
-// execute runs one sequence.
+// execute runs one sequence on a fresh agent process.
 func (k *checker) execute(plan *Plan) *Run {
-	run := executeAt(k.ctx, &k.opts, k.ws, plan, k.pace)
+	run, _ := k.executeOn(plan, nil, false)
+	return run
+}
+
+// executeOn runs one sequence on cn (see executeOn).
+func (k *checker) executeOn(plan *Plan, cn *agentConn, keep bool) (*Run, *agentConn) {
+	run, cn := executeOn(k.ctx, &k.opts, k.ws, plan, k.pace, cn, keep)
 	k.mu.Lock()
 	k.transcripts = append(k.transcripts, run.Transcript)
 	k.mu.Unlock()
-	return run
+	return run, cn
 }
 
 func (k *checker) releaseTranscripts() {
@@ -680,7 +680,11 @@ func (rep *Reproduction) notes(file string, run *Run) string {
 	for _, s := range run.Steps {
 		fmt.Fprintf(&b, "\t%s\n", s)
 	}
-	fmt.Fprintf(&b, "\nThe agent %s (closed on: %s).\n", run.Exit, run.Close)
+	if run.Close == ClosedKept {
+		b.WriteString("\nThe agent's process went on to serve the next sequence.\n")
+	} else {
+		fmt.Fprintf(&b, "\nThe agent %s (closed on: %s).\n", run.Exit, run.Close)
+	}
 	if len(run.Stderr) > 0 {
 		fmt.Fprintf(&b, "\nIts stderr (never judged):\n%s\n", indent(string(run.Stderr)))
 	}

@@ -75,6 +75,8 @@ func testOptions(t testing.TB, agent string) Options {
 		CloseGrace:      5 * time.Second,
 		ShrinkTime:      time.Second,
 		MaxShrinks:      2,
+		// Tests run checks side by side: each runs few agents at once.
+		Parallel: 2,
 	}
 }
 
@@ -134,6 +136,7 @@ func TestDefectAgents(t *testing.T) {
 	for i, tc := range cases {
 		opts := testOptions(t, string(tc.defect))
 		opts.Runs = 10
+		opts.Parallel = 1 // nine checks at once already
 		opts.ShrinkTime = 600 * time.Millisecond
 		opts.OutDir = t.TempDir()
 		if tc.defect == agents.NeverAnswer {
@@ -336,6 +339,43 @@ func BenchmarkReferenceRuns(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 	b.ReportMetric(float64(lines)/float64(b.N), "lines/run")
+}
+
+// BenchmarkCheckThroughput measures the sequences per second of a whole
+// check against the reference agent (preflight, tour and 50 generated
+// runs, no failure to shrink), as `acplint check` makes them: "fresh"
+// starts a process per sequence, one at a time (as before processes were
+// shared and run side by side); "default" shares them where that pays and
+// runs DefaultParallel at once.
+func BenchmarkCheckThroughput(b *testing.B) {
+	for _, bc := range []struct {
+		name          string
+		parallel, per int
+	}{{"fresh", 1, 1}, {"default", 0, 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			opts := testOptions(b, "reference")
+			opts.Runs = 50
+			opts.Steps = DefaultSteps
+			opts.Settle = DefaultSettle
+			opts.Parallel, opts.SequencesPerAgent = bc.parallel, bc.per
+			var seqs, secs float64
+			seed := uint64(0)
+			for b.Loop() {
+				seed++
+				opts.Seed = seed
+				v, err := Check(context.Background(), opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !v.Conformant {
+					b.Fatalf("seed %d: the reference agent fails %v", seed, v.Failed())
+				}
+				seqs += v.RunsPerSecond * v.Duration.Seconds()
+				secs += v.Duration.Seconds()
+			}
+			b.ReportMetric(seqs/secs, "seq/s")
+		})
+	}
 }
 
 // TestTimeoutsScaleDown: once an agent let a request time out, later runs

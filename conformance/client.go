@@ -261,6 +261,14 @@ type client struct {
 	// overlap spans the lines from it to its response.
 	overlapped bool
 	overlap    [2]int
+	// handshake, for a sequence on a process that served another before,
+	// is the initialize exchange of the process's start (see agentConn).
+	handshake []Record
+	// quiet: the agent was silent for the settle time, and nothing was
+	// said either way since.
+	quiet bool
+	// startup is how long the process took to answer initialize.
+	startup time.Duration
 }
 
 // Fact is something that happened in a run and that makes a rule
@@ -318,6 +326,7 @@ func (c *client) write(msg []byte) (int, bool) {
 	}
 	line, at, err := send(msg, c.responseTimeout())
 	c.sentAt = at
+	c.quiet = false
 	if err != nil {
 		c.crashed(fmt.Sprintf("writing to the agent's stdin failed (%v)", err))
 		return 0, false
@@ -515,6 +524,12 @@ func (c *client) step(timeout time.Duration) bool {
 			return false
 		}
 		c.p.received(f)
+		if f.rec != c.rec {
+			// Recorded for the sequence before on the same process, after it
+			// stopped listening: it is on that sequence's record, and the
+			// process serves no other (proc.resume).
+			return true
+		}
 		c.handle(f)
 		return true
 	case <-timer.C:
@@ -534,6 +549,7 @@ func (c *client) step(timeout time.Duration) bool {
 func (c *client) settle(d time.Duration) {
 	for c.failure == nil && !c.eof && !c.interrupted {
 		if !c.step(d) {
+			c.quiet = c.failure == nil && !c.eof && !c.interrupted
 			return
 		}
 	}
@@ -541,6 +557,7 @@ func (c *client) settle(d time.Duration) {
 
 // handle processes one line from the agent.
 func (c *client) handle(f frame) {
+	c.quiet = false
 	c.facts[FactAgentLine]++
 	t := c.turn
 	if t != nil && !t.call.done {

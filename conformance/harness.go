@@ -34,13 +34,16 @@ type frame struct {
 	num  int    // transcript line number
 	at   time.Time
 	size int // bytes it holds against maxInFlight
+	// rec is the transcript the line went to (nil between two sequences):
+	// a line of one sequence is never handled by the next on the same
+	// process.
+	rec *Transcript
 }
 
 // proc is one running agent process with its stdio.
 type proc struct {
 	cmd    *exec.Cmd
 	stdin  *os.File
-	rec    *Transcript
 	frames chan frame
 	// eof is closed when stdout reached end of file (or failed).
 	eof chan struct{}
@@ -63,7 +66,29 @@ type proc struct {
 	inFlight int
 	stopped  bool
 	stopCh   chan struct{}
+
+	// recMu guards where lines are recorded: rec is the running sequence's
+	// transcript, nil while the process waits between two sequences
+	// (between then counts the lines the agent wrote all the same).
+	recMu   sync.Mutex
+	rec     *Transcript
+	between int
+	// handshake collects the records of the process's start, until
+	// endHandshake, for the sequences that share the process (see
+	// agentConn); capturing is false once it is over or too big to keep.
+	handshake []numberedRecord
+	capturing bool
 }
+
+// numberedRecord is a record with its line number in its transcript.
+type numberedRecord struct {
+	num int
+	Record
+}
+
+// maxHandshake bounds the records of a process's start kept for replay:
+// an initialize request and its response, and nothing else.
+const maxHandshake = 2
 
 // maxInFlight bounds the bytes of agent lines read ahead of the client.
 // Beyond it the reader stops reading, the pipe fills and the agent waits:
@@ -107,6 +132,8 @@ func startProc(c AgentCommand, rec *Transcript, maxLine int) (*proc, error) {
 		maxLine: maxLine,
 		stdout:  outR,
 		stopCh:  make(chan struct{}),
+
+		capturing: true,
 	}
 	p.flowCond = sync.NewCond(&p.flow)
 	cmd.Stdin = inR
@@ -144,11 +171,11 @@ func (p *proc) read(r *os.File) {
 		line, skipped, err := readLine(br, p.maxLine)
 		switch {
 		case skipped > 0:
-			p.rec.addLost(domain.FromAgent, skipped)
+			p.record(Record{Dir: domain.FromAgent, lostBytes: skipped})
 		case len(line) > 0:
-			num, at := p.rec.add(domain.FromAgent, line)
+			num, at, rec := p.record(Record{Dir: domain.FromAgent, Line: line})
 			body := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-			f := frame{line: body, num: num, at: at, size: len(line)}
+			f := frame{line: body, num: num, at: at, size: len(line), rec: rec}
 			if !p.reserve(f.size) {
 				return
 			}
@@ -162,6 +189,70 @@ func (p *proc) read(r *os.File) {
 			return
 		}
 	}
+}
+
+// record adds r, stamped now, to the running sequence's transcript, and
+// returns its line number, its time and the transcript (nil, counted in
+// between, when no sequence is running).
+func (p *proc) record(r Record) (int, time.Time, *Transcript) {
+	p.recMu.Lock()
+	defer p.recMu.Unlock()
+	r.At = time.Now()
+	rec := p.rec
+	if rec == nil {
+		p.between++
+		return 0, r.At, nil
+	}
+	num, at := rec.addRecord(r)
+	if p.capturing {
+		if len(p.handshake) < maxHandshake && r.lostBytes == 0 {
+			r.Line = bytes.Clone(r.Line)
+			p.handshake = append(p.handshake, numberedRecord{num, r})
+		} else {
+			p.capturing, p.handshake = false, nil
+		}
+	}
+	return num, at, rec
+}
+
+// endHandshake stops collecting the process's start and returns its
+// records when they are exactly an initialize request (line 1) and its
+// response (line respLine, 2): what a sequence that shares the process
+// replays as its own start. Otherwise it returns nil, and the process
+// serves no other sequence.
+func (p *proc) endHandshake(respLine int) []Record {
+	p.recMu.Lock()
+	defer p.recMu.Unlock()
+	hs := p.handshake
+	ok := p.capturing && respLine == 2 && len(hs) == 2 &&
+		hs[0].num == 1 && hs[0].Dir == domain.FromClient && hs[1].num == 2 && hs[1].Dir == domain.FromAgent
+	p.capturing, p.handshake = false, nil
+	if !ok {
+		return nil
+	}
+	return []Record{hs[0].Record, hs[1].Record}
+}
+
+// park stops recording once a sequence is over and the process waits to
+// serve the next.
+func (p *proc) park() {
+	p.recMu.Lock()
+	defer p.recMu.Unlock()
+	p.rec, p.between = nil, 0
+}
+
+// resume records into rec, for the next sequence on a parked process. It
+// is false, and records nothing, when the process is unfit to serve it:
+// the agent exited, or said something while no sequence was running (or
+// after the last one stopped listening), which no sequence would answer.
+func (p *proc) resume(rec *Transcript) bool {
+	p.recMu.Lock()
+	defer p.recMu.Unlock()
+	if p.between > 0 || len(p.frames) > 0 || !p.alive() {
+		return false
+	}
+	p.rec = rec
+	return true
 }
 
 // readLine reads one line with its terminator. A line longer than max
@@ -241,7 +332,7 @@ func (p *proc) send(line []byte, timeout time.Duration) (int, time.Time, error) 
 		return 0, time.Time{}, errStdinClosed
 	}
 	full := append(bytes.Clone(line), '\n')
-	num, at := p.rec.add(domain.FromClient, full)
+	num, at, _ := p.record(Record{Dir: domain.FromClient, Line: full})
 	if timeout > 0 {
 		_ = p.stdin.SetWriteDeadline(time.Now().Add(timeout))
 	}
@@ -258,7 +349,7 @@ func (p *proc) sendChunked(line []byte, timeout time.Duration, pause time.Durati
 		return 0, time.Time{}, errStdinClosed
 	}
 	full := append(bytes.Clone(line), '\n')
-	num, at := p.rec.add(domain.FromClient, full)
+	num, at, _ := p.record(Record{Dir: domain.FromClient, Line: full})
 	if timeout > 0 {
 		_ = p.stdin.SetWriteDeadline(time.Now().Add(timeout))
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/protocol"
@@ -73,7 +74,8 @@ var promptTasks = []promptTask{
 	{text: "Run `false` and tell me its exit code."},
 }
 
-// Run is one executed sequence against a fresh agent process.
+// Run is one executed sequence, on an agent process of its own or on one
+// it shares with other sequences of the same initialize (see pool.go).
 type Run struct {
 	N          int
 	Transcript *Transcript
@@ -174,17 +176,35 @@ func execute(ctx context.Context, opts *Options, ws *Workspace, plan *Plan) *Run
 // interrupt, or the check's budget running out) stops the run, which then
 // has no verdict (Run.Interrupted).
 func executeAt(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc *pace) *Run {
+	run, _ := executeOn(ctx, opts, ws, plan, pc, nil, false)
+	return run
+}
+
+// executeOn runs plan on cn, the process of an earlier sequence, or on a
+// fresh one when cn is nil or unfit to serve another sequence. With keep,
+// a sequence that ends well leaves its process running for the next, and
+// returns it; otherwise the close ladder ends the process, and executeOn
+// returns nil.
+func executeOn(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc *pace, cn *agentConn, keep bool) (*Run, *agentConn) {
 	start := time.Now()
 	rec := &Transcript{spillMax: opts.MaxTranscript}
 	run := &Run{Transcript: rec, Facts: map[Fact]int{}, Version: plan.Version, Plan: plan}
 	rec.startLint()
-	p, err := startProc(opts.Agent, rec, opts.MaxLine)
-	if err != nil {
-		rec.finish()
-		run.Failure = &Failure{Check: CheckStart, Message: fmt.Sprintf("could not start %s: %v", opts.Agent, err)}
-		run.NotStarted = true
-		return run
+	if cn != nil && !cn.p.resume(rec) {
+		cn.retire(opts.CloseGrace, ctx.Done())
+		cn = nil
 	}
+	if cn == nil {
+		p, err := startProc(opts.Agent, rec, opts.MaxLine)
+		if err != nil {
+			rec.finish()
+			run.Failure = &Failure{Check: CheckStart, Message: fmt.Sprintf("could not start %s: %v", opts.Agent, err)}
+			run.NotStarted = true
+			return run, nil
+		}
+		cn = &agentConn{p: p}
+	}
+	p := cn.p
 	// The run's watchdog must not shorten the close ladder; the user's
 	// interrupt must.
 	interrupt := ctx.Done()
@@ -193,21 +213,39 @@ func executeAt(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 	defer cancel()
 	c := newClient(ctx, opts, p, plan, ws.open(), pc)
 	c.outer = outer
+	c.handshake, c.nextID, c.startup = cn.handshake, cn.nextID, cn.startup
 	c.sequence()
-	// Whatever the agent still says is read (and recorded) while the close
-	// ladder runs.
-	c.closing = true
-	run.Close = p.shutdown(opts.CloseGrace, interrupt, c.handle)
-	// A grandchild that keeps stdout open must not keep the run going.
-	p.stop()
-	switch {
-	case c.failure != nil || c.interrupted:
-	case run.Close == ClosedBefore && c.disconnectLine == 0:
-		c.fail(CheckCrash, "the agent exited before the client closed the connection; it %s", p.exitStatus())
-	case run.Close != ClosedOnStdin && !(c.disconnectLine > 0 && run.Close == ClosedBefore):
-		// (After a disconnect the agent exits before the close ladder
-		// begins: stdin was closed then.)
-		c.fail(CheckClose, "the agent did not exit within %v of its stdin closing; it needed %s", opts.CloseGrace, run.Close)
+	// Handing the process over costs a settle unless the agent is quiet
+	// already; when the agent starts quicker than that, a fresh one is
+	// cheaper.
+	keep = keep && (c.quiet || c.startup > opts.Settle)
+	if keep && c.canHandOver() && !c.quiet {
+		// What the agent still says for this sequence lands on its record
+		// before the next one begins, as the close ladder would have read
+		// it.
+		c.settle(opts.Settle)
+	}
+	if keep && c.canHandOver() {
+		p.park()
+		run.Close = ClosedKept
+		cn.handshake, cn.nextID, cn.startup = c.handshake, c.nextID, c.startup
+	} else {
+		// Whatever the agent still says is read (and recorded) while the
+		// close ladder runs.
+		c.closing = true
+		run.Close = p.shutdown(opts.CloseGrace, interrupt, c.handle)
+		// A grandchild that keeps stdout open must not keep the run going.
+		p.stop()
+		cn = nil
+		switch {
+		case c.failure != nil || c.interrupted:
+		case run.Close == ClosedBefore && c.disconnectLine == 0:
+			c.fail(CheckCrash, "the agent exited before the client closed the connection; it %s", p.exitStatus())
+		case run.Close != ClosedOnStdin && !(c.disconnectLine > 0 && run.Close == ClosedBefore):
+			// (After a disconnect the agent exits before the close ladder
+			// begins: stdin was closed then.)
+			c.fail(CheckClose, "the agent did not exit within %v of its stdin closing; it needed %s", opts.CloseGrace, run.Close)
+		}
 	}
 	run.Steps = c.steps
 	run.Facts = c.facts
@@ -227,7 +265,7 @@ func executeAt(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 	}
 	run.Findings = rec.finish()
 	run.Duration = time.Since(start)
-	return run
+	return run, cn
 }
 
 // lintTranscript judges a JSONL transcript exactly as `acplint lint
@@ -410,7 +448,12 @@ func (c *client) sequence() {
 		// notes the member; the verdict excuses it, see Run.excused.)
 		params["info"] = info
 	}
-	init := c.call("initialize", params)
+	var init *clientCall
+	if c.handshake != nil {
+		init = c.replayHandshake()
+	} else {
+		init = c.call("initialize", params)
+	}
 	c.initLine = init.line
 	c.facts[FactClientRequest]++
 	if !c.wait(init, c.opts.StartupTimeout) {
@@ -421,6 +464,10 @@ func (c *client) sequence() {
 		return
 	}
 	c.facts[FactInitialize]++
+	if c.handshake == nil {
+		c.handshake = c.p.endHandshake(init.respLine)
+		c.startup = init.respAt.Sub(c.p.start)
+	}
 	c.readAgentInfo(init.result)
 	if c.agent.version != 1 {
 		c.logf("the agent negotiated protocol version %d; a v1 client stops here", c.agent.version)
@@ -450,6 +497,22 @@ func (c *client) sequence() {
 			c.probe()
 		}
 	}
+}
+
+// replayHandshake starts the sequence's record with the initialize
+// exchange of the process's start, lines and times as they were: the
+// sequence would send the same initialize (agentConn), so that answer is
+// the one it gets, and lint judges the sequence as a connection of its
+// own. The response is handled as if just read.
+func (c *client) replayHandshake() *clientCall {
+	req, resp := c.handshake[0], c.handshake[1]
+	cc := &clientCall{method: "initialize"}
+	cc.line, c.sentAt = c.rec.addRecord(req)
+	c.calls[domain.RequestID{Raw: []byte("0")}.Key()] = cc
+	num, at := c.rec.addRecord(resp)
+	body := bytes.TrimSuffix(bytes.TrimSuffix(resp.Line, []byte("\n")), []byte("\r"))
+	c.handle(frame{line: body, num: num, at: at, rec: c.rec})
+	return cc
 }
 
 func (c *client) advertised() []Capability {

@@ -20,9 +20,9 @@ const checkDoc = `
 Check starts an ACP agent, plays the client over its stdin and stdout, and
 judges everything the agent says with the protocol machine that lint uses.
 
-Each run starts a fresh agent process and plays one sequence: a minimal
-preflight (one prompt, no capabilities), then a tour that uses every
-feature once, then --runs generated ones: initialize with a drawn subset of
+Each run plays one sequence: a minimal preflight (one prompt, no
+capabilities), then a tour that uses every feature once, then --runs
+generated ones: initialize with a drawn subset of
 the client capabilities (--caps) and now and then for version 65535, then
 up to --steps actions: new sessions, prompts with text and resource
 content, cancels (right after the prompt, after some updates, at the
@@ -38,6 +38,22 @@ method it did not advertise with -32601. A prompt turn in which the agent
 says nothing for --idle-cancel is cancelled, as a user stops a stuck turn;
 for an agent whose turns only end when cancelled that time drops to 100ms.
 The agent's stderr is kept but never judged.
+
+Agent processes: the preflight starts the agent alone. After it, one
+agent process serves up to --sequences-per-agent sequences in turn, each
+with sessions of its own, when they send the same initialize (the same
+protocol version and client capabilities) and inject no fault, and the
+agent takes longer to start than --settle (what handing a process on
+costs); the
+initialize exchange of the process's start heads each one's transcript, so
+every transcript is still a whole connection to lint. A process whose
+sequence failed, left a request unanswered, or that speaks between
+sequences is closed, and the next sequence gets a fresh one; a sequence
+with faults always does, as does every run made while shrinking. The close
+ladder runs after a process's last sequence. --parallel processes run at
+once (-j); runs are numbered and judged in the order of their sequences,
+whichever ends first. --sequences-per-agent 1 -j 1 starts a fresh agent for
+every sequence, one at a time.
 
 Faults (--faults): a real editor is not a perfect client. With --faults the
 client also does what editors do wrong: late-answer (answers the agent's
@@ -128,7 +144,10 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 	fs := newFlagSet("check", "acplint check [flags] -- AGENT_CMD [ARGS…]", checkDoc, e)
 	format := fs.String("f", "text", "output `format`: text, json, sarif or junit")
 	fs.StringVar(format, "format", "text", "same as -f")
-	runs := fs.Int("runs", conformance.DefaultRuns, "`number` of generated sequences (each starts a fresh agent)")
+	runs := fs.Int("runs", conformance.DefaultRuns, "`number` of generated sequences")
+	parallel := fs.Int("parallel", conformance.DefaultParallel(), "`number` of agent processes running sequences at once")
+	fs.IntVar(parallel, "j", conformance.DefaultParallel(), "same as --parallel")
+	perAgent := fs.Int("sequences-per-agent", conformance.DefaultSequencesPerAgent, "`number` of sequences one agent process serves at most, in turn; 1 starts a fresh agent for each")
 	steps := fs.Int("steps", conformance.DefaultSteps, "most client `actions` (prompts, sessions, loads, closes) per sequence")
 	seed := fs.Uint64("seed", 0, "random `seed` of the sequences; 0 picks one (the verdict prints it)")
 	caps := fs.String("caps", "all", "client capabilities each run may advertise (a drawn subset): `list` of fs.readTextFile, fs.writeTextFile, terminal, or all, none")
@@ -182,8 +201,8 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		e.errorf("check: --fail-on: want error or warning, not %q", *failOn)
 		return exitUsage
 	}
-	if *runs <= 0 || *steps <= 0 || *maxShrinks < 0 || *maxLine <= 0 || *maxTranscript <= 0 || *idleCancel < 0 || *budget < 0 {
-		e.errorf("check: --runs, --steps, --max-line and --max-transcript must be positive, --max-shrinks, --idle-cancel and --budget not negative")
+	if *runs <= 0 || *steps <= 0 || *parallel <= 0 || *perAgent <= 0 || *maxShrinks < 0 || *maxLine <= 0 || *maxTranscript <= 0 || *idleCancel < 0 || *budget < 0 {
+		e.errorf("check: --runs, --steps, --parallel, --sequences-per-agent, --max-line and --max-transcript must be positive, --max-shrinks, --idle-cancel and --budget not negative")
 		return exitUsage
 	}
 	opts := conformance.Options{
@@ -208,6 +227,9 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		Version:         version,
 		MaxLine:         *maxLine,
 		MaxTranscript:   *maxTranscript,
+
+		Parallel:          *parallel,
+		SequencesPerAgent: *perAgent,
 	}
 	if *maxShrinks == 0 {
 		opts.MaxShrinks = -1

@@ -126,10 +126,12 @@ var kitCases = []kitCase{
 
 // kitCheckArgs are the flags of every check in the kit test: few short
 // runs (the fixtures answer in microseconds), timeouts far above that, a
-// stuck turn cancelled after a second, and no shrinking, which
-// TestDefectAgents covers.
+// stuck turn cancelled after a second, no shrinking, which
+// TestDefectAgents covers, and one agent at a time, since four checks run
+// at once: an agent that answers a prompt at once must not be slowed past
+// --cancel-grace by the load, or its answer counts as after the cancel.
 var kitCheckArgs = []string{
-	"check", "-f", "json", "--seed", "1", "--runs", "6", "--steps", "4",
+	"check", "-f", "json", "--seed", "1", "--runs", "6", "--steps", "4", "-j", "1",
 	"--startup-timeout", "3s", "--response-timeout", "3s", "--run-timeout", "20s",
 	"--close-grace", "1s", "--max-shrinks", "0", "--idle-cancel", "1s", "--settle", "250ms",
 }
