@@ -225,6 +225,15 @@ var ErrNotFrame = errors.New("not a transcript frame")
 
 // ParseFrame reads one frame line.
 func ParseFrame(line []byte) (Frame, error) {
+	if f, body, ok := parseWritten(line); ok {
+		f.Data = unescapeInto(make([]byte, 0, len(body)), body)
+		return f, nil
+	}
+	return parseFrameJSON(line)
+}
+
+// parseFrameJSON is ParseFrame for any line, through encoding/json.
+func parseFrameJSON(line []byte) (Frame, error) {
 	var wf wireFrame
 	if err := json.Unmarshal(line, &wf); err != nil {
 		return Frame{}, fmt.Errorf("%w: %v", ErrNotFrame, err)
