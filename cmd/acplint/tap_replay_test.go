@@ -9,12 +9,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/transcriptgen"
+	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 // The two-way replay behind BenchmarkTapReplay: a generated session is
@@ -115,35 +119,35 @@ func replayAgent() {
 	io.Copy(io.Discard, os.Stdin)
 }
 
-// writeReplayFixture generates the benchmark's session (ACPLINT_BENCH_MB
-// megabytes, 32 by default) and writes it into dir, where the replay agent
-// reads it.
-func writeReplayFixture(b *testing.B, dir string) (*replayScript, string) {
-	mb := 32
-	if v := os.Getenv("ACPLINT_BENCH_MB"); v != "" {
-		var err error
-		if mb, err = strconv.Atoi(v); err != nil {
-			b.Fatal(err)
-		}
-	}
+// generateScript generates a session of about size bytes as a replay
+// script.
+func generateScript(tb testing.TB, size int64) *replayScript {
 	var data bytes.Buffer
 	var sides []byte
-	opts := transcriptgen.Options{Seed: 16, Bytes: int64(mb) << 20, Side: func(from domain.Direction) { sides = append(sides, sideByte(from)) }}
+	opts := transcriptgen.Options{Seed: 16, Bytes: size, Side: func(from domain.Direction) { sides = append(sides, sideByte(from)) }}
 	if err := transcriptgen.Write(&data, opts); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	s, err := newReplayScript(data.Bytes(), sides)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
+	return s
+}
+
+// writeScript writes s into dir, where the replay agent reads it, and
+// returns the agent's command.
+func writeScript(tb testing.TB, s *replayScript, dir string) []string {
 	name := filepath.Join(dir, "session.ndjson")
-	if err := os.WriteFile(name, data.Bytes(), 0o600); err != nil {
-		b.Fatal(err)
+	if err := os.WriteFile(name, s.data, 0o600); err != nil {
+		tb.Fatal(err)
 	}
-	if err := os.WriteFile(name+".sides", sides, 0o600); err != nil {
-		b.Fatal(err)
+	if err := os.WriteFile(name+".sides", s.sides, 0o600); err != nil {
+		tb.Fatal(err)
 	}
-	return s, name
+	// env(1) makes the test binary the replay agent, in the tap's place
+	// or behind it.
+	return []string{"/usr/bin/env", "ACPLINT_FIXTURE_AGENT=replay", "REPLAY_SCRIPT=" + name, os.Args[0]}
 }
 
 // replayTiming is what one replay took: until the editor had the agent's
@@ -201,12 +205,17 @@ func playEditor(s *replayScript, c *exec.Cmd) (replayTiming, error) {
 // (done) to offline lint. ACPLINT_BENCH_BIN runs another acplint binary as
 // the tap and the offline linter, for paired runs against another build.
 func BenchmarkTapReplay(b *testing.B) {
+	mb := 32
+	if v := os.Getenv("ACPLINT_BENCH_MB"); v != "" {
+		var err error
+		if mb, err = strconv.Atoi(v); err != nil {
+			b.Fatal(err)
+		}
+	}
 	dir := b.TempDir()
-	s, script := writeReplayFixture(b, dir)
+	s := generateScript(b, int64(mb)<<20)
+	agentCmd := writeScript(b, s, dir)
 	rec, lintOut := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "lint.txt")
-	// env(1) makes the test binary the replay agent, in the tap's place
-	// or behind it.
-	agentCmd := []string{"/usr/bin/env", "ACPLINT_FIXTURE_AGENT=replay", "REPLAY_SCRIPT=" + script, os.Args[0]}
 	agent := func() *exec.Cmd { return exec.Command(agentCmd[0], agentCmd[1:]...) }
 	// The test binary as the acplint command, the collector set as main
 	// sets it; or, to compare builds in the same minutes, the acplint
@@ -223,7 +232,7 @@ func BenchmarkTapReplay(b *testing.B) {
 		return asCommand(append(append(append([]string{"tap"}, args...), "--"), agentCmd...)...)
 	}
 	var direct, noLint, live, liveDone, offline time.Duration
-	var agentCPU, noLintCPU, liveCPU time.Duration
+	var agentCPU, noLintCPU, liveCPU, offlineCPU time.Duration
 	lintGaps := 0
 	for b.Loop() {
 		t, err := playEditor(s, agent())
@@ -259,6 +268,7 @@ func BenchmarkTapReplay(b *testing.B) {
 			b.Fatalf("offline lint of the recording: %v", err)
 		}
 		offline += time.Since(start)
+		offlineCPU += c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 	}
 	mbps := func(d time.Duration) float64 {
 		return float64(len(s.data)) * float64(b.N) / 1e6 / d.Seconds()
@@ -271,10 +281,11 @@ func BenchmarkTapReplay(b *testing.B) {
 	b.ReportMetric(float64(lintGaps)/float64(b.N), "lint-gaps/op")
 	// The tap's own CPU time: the agent's, measured alone, taken off.
 	perMB := func(d time.Duration) float64 {
-		return float64((d - agentCPU).Milliseconds()) / (float64(len(s.data)) * float64(b.N) / 1e6)
+		return float64(d.Milliseconds()) / (float64(len(s.data)) * float64(b.N) / 1e6)
 	}
-	b.ReportMetric(perMB(noLintCPU), "nolint-cpu-ms/MB")
-	b.ReportMetric(perMB(liveCPU), "lint-cpu-ms/MB")
+	b.ReportMetric(perMB(noLintCPU-agentCPU), "nolint-cpu-ms/MB")
+	b.ReportMetric(perMB(liveCPU-agentCPU), "lint-cpu-ms/MB")
+	b.ReportMetric(perMB(offlineCPU), "offline-cpu-ms/MB")
 	b.ReportMetric(direct.Seconds()/noLint.Seconds(), "nolint/direct")
 	b.ReportMetric(direct.Seconds()/live.Seconds(), "lint-fwd/direct")
 	b.ReportMetric(offline.Seconds()/liveDone.Seconds(), "lint-done/offline")
@@ -287,4 +298,71 @@ func countIn(b *testing.B, name, what string) int {
 		b.Fatal(err)
 	}
 	return bytes.Count(data, []byte(what))
+}
+
+// TestTapReplay plays a generated session, cut off while a prompt turn is
+// still open, through `acplint tap` with live lint and recording: the
+// editor and the agent each read the other's lines unchanged and in order
+// (play checks every line), the recording holds the session's lines with
+// their senders in the session's order, and the live findings (the open
+// turn at least) are those of `acplint lint` of the recording.
+func TestTapReplay(t *testing.T) {
+	s := generateScript(t, 256<<10)
+	last := -1
+	for i, l := range s.lines {
+		if s.sides[i] == 'c' && bytes.Contains(l, []byte(`"method":"session/prompt"`)) {
+			last = i
+		}
+	}
+	if last < 0 {
+		t.Fatal("no session/prompt in the generated session")
+	}
+	s.lines, s.sides = s.lines[:last+1], s.sides[:last+1]
+	s.data = bytes.Join(s.lines, nil)
+	dir := t.TempDir()
+	rec, lintOut := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "lint.txt")
+	c := tapCommand(nil, []string{"--record", rec, "--lint-out", lintOut}, writeScript(t, s, dir)...)
+	if _, err := playEditor(s, c); err != nil {
+		t.Fatal(err)
+	}
+
+	recording, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(recording, []byte("\n")), []byte("\n"))[1:] // after the header
+	if len(lines) != len(s.lines) {
+		t.Fatalf("the recording has %d frames, the session %d lines", len(lines), len(s.lines))
+	}
+	for i, l := range lines {
+		fr, err := transcript.ParseFrame(l)
+		if err != nil || fr.Lost != nil || sideByte(fr.From) != s.sides[i] || !bytes.Equal(append(fr.Data, '\n'), s.lines[i]) {
+			t.Fatalf("frame %d of the recording (%v) is %.200s; want the %c line %.200q", i+1, err, l, s.sides[i], s.lines[i])
+		}
+	}
+
+	liveOut, err := os.ReadFile(lintOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(string(liveOut)), "\n") {
+		// Detail lines (pointer, spec) are indented; compare the findings.
+		if l != "" && !strings.HasPrefix(l, "\t") {
+			got = append(got, l)
+		}
+	}
+	res, err := lint.Transcript(bytes.NewReader(recording), lint.Options{File: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range res.Findings {
+		want = append(want, fmt.Sprintf("%s: %s: [%s] %s (%s)", f.Location, f.Severity, f.Blame, f.Message, f.RuleID))
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("live findings differ from lint of the recording, or there are none\nlive:\n%s\nlint:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
