@@ -344,10 +344,18 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 	var partial []byte
 	oversize := 0 // bytes so far of a line longer than maxLine, not kept
 	writeOK := true
+	// With no observer the lines are only counted: copying each one for
+	// nobody cost a pipe's worth of allocation and collection.
+	observed := len(f.queues) > 0
+	unterminated := false // the bytes so far end inside a line
 	for {
 		n, err := src.Read(buf)
 		if from == domain.FromAgent {
 			f.agentBytes.Add(int64(n))
+		}
+		if n > 0 && !observed {
+			f.count(from, bytes.Count(buf[:n], []byte{'\n'}))
+			unterminated = buf[n-1] != '\n'
 		}
 		if n > 0 {
 			// The lines go to the observers before the bytes go on (queuing
@@ -355,6 +363,9 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 			// answer a line before the write returns; the recording must not
 			// show the answer before the line.
 			chunk := buf[:n]
+			if !observed {
+				chunk = nil
+			}
 			for len(chunk) > 0 {
 				i := bytes.IndexByte(chunk, '\n')
 				piece := chunk
@@ -394,7 +405,11 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 		}
 		if err != nil {
 			// A last line without "\n" is still traffic.
-			if oversize > 0 {
+			if !observed {
+				if unterminated {
+					f.count(from, 1)
+				}
+			} else if oversize > 0 {
 				f.lose(from, start, oversize)
 			} else if len(partial) > 0 {
 				f.send(transcript.Frame{From: from, T: time.Since(start), Conn: 1, Data: partial})
@@ -402,6 +417,13 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 			return
 		}
 	}
+}
+
+// count counts n lines that no observer is given.
+func (f *fanout) count(from domain.Direction, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n[from] += n
 }
 
 func (f *fanout) send(fr transcript.Frame) {

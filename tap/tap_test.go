@@ -196,6 +196,26 @@ func TestByteExact(t *testing.T) {
 	checkSame(t, input, "echo")
 }
 
+// TestUnobservedCountsTheSame: with no observer the tap only counts the
+// lines (--no-lint without --record); it forwards the same bytes and
+// counts what it would have given an observer, a last line without "\n"
+// and a line longer than MaxLine included.
+func TestUnobservedCountsTheSame(t *testing.T) {
+	input := []byte("{}\n\n" + strings.Repeat("x", 300) + "\nnot json\r\n" + "last, unterminated")
+	want, observed, _ := tapped(t, "echo", bytes.NewReader(input))
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Options{Command: fixture("echo"), Stderr: io.Discard, MaxLine: 100, Grace: 2 * time.Second}, bytes.NewReader(input), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("unobserved, the editor got %q, want %q", out.Bytes(), want)
+	}
+	if res.FromClient != 5 || res.FromClient != observed.FromClient || res.FromAgent != observed.FromAgent {
+		t.Errorf("unobserved counts %d client, %d agent lines; observed %d, %d; want 5 client lines", res.FromClient, res.FromAgent, observed.FromClient, observed.FromAgent)
+	}
+}
+
 func TestFiftyMegabyteLine(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"` +
 		strings.Repeat("x", 50<<20) + `"}]}}` + "\n"

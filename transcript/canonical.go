@@ -48,8 +48,11 @@ func (s *canonicalSource) Next() (Entry, error) {
 		if l.IsBlank() {
 			continue
 		}
-		f, err := ParseFrame(l.Bytes)
-		if errors.Is(err, ErrNotFrame) {
+		var f Frame
+		if wf, body, ok := parseWritten(l.Bytes); ok {
+			// The line's memory is this entry's alone: unescape in place.
+			f, f.Data = wf, unescapeInto(body[:0], body)
+		} else if f, err = parseFrameJSON(l.Bytes); errors.Is(err, ErrNotFrame) {
 			return Entry{Line: l, Bad: err.Error()}, nil
 		}
 		if f.Lost != nil {

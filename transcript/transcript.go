@@ -163,34 +163,30 @@ func (tw *Writer) Write(f Frame) error {
 
 // writeJSONString writes valid UTF-8 text as the body of a JSON string:
 // quotes, backslashes and control characters escaped, every other byte as
-// it is (no HTML escaping: a recording is not a web page).
+// it is (no HTML escaping: a recording is not a web page). Runs between
+// escapes go in one write: JSON traffic has a quote every few bytes.
 func writeJSONString(w *bufio.Writer, b []byte) {
-	const hex = "0123456789abcdef"
 	start := 0
 	for i, c := range b {
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+		if esc := jsonEscapes[c]; esc != "" {
+			w.Write(b[start:i])
+			w.WriteString(esc)
+			start = i + 1
 		}
-		w.Write(b[start:i])
-		switch c {
-		case '"', '\\':
-			w.WriteByte('\\')
-			w.WriteByte(c)
-		case '\n':
-			w.WriteString(`\n`)
-		case '\r':
-			w.WriteString(`\r`)
-		case '\t':
-			w.WriteString(`\t`)
-		default:
-			w.WriteString(`\u00`)
-			w.WriteByte(hex[c>>4])
-			w.WriteByte(hex[c&0xf])
-		}
-		start = i + 1
 	}
 	w.Write(b[start:])
 }
+
+// jsonEscapes holds the escape of each byte that needs one in a JSON
+// string, "" for the others.
+var jsonEscapes = func() (t [256]string) {
+	const hex = "0123456789abcdef"
+	for c := range 0x20 {
+		t[c] = `\u00` + string(hex[c>>4]) + string(hex[c&0xf])
+	}
+	t['"'], t['\\'], t['\n'], t['\r'], t['\t'] = `\"`, `\\`, `\n`, `\r`, `\t`
+	return t
+}()
 
 // Flush writes buffered frames to the underlying writer.
 func (tw *Writer) Flush() error {
@@ -225,6 +221,15 @@ var ErrNotFrame = errors.New("not a transcript frame")
 
 // ParseFrame reads one frame line.
 func ParseFrame(line []byte) (Frame, error) {
+	if f, body, ok := parseWritten(line); ok {
+		f.Data = unescapeInto(make([]byte, 0, len(body)), body)
+		return f, nil
+	}
+	return parseFrameJSON(line)
+}
+
+// parseFrameJSON is ParseFrame for any line, through encoding/json.
+func parseFrameJSON(line []byte) (Frame, error) {
 	var wf wireFrame
 	if err := json.Unmarshal(line, &wf); err != nil {
 		return Frame{}, fmt.Errorf("%w: %v", ErrNotFrame, err)

@@ -110,7 +110,11 @@ func FuzzParseFrame(f *testing.F) {
 	f.Add([]byte(`{"t":1,"conn":1,"lost":{"frames":1,"bytes":9,"reason":"r"}}`))
 	f.Add([]byte(`{"t":1,"conn":1,"from":"client","frame":"{}"}`))
 	f.Add([]byte(`{"t":1,"conn":1,"from":"agent","frame_b64":"/w=="}`))
+	for _, l := range writtenLayoutCases {
+		f.Add([]byte(l))
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
+		checkFastPath(t, line)
 		fr, err := ParseFrame(line)
 		if err != nil {
 			return
@@ -203,5 +207,73 @@ func TestEntryTime(t *testing.T) {
 				t.Errorf("times (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// writtenLayoutCases are lines in, or near, the layout Writer writes, which
+// parseWritten reads without encoding/json.
+var writtenLayoutCases = []string{
+	`{"t":0,"conn":1,"from":"client","frame":"{}"}`,
+	`{"t":-0,"conn":-3,"from":"unknown","frame":""}`,
+	`{"t":123456789012345678,"conn":1,"from":"agent","frame":"x"}`,
+	`{"t":1234567890123456789,"conn":1,"from":"agent","frame":"19 digits"}`,
+	`{"t":01,"conn":1,"from":"agent","frame":"leading zero"}`,
+	`{"t":1.5,"conn":1,"from":"agent","frame":"float"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"\"q\" \\ \/ \b\f\n\r\t \u0000\u001F\u007f é"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"\u00e9 is two bytes"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"\u0085 is two bytes"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"\ud83d\ude00 surrogates"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"ends in a backslash\"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"raw "quote"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"raw` + "\x01" + ` control"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"bad utf-8 ` + "\xff" + `"}`,
+	`{"t":1,"conn":1,"from":"agent","frame":"x"} `,
+	`{"t":1,"conn":1,"from":"agent","frame":"x","frame":"y"}`,
+	`{"t":1,"conn":1,"from":"agents","frame":"x"}`,
+	`{"t":1,"conn":1,"from":"agent","frame_b64":"eA=="}`,
+	`{"t":1,"conn":1,"lost":{"frames":1,"bytes":9,"reason":"r"}}`,
+}
+
+// checkFastPath: whatever parseWritten reads, it reads as encoding/json
+// does, in a copy and in place.
+func checkFastPath(t *testing.T, line []byte) {
+	t.Helper()
+	f, body, ok := parseWritten(line)
+	if !ok {
+		return
+	}
+	want, err := parseFrameJSON(line)
+	if err != nil {
+		t.Fatalf("%q: the fast path read a line encoding/json refuses: %v", line, err)
+	}
+	copied := unescapeInto(nil, body)
+	inPlace := unescapeInto(body[:0], append([]byte(nil), body...))
+	if f.From != want.From || f.T != want.T || f.Conn != want.Conn || want.Lost != nil || !bytes.Equal(copied, want.Data) || !bytes.Equal(inPlace, want.Data) {
+		t.Fatalf("%q: fast path read %+v %q (in place %q), encoding/json %+v %q", line, f, copied, inPlace, want, want.Data)
+	}
+}
+
+// TestFastPath: the layout Writer writes is read without encoding/json,
+// exactly as encoding/json reads it, and what the fast path refuses is
+// still read by ParseFrame.
+func TestFastPath(t *testing.T) {
+	fast := 0
+	for _, l := range writtenLayoutCases {
+		checkFastPath(t, []byte(l))
+		if _, _, ok := parseWritten([]byte(l)); ok {
+			fast++
+		}
+	}
+	if fast < 4 {
+		t.Errorf("the fast path read %d of the cases, want at least 4", fast)
+	}
+	// What Writer writes takes the fast path.
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, Header{})
+	w.Write(Frame{From: domain.FromAgent, T: 42, Conn: 1, Data: []byte(`{"jsonrpc":"2.0","method":"x","params":{"text":"tab\t \"q\" \u00e9"}}` + "\x00\x1f")})
+	w.Flush()
+	lines := bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
+	if _, _, ok := parseWritten(lines[1]); !ok {
+		t.Errorf("a frame Writer wrote does not take the fast path: %s", lines[1])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/acplint/acplint/internal/gcpolicy"
 	"github.com/acplint/acplint/tap"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -18,13 +19,20 @@ func TestMain(m *testing.M) {
 	case "1":
 		fixtureAgent()
 		os.Exit(0)
+	case "replay":
+		replayAgent()
+		os.Exit(0)
 	default:
 		faultAgent(kind)
 		os.Exit(0)
 	}
 	if os.Getenv("ACPLINT_AS_COMMAND") != "" {
 		// The test binary as the acplint command, for tests that must
-		// signal, starve or kill it as a separate process.
+		// signal, starve or kill it as a separate process; "main" also
+		// sets the collector as main does, for benchmarks of the command.
+		if os.Getenv("ACPLINT_AS_COMMAND") == "main" {
+			gcpolicy.Apply()
+		}
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	testscript.Main(m, map[string]func(){

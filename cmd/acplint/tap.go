@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -191,7 +192,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	var live *liveLinter
 	if !*noLint {
 		live = newLiveLinter(findingsOut, liveName, header.Started, page, liveOpts, selection)
-		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame})
+		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle})
 	}
 	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
 		MaxLine: *maxLine, QueueBytes: *queue, OnTrouble: trouble, Supervised: true}
@@ -249,9 +250,21 @@ func writeFinding(w io.Writer, f findings.ValidationFinding) {
 // closed when the input ends.
 type liveLinter struct {
 	pw   *io.PipeWriter
-	w    *transcript.Writer
 	done chan struct{}
+
+	// mu guards w, which the tap's queue fills and the flush timer
+	// empties.
+	mu      sync.Mutex
+	w       *transcript.Writer
+	timer   *time.Timer
+	pending bool // the timer is set
 }
+
+// liveLintDelay is how long a line may wait for the linter once the
+// traffic pauses: findings come at most this late, and the linter wakes
+// once per pause of the traffic rather than once for every few lines that
+// cross (see frame).
+const liveLintDelay = 50 * time.Millisecond
 
 // opts holds the rule selection's Filter and the schema; selection
 // reports a finding with the severity --rule-severity gives it.
@@ -294,21 +307,56 @@ func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlrepo
 	// With the recording's start, so that the page's times are the
 	// recording's.
 	l.w, _ = transcript.NewWriter(pw, transcript.Header{Producer: "acplint tap", Started: started})
+	l.timer = time.AfterFunc(time.Hour, l.flush)
+	l.timer.Stop()
 	return l
 }
 
 var errLintStopped = errors.New("live lint stopped")
 
+// frame buffers fr for the linter, which gets the buffer when it is full
+// or liveLintDelay after the tap's queue first ran empty (idle). Lint reads
+// what the pipe holds as one batch: handing it each line as it crossed
+// (the editor and the agent take turns, a few lines at a time) made it
+// lint batches of one or two lines and wake its goroutines for each, at
+// five times the CPU of linting the recording, taken from the forwarding
+// on a busy machine.
 func (l *liveLinter) frame(fr transcript.Frame) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.w.Write(fr)
+}
+
+func (l *liveLinter) idle() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.pending {
+		l.pending = true
+		l.timer.Reset(liveLintDelay)
+	}
+}
+
+// flush hands the buffered frames to the linter; it may wait for the
+// linter to read them, never the tap's forwarding.
+func (l *liveLinter) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = false
 	l.w.Flush()
 }
 
 // close ends the input and waits, at most timeout, for the last findings.
+// The tap has finished with its queue by now (or given up on it), so what
+// is buffered is all there is.
 func (l *liveLinter) close(timeout time.Duration) {
-	l.pw.Close()
+	l.timer.Stop()
+	go func() {
+		l.flush()
+		l.pw.Close()
+	}()
 	select {
 	case <-l.done:
 	case <-time.After(timeout):
+		l.pw.Close() // a flush still waiting on the linter returns
 	}
 }

@@ -39,6 +39,10 @@ type Options struct {
 	// default shape runs one to eight turns per session, a long transcript
 	// of this shape runs thousands in each, as a long day in an editor does.
 	Sessions int
+	// Side, when set, is told which peer sends each line, in the order of
+	// the lines: NDJSON carries no direction, and a replay that plays the
+	// client and the agent against each other needs it.
+	Side func(from domain.Direction)
 }
 
 // Write writes a transcript to w.
@@ -47,6 +51,7 @@ func Write(w io.Writer, opts Options) error {
 		w:             bufio.NewWriterSize(w, 64<<10),
 		rnd:           rand.New(rand.NewPCG(uint64(opts.Seed), 0x61637067656e)), // "acpgen"
 		pendingClient: map[int64]bool{},
+		side:          opts.Side,
 	}
 	g.initialize()
 	if opts.Sessions > 0 {
@@ -73,6 +78,7 @@ type gen struct {
 	clientID      int64          // next client request id
 	agentID       int64          // next agent request id
 	pendingClient map[int64]bool // client request ids awaiting an answer
+	side          func(domain.Direction)
 
 	project   project
 	sessionN  int
@@ -83,9 +89,12 @@ type gen struct {
 
 var jsonrpc = json.RawMessage(`"2.0"`)
 
-func (g *gen) send(m *domain.Message) {
+func (g *gen) send(from domain.Direction, m *domain.Message) {
 	if g.err != nil {
 		return
+	}
+	if g.side != nil {
+		g.side(from)
 	}
 	m.JSONRPC = jsonrpc
 	b := codec.Encode(m)
@@ -100,7 +109,7 @@ func (g *gen) clientRequest(method domain.Method, params any) int64 {
 	id := g.clientID
 	g.clientID++
 	g.pendingClient[id] = true
-	g.send(&domain.Message{Kind: domain.KindRequest, ID: domain.IDOf(id), Method: method, Params: params})
+	g.send(domain.FromClient, &domain.Message{Kind: domain.KindRequest, ID: domain.IDOf(id), Method: method, Params: params})
 	return id
 }
 
@@ -114,23 +123,25 @@ func (g *gen) agentRequest(method domain.Method, params any) int64 {
 	}
 	id := g.agentID
 	g.agentID++
-	g.send(&domain.Message{Kind: domain.KindRequest, ID: domain.IDOf(id), Method: method, Params: params})
+	g.send(domain.FromAgent, &domain.Message{Kind: domain.KindRequest, ID: domain.IDOf(id), Method: method, Params: params})
 	return id
 }
 
 // answerClient sends the agent's result for client request id.
 func (g *gen) answerClient(id int64, result any) {
 	delete(g.pendingClient, id)
-	g.send(&domain.Message{Kind: domain.KindResult, ID: domain.IDOf(id), Result: result})
+	g.send(domain.FromAgent, &domain.Message{Kind: domain.KindResult, ID: domain.IDOf(id), Result: result})
 }
 
 // answerAgent sends the client's result for agent request id.
 func (g *gen) answerAgent(id int64, result any) {
-	g.send(&domain.Message{Kind: domain.KindResult, ID: domain.IDOf(id), Result: result})
+	g.send(domain.FromClient, &domain.Message{Kind: domain.KindResult, ID: domain.IDOf(id), Result: result})
 }
 
+// notify sends a notification from the agent (session/update is the only
+// one generated).
 func (g *gen) notify(method domain.Method, params any) {
-	g.send(&domain.Message{Kind: domain.KindNotification, Method: method, Params: params})
+	g.send(domain.FromAgent, &domain.Message{Kind: domain.KindNotification, Method: method, Params: params})
 }
 
 func (g *gen) update(sid domain.SessionID, u domain.SessionUpdate) {

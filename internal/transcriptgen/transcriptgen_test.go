@@ -8,6 +8,7 @@ import (
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
 )
 
 // TestLintsClean checks that generated traffic is protocol-valid: linting
@@ -130,5 +131,43 @@ func TestLongSessions(t *testing.T) {
 	}
 	for _, f := range res.Findings {
 		t.Errorf("%s: %s %s (%s)", f.Location, f.Severity, f.Message, f.RuleID)
+	}
+}
+
+// TestSides: Side names the sender of every line, so the transcript
+// recorded with those directions (as a tap records a replay of it) lints
+// without an error.
+func TestSides(t *testing.T) {
+	var sides []domain.Direction
+	src := generate(t, Options{Seed: 4, Bytes: 200 << 10, Side: func(from domain.Direction) { sides = append(sides, from) }})
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	lines = lines[:len(lines)-1] // after the last "\n"
+	if len(sides) != len(lines) {
+		t.Fatalf("Side was called %d times for %d lines", len(sides), len(lines))
+	}
+	var rec bytes.Buffer
+	w, err := transcript.NewWriter(&rec, transcript.Header{Producer: "transcriptgen test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[domain.Direction]int{}
+	for i, l := range lines {
+		seen[sides[i]]++
+		w.Write(transcript.Frame{From: sides[i], Conn: 1, Data: bytes.TrimSuffix(l, []byte("\n"))})
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if seen[domain.FromClient] == 0 || seen[domain.FromAgent] == 0 {
+		t.Fatalf("lines by side: %v; want both sides", seen)
+	}
+	res, err := lint.Transcript(&rec, lint.Options{Format: transcript.FormatTranscript, File: "sides.jsonl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.Severity == findings.SeverityError {
+			t.Errorf("%s: %s %s (%s)", f.Location, f.Severity, f.Message, f.RuleID)
+		}
 	}
 }
