@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -50,8 +51,9 @@ var binaryTypes = []reflect.Type{
 // holdsBinary says, for the params and result type of every method,
 // whether a value of it can contain one of binaryTypes. Most cannot (fs,
 // terminal, session setup, most results), and for those the raw filter
-// need not read the bytes at all. Read-only once built.
-var holdsBinary = func() map[reflect.Type]bool {
+// need not read the bytes at all. Read-only once built, on the first
+// message that could carry binary content, not at start-up.
+var holdsBinary = sync.OnceValue(func() map[reflect.Type]bool {
 	m := map[reflect.Type]bool{}
 	for _, mi := range domain.Methods {
 		for _, newValue := range []func() any{mi.NewParams, mi.NewResult} {
@@ -62,13 +64,13 @@ var holdsBinary = func() map[reflect.Type]bool {
 		}
 	}
 	return m
-}()
+})
 
 // typeMayHoldBinary reports whether v, typed params or a typed result, can
 // contain image or audio data or a resource blob; true for a type not in
 // holdsBinary.
 func typeMayHoldBinary(v any) bool {
-	holds, known := holdsBinary[reflect.TypeOf(v)]
+	holds, known := holdsBinary()[reflect.TypeOf(v)]
 	return holds || !known
 }
 
