@@ -68,7 +68,7 @@ var graph = map[string]rule{
 	// Decoding and the protocol machine: the hot path of every command,
 	// so nothing outside the standard library.
 	"codec":    {imports: []string{"domain", "internal/jsonv"}},
-	"protocol": {imports: []string{"domain", "findings", "internal/jsonv", "internal/reference"}},
+	"protocol": {imports: []string{"domain", "findings", "internal/jsonv"}},
 
 	// Reading and writing transcripts, and the tap that records them.
 	"transcript": {imports: []string{"codec", "domain", "internal/jsonv"}},
