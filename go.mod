@@ -13,7 +13,6 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/text v0.14.0
-	pgregory.net/rapid v1.3.0
 )
 
 require (

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"pgregory.net/rapid"
-
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 )
 
 // Generators of domain values for property tests. They are driven by

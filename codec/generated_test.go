@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
-	"pgregory.net/rapid"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 )
 
 // decoding is everything DecodeLine and DecodeResult make of one line:

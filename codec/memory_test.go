@@ -8,10 +8,10 @@ import (
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 )
 
 // memoryOf collects the address of the first byte of every non-empty

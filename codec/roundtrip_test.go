@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"pgregory.net/rapid"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 )
 
 // tb is what the helpers need from *testing.T and *rapid.T.

@@ -17,7 +17,7 @@ import (
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/safefile"
-	"pgregory.net/rapid"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 )
 
 // Options configure a check.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"pgregory.net/rapid"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 )
 
 // Starting the agent and its initialize handshake are most of what a short

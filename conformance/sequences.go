@@ -12,10 +12,10 @@ import (
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/protocol"
 	"github.com/acplint/acplint/transcript"
-	"pgregory.net/rapid"
 )
 
 // Facts: what a run did. A rule is exercised when a run produced the fact

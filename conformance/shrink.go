@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"pgregory.net/rapid"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 )
 
 // rapid is a testing library: it reads its settings from flags on the

@@ -1,6 +1,9 @@
 package findings
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Rule is one entry of the rule catalog: data only. Checks live in the codec
 // and protocol packages and refer to these values.
@@ -214,18 +217,18 @@ func All() []*Rule {
 	}
 }
 
-// byID indexes the catalog once; the catalog is immutable data, so a
-// package-level map built from All() is safe for concurrent reads.
-var byID = func() map[string]*Rule {
+// byID indexes the catalog on the first lookup, not at start-up; the
+// catalog is immutable data, so the map is safe for concurrent reads.
+var byID = sync.OnceValue(func() map[string]*Rule {
 	m := make(map[string]*Rule)
 	for _, r := range All() {
 		m[r.ID] = r
 	}
 	return m
-}()
+})
 
 // ByID looks a rule up by its exact ID, e.g. "ACP-SES-002".
 func ByID(id string) (*Rule, bool) {
-	r, ok := byID[id]
+	r, ok := byID()[id]
 	return r, ok
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // FingerprintKey names the partialFingerprints entry acplint writes in SARIF.
@@ -17,7 +18,7 @@ const FingerprintKey = "acplint/v1"
 // digitRuns matches what Fingerprint normalises away. Messages embed
 // request ids, line numbers and counts that change when a transcript is
 // re-recorded; replacing them keeps a finding recognisable across runs.
-var digitRuns = regexp.MustCompile(`[0-9]+`)
+var digitRuns = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+`) })
 
 // Fingerprint identifies a finding independently of its line number: the
 // hex SHA-256 of the rule ID, the file (forward slashes), the message with
@@ -32,7 +33,7 @@ func Fingerprint(f ValidationFinding) string {
 	for i, part := range []string{
 		f.RuleID,
 		fingerprintFile(f.Location.File),
-		digitRuns.ReplaceAllString(f.Message, "N"),
+		digitRuns().ReplaceAllString(f.Message, "N"),
 		f.Location.Pointer,
 	} {
 		if i > 0 {

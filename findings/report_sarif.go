@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -333,7 +334,7 @@ func sarifLocationOf(l Location, withPointer bool) sarifLocation {
 }
 
 // windowsAbs matches a drive-letter path after slashes were normalised.
-var windowsAbs = regexp.MustCompile(`^[A-Za-z]:/`)
+var windowsAbs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z]:/`) })
 
 // artifactURI turns a file name as given on the command line into a URI
 // reference. Relative paths stay relative, which is what GitHub needs to
@@ -342,7 +343,7 @@ var windowsAbs = regexp.MustCompile(`^[A-Za-z]:/`)
 func artifactURI(file string) string {
 	p := fingerprintFile(file)
 	switch {
-	case windowsAbs.MatchString(p):
+	case windowsAbs().MatchString(p):
 		return (&url.URL{Scheme: "file", Path: "/" + p}).String()
 	case filepath.IsAbs(p) || strings.HasPrefix(p, "/"):
 		return (&url.URL{Scheme: "file", Path: p}).String()
@@ -373,7 +374,7 @@ func ruleName(r *Rule) string {
 
 // pascalWord is a word that keeps its inner capitals: each capital is
 // followed by a lower-case letter or digit.
-var pascalWord = regexp.MustCompile(`^[A-Z0-9][a-z0-9]*([A-Z][a-z0-9]+)*$`)
+var pascalWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z0-9][a-z0-9]*([A-Z][a-z0-9]+)*$`) })
 
 // camelName joins the words of title in Pascal case (see ruleName).
 func camelName(title string) string {
@@ -386,7 +387,7 @@ func camelName(title string) string {
 			continue // "a", "I": a capital of its own
 		}
 		rs[0] = unicode.ToUpper(rs[0])
-		if !pascalWord.MatchString(string(rs)) {
+		if !pascalWord().MatchString(string(rs)) {
 			// MCP, JSON, 32MiB: folded to lower case after the first.
 			rs = []rune(strings.ToLower(word))
 			rs[0] = unicode.ToUpper(rs[0])
@@ -441,11 +442,13 @@ func sarifToolVersion(v string) string {
 }
 
 // semverText matches a Semantic Versioning 2.0.0 version.
-var semverText = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
+var semverText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$`)
+})
 
 // semanticVersion is sarifToolVersion when it is a semantic version.
 func semanticVersion(v string) string {
-	if sv := sarifToolVersion(v); semverText.MatchString(sv) {
+	if sv := sarifToolVersion(v); semverText().MatchString(sv) {
 		return sv
 	}
 	return ""

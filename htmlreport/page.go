@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/acplint/acplint/findings"
 )
@@ -23,9 +24,12 @@ var (
 
 // csp allows the page's own style and script (by their hashes) and nothing
 // else: no other script, even one that escaped into the page, runs, and
-// the page reaches no network.
-var csp = "default-src 'none'; style-src " + hashSource(css) + "; script-src " + hashSource(script) +
-	"; img-src data:; base-uri 'none'; form-action 'none'"
+// the page reaches no network. It and the templates below are made when
+// the first page is written, not when a command that writes none starts.
+var csp = sync.OnceValue(func() string {
+	return "default-src 'none'; style-src " + hashSource(css) + "; script-src " + hashSource(script) +
+		"; img-src data:; base-uri 'none'; form-action 'none'"
+})
 
 func hashSource(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -34,7 +38,8 @@ func hashSource(s string) string {
 
 // headTemplate is the page up to the data blocks. html/template escapes the
 // title (a file name) and producer; css is trusted, compiled-in text.
-var headTemplate = template.Must(template.New("head").Parse(`<!DOCTYPE html>
+var headTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("head").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -69,12 +74,15 @@ var headTemplate = template.Must(template.New("head").Parse(`<!DOCTYPE html>
 <aside id="detail"><p class="hint">Select a message to see it in full, with its findings. Keys: n and p go to the next and previous finding, / searches.</p></aside>
 </main>
 `))
+})
 
 // tailTemplate ends the page: the script, after every data block.
-var tailTemplate = template.Must(template.New("tail").Parse(`<script>{{.Script}}</script>
+var tailTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("tail").Parse(`<script>{{.Script}}</script>
 </body>
 </html>
 `))
+})
 
 type pageData struct {
 	Title, Tool, Version, CSP string
@@ -84,7 +92,7 @@ type pageData struct {
 }
 
 func writeHead(w *bufio.Writer, title string, opts Options) error {
-	return headTemplate.Execute(w, pageData{Title: title, Tool: opts.Tool, Version: opts.Version, CSP: csp,
+	return headTemplate().Execute(w, pageData{Title: title, Tool: opts.Tool, Version: opts.Version, CSP: csp(),
 		Redacted: opts.Redact, CSS: template.CSS(css)})
 }
 
@@ -125,5 +133,5 @@ func writeTail(w *bufio.Writer, opts Options, rules map[string]bool) error {
 	if _, err := w.Write(b); err != nil {
 		return err
 	}
-	return tailTemplate.Execute(w, pageData{Script: template.JS(script)})
+	return tailTemplate().Execute(w, pageData{Script: template.JS(script)})
 }

@@ -25,6 +25,7 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -430,7 +431,7 @@ func (w *Writer) sessionField(v any) string {
 
 // updateTags maps each session/update variant's type to its
 // "sessionUpdate" value.
-var updateTags = func() map[reflect.Type]string {
+var updateTags = sync.OnceValue(func() map[reflect.Type]string {
 	m := map[reflect.Type]string{}
 	if u, ok := domain.UnionOf(reflect.TypeFor[domain.SessionUpdate]()); ok {
 		for _, v := range u.Variants {
@@ -438,7 +439,7 @@ var updateTags = func() map[reflect.Type]string {
 		}
 	}
 	return m
-}()
+})
 
 // updateOf is the kind of a session/update ("agent_message_chunk"), ""
 // for other messages and for an update of a kind acplint does not know
@@ -448,5 +449,5 @@ func updateOf(m *domain.Message) string {
 	if !ok || n == nil || n.Update == nil {
 		return ""
 	}
-	return updateTags[reflect.TypeOf(n.Update)]
+	return updateTags()[reflect.TypeOf(n.Update)]
 }

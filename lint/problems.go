@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/acplint/acplint/codec"
@@ -196,10 +197,18 @@ func upper(span string) string {
 // and the snake_case of the Python console exporters), and the trace and
 // span id keys that span dumps of every console exporter carry.
 var (
-	otlpKey     = regexp.MustCompile(`["']?\b(resourceSpans|resourceMetrics|resourceLogs|scopeSpans|scopeMetrics|scopeLogs|resource_spans|resource_metrics|resource_logs|scope_spans|scope_metrics)\b["']?\s*:`)
-	traceIDKey  = regexp.MustCompile(`["']?\b(traceId|traceID|TraceID|trace_id)\b["']?\s*[:=]`)
-	spanIDKey   = regexp.MustCompile(`["']?\b(spanId|spanID|SpanID|span_id|parentId|parentSpanId|parent_id)\b["']?\s*[:=]`)
-	metricsDump = regexp.MustCompile(`\bdescriptor\b["']?\s*:[\s\S]*\bdataPoints?(Type)?\b["']?\s*:`)
+	otlpKey = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`["']?\b(resourceSpans|resourceMetrics|resourceLogs|scopeSpans|scopeMetrics|scopeLogs|resource_spans|resource_metrics|resource_logs|scope_spans|scope_metrics)\b["']?\s*:`)
+	})
+	traceIDKey = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`["']?\b(traceId|traceID|TraceID|trace_id)\b["']?\s*[:=]`)
+	})
+	spanIDKey = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`["']?\b(spanId|spanID|SpanID|span_id|parentId|parentSpanId|parent_id)\b["']?\s*[:=]`)
+	})
+	metricsDump = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\bdescriptor\b["']?\s*:[\s\S]*\bdataPoints?(Type)?\b["']?\s*:`)
+	})
 )
 
 // telemetryKind says what telemetry text holds, or "" when it does not look
@@ -210,11 +219,11 @@ func telemetryKind(text []byte) string {
 		text = text[:1<<20]
 	}
 	switch {
-	case otlpKey.Match(text):
+	case otlpKey().Match(text):
 		return "an OpenTelemetry (OTLP) export"
-	case traceIDKey.Match(text) && spanIDKey.Match(text):
+	case traceIDKey().Match(text) && spanIDKey().Match(text):
 		return "a trace span dump"
-	case metricsDump.Match(text):
+	case metricsDump().Match(text):
 		return "a metrics export"
 	}
 	return ""

@@ -43,8 +43,10 @@ func (a answeredIDs) Get(key string) (int, bool) {
 // caller may write a = a.Set(key, line).
 func (a *answeredIDs) Set(key string, line int) answeredIDs {
 	if a.latest == nil {
-		a.entries = make([]answer, 0, answeredWindow)
-		a.latest = make(map[string]int, answeredWindow)
+		// Both grow with use up to the window: made at full size, they
+		// cost a short transcript half a megabyte of fresh pages per
+		// direction, most of lint's time on a small file after start-up.
+		a.latest = map[string]int{}
 	}
 	if len(a.entries) == answeredWindow {
 		// Keep the newer half, in place, and index it again.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"pgregory.net/rapid"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 )
 
 // TestAnsweredWindow checks that the answered-id memory is bounded, forgets

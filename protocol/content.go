@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -47,29 +48,27 @@ var binaryTypes = []reflect.Type{
 	reflect.TypeFor[domain.BlobResourceContents](),
 }
 
-// holdsBinary says, for the params and result type of every method,
-// whether a value of it can contain one of binaryTypes. Most cannot (fs,
-// terminal, session setup, most results), and for those the raw filter
-// need not read the bytes at all. Read-only once built.
-var holdsBinary = func() map[reflect.Type]bool {
-	m := map[reflect.Type]bool{}
-	for _, mi := range domain.Methods {
-		for _, newValue := range []func() any{mi.NewParams, mi.NewResult} {
-			if newValue != nil {
-				t := reflect.TypeOf(newValue())
-				m[t] = typeReaches(t, binaryTypes, map[reflect.Type]bool{})
-			}
-		}
-	}
-	return m
-}()
+// binaryReach caches, for each params or result type met, whether a
+// value of it can contain one of binaryTypes (typeReaches). Most cannot
+// (fs, terminal, session setup, most results), and for those the raw
+// filter need not read the bytes at all. Each type is walked on its first
+// message, not every method's at once: a short transcript meets a few.
+var binaryReach sync.Map // reflect.Type -> bool
 
 // typeMayHoldBinary reports whether v, typed params or a typed result, can
-// contain image or audio data or a resource blob; true for a type not in
-// holdsBinary.
+// contain image or audio data or a resource blob; true for a nil v, whose
+// type says nothing.
 func typeMayHoldBinary(v any) bool {
-	holds, known := holdsBinary[reflect.TypeOf(v)]
-	return holds || !known
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return true
+	}
+	if holds, ok := binaryReach.Load(t); ok {
+		return holds.(bool)
+	}
+	holds := typeReaches(t, binaryTypes, map[reflect.Type]bool{})
+	binaryReach.Store(t, holds)
+	return holds
 }
 
 // typeReaches reports whether a value of type t can contain a value of one

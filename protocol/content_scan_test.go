@@ -44,9 +44,9 @@ func TestMentionsMetaMatchesContains(t *testing.T) {
 	}
 }
 
-// holdsBinary agrees with the schema: a method's params or result can hold
-// base64 content exactly when its definition reaches ImageContent,
-// AudioContent or BlobResourceContents through $refs. (schema.json is
+// typeMayHoldBinary agrees with the schema: a method's params or result
+// can hold base64 content exactly when its definition reaches
+// ImageContent, AudioContent or BlobResourceContents through $refs. (schema.json is
 // generated from the same Go types, but the graph it is walked on here is
 // JSON, so a type walk that missed a kind of member would show.)
 func TestHoldsBinaryMatchesSchema(t *testing.T) {

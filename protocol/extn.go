@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -192,11 +193,17 @@ func metaOf(v reflect.Value) json.RawMessage {
 
 // W3C Trace Context (traceparent, tracestate) and W3C Baggage syntax.
 var (
-	traceparentRe = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
-	tracestateKey = regexp.MustCompile(`^([a-z0-9][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})$`)
-	tracestateVal = regexp.MustCompile(`^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$`)
-	baggageKey    = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
-	baggageValue  = regexp.MustCompile(`^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$`)
+	traceparentRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+	})
+	tracestateKey = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([a-z0-9][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})$`)
+	})
+	tracestateVal = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$`)
+	})
+	baggageKey   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$") })
+	baggageValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$`) })
 )
 
 // mentionsMeta reports whether raw may hold a "_meta" member, where trace
@@ -260,7 +267,7 @@ func traceValueProblem(key string, v *jsonv.Value, src []byte) string {
 	s := v.Str()
 	switch key {
 	case "traceparent":
-		if !traceparentRe.MatchString(s) {
+		if !traceparentRe().MatchString(s) {
 			return fmt.Sprintf("is %q; want version-traceid-parentid-flags in lowercase hex, e.g. 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", s)
 		}
 		parts := strings.Split(s, "-")
@@ -283,7 +290,7 @@ func traceValueProblem(key string, v *jsonv.Value, src []byte) string {
 				continue
 			}
 			k, val, ok := strings.Cut(m, "=")
-			if !ok || !tracestateKey.MatchString(k) || !tracestateVal.MatchString(val) {
+			if !ok || !tracestateKey().MatchString(k) || !tracestateVal().MatchString(val) {
 				return fmt.Sprintf("member %q is not key=value in W3C tracestate syntax", m)
 			}
 		}
@@ -295,7 +302,7 @@ func traceValueProblem(key string, v *jsonv.Value, src []byte) string {
 			}
 			kv, _, _ := strings.Cut(m, ";") // properties follow ";"
 			k, val, ok := strings.Cut(kv, "=")
-			if !ok || !baggageKey.MatchString(strings.Trim(k, " \t")) || !baggageValue.MatchString(strings.Trim(val, " \t")) {
+			if !ok || !baggageKey().MatchString(strings.Trim(k, " \t")) || !baggageValue().MatchString(strings.Trim(val, " \t")) {
 				return fmt.Sprintf("member %q is not key=value in W3C baggage syntax (values are percent-encoded)", m)
 			}
 		}

@@ -3,6 +3,7 @@ package protocol
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -103,7 +104,7 @@ func checkFSRequest(p *Phase, c *ctx) {
 // "does not exist" counts only next to the word file or path or the file's
 // own name, since "session not found" is a different failure.
 func saysFileMissing(text, filePath string) bool {
-	if missingFileStrong.MatchString(text) {
+	if missingFileStrong().MatchString(text) {
 		return true
 	}
 	// The path itself is no evidence: a file called "missing.md" that
@@ -116,7 +117,7 @@ func saysFileMissing(text, filePath string) bool {
 	if base != "" {
 		withoutPath = strings.ReplaceAll(withoutPath, base, "")
 	}
-	if !missingFileWeak.MatchString(withoutPath) {
+	if !missingFileWeak().MatchString(withoutPath) {
 		return false
 	}
 	lower := strings.ToLower(text)
@@ -127,8 +128,12 @@ func saysFileMissing(text, filePath string) bool {
 }
 
 var (
-	missingFileStrong = regexp.MustCompile(`(?i)\bENOENT\b|no such file|FileNotFound|file not found|os error 2\b|cannot find the (file|path)`)
-	missingFileWeak   = regexp.MustCompile(`(?i)not found|does not exist|doesn't exist|not exist|missing`)
+	missingFileStrong = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bENOENT\b|no such file|FileNotFound|file not found|os error 2\b|cannot find the (file|path)`)
+	})
+	missingFileWeak = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)not found|does not exist|doesn't exist|not exist|missing`)
+	})
 )
 
 // checkReadFailure reports a failed fs/read_text_file whose error says the

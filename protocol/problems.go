@@ -2,17 +2,14 @@ package protocol
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/jsonv"
-	"github.com/acplint/acplint/internal/reference"
 )
 
 // Codec problems (Event.Problems) become findings through the OnProblem
@@ -211,38 +208,13 @@ func lenientDrop(m *domain.Message, pointer string) string {
 
 // lenientMark is what the schema's x-deserialize annotations say about a
 // member: reference receivers (the Rust schema crate) replace a malformed
-// value with its default, or skip malformed array items.
+// value with its default, or skip malformed array items. lenientMarkOf
+// (lenient_gen.go) holds the marks of the upstream schema, generated so
+// that lint does not parse the schema at run time; after a schema upgrade
+// its test says to regenerate it.
+//
+//go:generate go test -run TestLenientGenIsCurrent -update-lenient
 type lenientMark struct{ defaultOnError, skipInvalidItems bool }
-
-// lenientMembers maps definition name, then member name, to its marks. It
-// is read from the upstream schema, so it follows schema upgrades, on the
-// first schema problem: most runs have none.
-var lenientMembers = sync.OnceValue(func() map[string]map[string]lenientMark {
-	var s struct {
-		Defs map[string]struct {
-			Properties map[string]struct {
-				DefaultOnError bool `json:"x-deserialize-default-on-error"`
-				SkipInvalid    bool `json:"x-deserialize-skip-invalid-items"`
-			} `json:"properties"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(reference.StableSchema, &s); err != nil {
-		panic("protocol: the embedded reference schema does not parse: " + err.Error())
-	}
-	out := map[string]map[string]lenientMark{}
-	for def, d := range s.Defs {
-		for name, prop := range d.Properties {
-			if name == "_meta" || !(prop.DefaultOnError || prop.SkipInvalid) {
-				continue // a bad _meta is ACP-EXTN-004
-			}
-			if out[def] == nil {
-				out[def] = map[string]lenientMark{}
-			}
-			out[def][name] = lenientMark{prop.DefaultOnError, prop.SkipInvalid}
-		}
-	}
-	return out
-})
 
 // lenientScope finds the innermost member or array item around pointer
 // (a problem's location in m) that reference receivers replace or skip
@@ -267,7 +239,6 @@ func lenientScope(m *domain.Message, pointer string) (at string, skipped, ok boo
 	default:
 		return "", false, false
 	}
-	marks := lenientMembers()
 	path := strings.Join(segs[:i+1], "/")
 	v := reflect.ValueOf(root)
 	itemsSkip := false
@@ -279,7 +250,7 @@ func lenientScope(m *domain.Message, pointer string) (at string, skipped, ok boo
 		switch v.Kind() {
 		case reflect.Struct:
 			path += "/" + seg
-			mark := marks[v.Type().Name()][jsonv.UnescapeToken(seg)]
+			mark := lenientMarkOf(v.Type().Name(), jsonv.UnescapeToken(seg))
 			if mark.defaultOnError {
 				at, skipped, ok = path, false, true
 			}

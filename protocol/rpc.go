@@ -253,7 +253,9 @@ func checkErrorObject(c *ctx) {
 }
 
 // notFoundText matches error messages that say the method is unknown.
-var notFoundText = regexp.MustCompile(`(?i)((unknown|unrecogni[sz]ed|unsupported|unhandled|unimplemented|invalid) (method|request|extension|notification))|(method|handler)[^.]*\bnot (found|implemented|supported|available)|no (such )?(method|handler)|not implemented`)
+var notFoundText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)((unknown|unrecogni[sz]ed|unsupported|unhandled|unimplemented|invalid) (method|request|extension|notification))|(method|handler)[^.]*\bnot (found|implemented|supported|available)|no (such )?(method|handler)|not implemented`)
+})
 
 // refusesAsUnknown reports whether an error answer says "I do not know this
 // method" with a code other than -32601: either its message says so, or it
@@ -264,7 +266,7 @@ func refusesAsUnknown(p *Phase, e *domain.Error) bool {
 	if code == domain.CodeMethodNotFound {
 		return false
 	}
-	return notFoundText.MatchString(e.Message) || (code == domain.CodeInvalidRequest && p.Conn == ConnReady)
+	return notFoundText().MatchString(e.Message) || (code == domain.CodeInvalidRequest && p.Conn == ConnReady)
 }
 
 // checkErrorCode applies the rules about which code an error answer to req

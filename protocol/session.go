@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -136,7 +137,9 @@ func checkListRequest(p *Phase, c *ctx) {
 
 // notFoundSessionText matches error messages saying there is no such
 // session (or no session matching a list filter).
-var notFoundSessionText = regexp.MustCompile(`(?i)not found|no such session|unknown session|does not exist|doesn't exist|no (matching )?sessions?\b`)
+var notFoundSessionText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)not found|no such session|unknown session|does not exist|doesn't exist|no (matching )?sessions?\b`)
+})
 
 // sessionNotFound reports whether error e says the session does not exist.
 // -32601 never does: its standard message "Method not found" is about the
@@ -146,7 +149,7 @@ func sessionNotFound(e *domain.Error) bool {
 	if code == domain.CodeMethodNotFound {
 		return false
 	}
-	return code == domain.CodeResourceNotFound || notFoundSessionText.MatchString(e.Message)
+	return code == domain.CodeResourceNotFound || notFoundSessionText().MatchString(e.Message)
 }
 
 // checkListResult judges a session/list answer: paths in the entries

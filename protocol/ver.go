@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -67,7 +68,7 @@ func checkNegotiation(p *Phase, c *ctx, req Pending) {
 		if e == nil || asked < 0 {
 			return // an unreadable version is rightly refused (ACP-VER-001)
 		}
-		blamesVersion := domain.ErrorCode(e.Code) == codeUnsupportedVersion || versionText.MatchString(e.Message) || versionText.Match(e.Data)
+		blamesVersion := domain.ErrorCode(e.Code) == codeUnsupportedVersion || versionText().MatchString(e.Message) || versionText().Match(e.Data)
 		switch {
 		case blamesVersion:
 			c.add(findings.VERErrorOnMismatch, "/error",
@@ -103,7 +104,7 @@ func checkNegotiation(p *Phase, c *ctx, req Pending) {
 const codeUnsupportedVersion domain.ErrorCode = -32022
 
 // versionText matches error text that blames the protocol version.
-var versionText = regexp.MustCompile(`(?i)\bversion\b|protocolversion`)
+var versionText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bversion\b|protocolversion`) })
 
 // checkImplementation reports missing or empty implementation info
 // (ACP-VER-006) in raw, the params or result of the current message. It

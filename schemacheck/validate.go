@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/acplint/acplint/internal/jsonv"
@@ -541,18 +542,19 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 }
 
 // indexes holds the pointer tokens of the first array indexes, so that
-// walking an array allocates none.
-var indexes = func() []string {
+// walking an array allocates none; made on first use, so that start-up
+// pays nothing for it (TestInitIsCheap).
+var indexes = sync.OnceValue(func() []string {
 	out := make([]string, 1024)
 	for i := range out {
 		out[i] = strconv.Itoa(i)
 	}
 	return out
-}()
+})
 
 func index(i int) string {
-	if i < len(indexes) {
-		return indexes[i]
+	if idx := indexes(); i < len(idx) {
+		return idx[i]
 	}
 	return strconv.Itoa(i)
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/jsonv"
@@ -1036,7 +1037,7 @@ func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Sev
 	if unstable {
 		surface = Unstable
 	}
-	key := strings.Join([]string{chk.ID, string(surface), string(cat), string(breaks), sev.String(), sidesWord.ReplaceAllString(msg, "…")}, "\x00")
+	key := strings.Join([]string{chk.ID, string(surface), string(cat), string(breaks), sev.String(), sidesWord().ReplaceAllString(msg, "…")}, "\x00")
 	place := Occurrence{Method: c.key.Method, Kind: c.key.Kind, Path: path, Reader: c.reader, Writer: c.writer,
 		Old: Location{File: d.old.File, Pointer: oldPtr}, New: Location{File: d.new.File, Pointer: newPtr}}
 	if i, ok := d.groups[key]; ok {
@@ -1052,7 +1053,7 @@ func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Sev
 		g.Also = append(g.Also, place)
 		if place.Reader != g.Reader || place.Writer != g.Writer {
 			g.Reader, g.Writer = schemamodel.SideEither, schemamodel.SideEither
-			g.Message = sidesWord.ReplaceAllString(msg, "peers")
+			g.Message = sidesWord().ReplaceAllString(msg, "peers")
 		}
 		return
 	}
@@ -1069,7 +1070,7 @@ func (d *differ) emit(c *ctx, chk *findings.Rule, cat Category, sev findings.Sev
 // sidesWord matches the parties a message names (see plural), which is
 // all that tells the same change at a client-written and at an
 // agent-written place apart.
-var sidesWord = regexp.MustCompile(`\b(clients|agents|peers)\b`)
+var sidesWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(clients|agents|peers)\b`) })
 
 func plural(s schemamodel.Side) string {
 	switch s {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/acplint/acplint/internal/jsonv"
 )
@@ -290,10 +291,10 @@ func secretName(k string) bool {
 	}
 	// "…tokens" are counts in ACP (usage.inputTokens) and numbers are
 	// never redacted; a string under such a name is.
-	return containsAny(norm, secretWords)
+	return containsAny(norm, secretWords())
 }
 
-var secretWords = literals("token", "apikey", "password", "passwd", "passphrase", "secret", "authorization", "credential", "privatekey",
+var secretWords = lazyLiterals("token", "apikey", "password", "passwd", "passphrase", "secret", "authorization", "credential", "privatekey",
 	"cookie", "bearer", "signature", "accesskey", "sessionkey", "sshkey", "clientkey", "signingkey", "encryptionkey", "masterkey")
 
 // The patterns of textSecrets. Their character classes exclude '"', '\\'
@@ -302,40 +303,53 @@ var secretWords = literals("token", "apikey", "password", "passwd", "passphrase"
 // must start the text or follow a character that cannot be part of it
 // (or a \n, \t … escape), hence the leading group, which is kept.
 var (
-	tokenFormats = regexp.MustCompile(`(^|\\[nrtbf]|[^A-Za-z0-9_\-])(` +
-		`gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,}|` +
-		`sk-[A-Za-z0-9_\-]{8,}|xox[abposr]-[A-Za-z0-9\-]{8,}|` +
-		`(?:AKIA|ASIA)[0-9A-Z]{16}|glpat-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{30,}|` +
-		`eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*|` +
-		`(?:[Bb]earer|BEARER|[Bb]asic|BASIC) +[A-Za-z0-9._~+/=\-]{8,}|` +
-		`-----BEGIN [A-Z ]*PRIVATE KEY-----[^"]*?-----END [A-Z ]*PRIVATE KEY-----)`)
+	tokenFormats = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|\\[nrtbf]|[^A-Za-z0-9_\-])(` +
+			`gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,}|` +
+			`sk-[A-Za-z0-9_\-]{8,}|xox[abposr]-[A-Za-z0-9\-]{8,}|` +
+			`(?:AKIA|ASIA)[0-9A-Z]{16}|glpat-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{30,}|` +
+			`eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*|` +
+			`(?:[Bb]earer|BEARER|[Bb]asic|BASIC) +[A-Za-z0-9._~+/=\-]{8,}|` +
+			`-----BEGIN [A-Z ]*PRIVATE KEY-----[^"]*?-----END [A-Z ]*PRIVATE KEY-----)`)
+	})
 	// scheme://user:PASSWORD@host, also with JSON-escaped slashes.
-	urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*:(?:\\?/){2}[^/\s"\\@:]*:([^/\s"\\@]+)@`)
+	urlPassword = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*:(?:\\?/){2}[^/\s"\\@:]*:([^/\s"\\@]+)@`)
+	})
 	// ?name=VALUE or &name=VALUE.
-	queryValue = regexp.MustCompile(`[?&]([A-Za-z0-9_.\-]+)=([^&#\s"\\]+)`)
+	queryValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[?&]([A-Za-z0-9_.\-]+)=([^&#\s"\\]+)`) })
 	// --name=VALUE or --name VALUE inside a string.
-	flagValue = regexp.MustCompile(`(?:^|[\s"])(--[A-Za-z][A-Za-z0-9_.\-]*)(?:=| +)([^\s"\\]+)`)
+	flagValue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:^|[\s"])(--[A-Za-z][A-Za-z0-9_.\-]*)(?:=| +)([^\s"\\]+)`)
+	})
 	// NAME=VALUE, as env(1) and shells take variables.
-	assignValue = regexp.MustCompile(`(?:^|[\s"])([A-Za-z_][A-Za-z0-9_.\-]*)=([^\s"\\]+)`)
+	assignValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s"])([A-Za-z_][A-Za-z0-9_.\-]*)=([^\s"\\]+)`) })
 	// "name": "VALUE (to the closing quote or the end of a cut line), with
 	// the quotes of JSON escaped into a string (\"name\":\"VALUE\") too.
-	namedValue = regexp.MustCompile(`(\\*)"([A-Za-z0-9_.\-]+)\\*"\s*:\s*\\*"([^"\\]*)`)
+	namedValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\\*)"([A-Za-z0-9_.\-]+)\\*"\s*:\s*\\*"([^"\\]*)`) })
 )
 
 // Go's regexp has no DFA: on every line it would cost far more than
 // parsing. Each pattern runs only where literals its matches must hold
 // occur, which a plain byte search finds at memory speed.
 var (
-	tokenLiterals = literals("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xox", "AKIA", "ASIA", "glpat-", "AIza", "eyJ",
+	tokenLiterals = lazyLiterals("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-", "xox", "AKIA", "ASIA", "glpat-", "AIza", "eyJ",
 		"Bearer", "bearer", "BEARER", "Basic", "basic", "BASIC", "PRIVATE KEY")
-	slashes = literals("://", `:\/\/`)
-	query   = literals("?", "&")
-	flags   = literals(" --", `"--`)
+	slashes = lazyLiterals("://", `:\/\/`)
+	query   = lazyLiterals("?", "&")
+	flags   = lazyLiterals(" --", `"--`)
 )
 
 // literalSet finds any of a few literals in a text in one pass, checking
 // at each byte only the literals that start with it.
 type literalSet [256][][]byte
+
+// lazyLiterals returns the literal set of s, built on its first use: a
+// set takes 6 KiB, which a process that redacts nothing need not pay for
+// at start-up.
+func lazyLiterals(s ...string) func() *literalSet {
+	return sync.OnceValue(func() *literalSet { return literals(s...) })
+}
 
 func literals(s ...string) *literalSet {
 	var set literalSet
@@ -356,20 +370,20 @@ func containsAny(text []byte, set *literalSet) bool {
 	return false
 }
 
-func mayHoldToken(text []byte) bool { return containsAny(text, tokenLiterals) }
+func mayHoldToken(text []byte) bool { return containsAny(text, tokenLiterals()) }
 
 func mayHoldURLPassword(text []byte) bool {
-	return bytes.IndexByte(text, '@') >= 0 && containsAny(text, slashes)
+	return bytes.IndexByte(text, '@') >= 0 && containsAny(text, slashes())
 }
 
 func mayHoldQueryValue(text []byte) bool {
-	return bytes.IndexByte(text, '=') >= 0 && containsAny(text, query)
+	return bytes.IndexByte(text, '=') >= 0 && containsAny(text, query())
 }
 
 func mayHoldAssignment(text []byte) bool { return bytes.IndexByte(text, '=') >= 0 }
 
 func mayHoldFlag(text []byte) bool {
-	return bytes.HasPrefix(text, []byte("--")) || containsAny(text, flags)
+	return bytes.HasPrefix(text, []byte("--")) || containsAny(text, flags())
 }
 
 // mayHoldEscapedJSON: namedValue matches in the text of a JSON string
@@ -388,11 +402,11 @@ func mayHoldText(line []byte) bool {
 func textSecrets(line []byte, start, end int, spans []span) []span {
 	text := line[start:end]
 	add := func(from, to int) { spans = append(spans, span{start + from, start + to, false}) }
-	find := func(re *regexp.Regexp, may func([]byte) bool) [][]int {
+	find := func(re func() *regexp.Regexp, may func([]byte) bool) [][]int {
 		if !may(text) {
 			return nil
 		}
-		return re.FindAllSubmatchIndex(text, -1)
+		return re().FindAllSubmatchIndex(text, -1)
 	}
 	for _, m := range find(tokenFormats, mayHoldToken) {
 		add(m[4], m[5])

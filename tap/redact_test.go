@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
-	"pgregory.net/rapid"
 
 	"github.com/acplint/acplint/internal/jsonv"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/transcript"
 )

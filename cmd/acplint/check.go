@@ -224,7 +224,7 @@ func runCheck(ctx context.Context, args []string, e *env) int {
 		MaxShrinks:      *maxShrinks,
 		OutDir:          *out,
 		FailOn:          threshold,
-		Version:         version,
+		Version:         acplintVersion(),
 		MaxLine:         *maxLine,
 		MaxTranscript:   *maxTranscript,
 
@@ -295,7 +295,7 @@ func writeCheckPages(dir string, v *conformance.Verdict, e *env) error {
 				return err
 			}
 			defer in.Close()
-			page := htmlreport.New(w, htmlreport.Options{Title: rep.Key + ": " + rep.File, Version: version})
+			page := htmlreport.New(w, htmlreport.Options{Title: rep.Key + ": " + rep.File, Version: acplintVersion()})
 			if _, err := page.Lint(in, lint.Options{File: rep.File, CleanEnd: true}); err != nil {
 				return err
 			}

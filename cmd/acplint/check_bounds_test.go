@@ -16,7 +16,7 @@ import (
 
 // buildAcplint builds the acplint command into a temporary directory, so
 // that a test can measure it as a process of its own.
-func buildAcplint(t *testing.T) string {
+func buildAcplint(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "acplint")
 	cmd := exec.Command("go", "build", "-o", bin, ".")

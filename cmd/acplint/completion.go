@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 const completionDoc = `
@@ -68,7 +69,7 @@ type completionFlag struct {
 
 // flagLine is a flag's first line in PrintDefaults: "  -name" or
 // "  -name value-name".
-var flagLine = regexp.MustCompile(`^  -(\S+)(?: (\S+))?`)
+var flagLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^  -(\S+)(?: (\S+))?`) })
 
 // completionCommands lists every command with its flags, read from the
 // command's own -h: the flags are defined where each command runs, and
@@ -86,7 +87,7 @@ func completionCommands(ctx context.Context) []completionCommand {
 		}
 		lines := strings.Split(help.String(), "\n")
 		for i, l := range lines {
-			m := flagLine.FindStringSubmatch(l)
+			m := flagLine().FindStringSubmatch(l)
 			if m == nil {
 				continue
 			}

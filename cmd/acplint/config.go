@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -131,7 +132,7 @@ func findConfig(dir string) (string, error) {
 }
 
 // yamlUnknownField is how the YAML decoder names a key the struct lacks.
-var yamlUnknownField = regexp.MustCompile(`field (\S+) not found in type \S+`)
+var yamlUnknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`field (\S+) not found in type \S+`) })
 
 // readConfig reads the settings of the config file name for command
 // into c: the keys at its top that command takes, then its section. Paths
@@ -147,7 +148,7 @@ func readConfig(name, command string, c *lintConfig) error {
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.ReplaceAll(strings.TrimPrefix(msg, "unmarshal errors:\n  "), "\n  ", "; ")
-		msg = yamlUnknownField.ReplaceAllString(msg, `unknown key "$1"`)
+		msg = yamlUnknownField().ReplaceAllString(msg, `unknown key "$1"`)
 		return fmt.Errorf("%s: %s", name, msg)
 	}
 	if f.Version != 0 && f.Version != 1 {

@@ -66,7 +66,7 @@ func runConvert(_ context.Context, args []string, e *env) int {
 	defer done()
 
 	reported, err := lint.Convert(in, e.stdout, lint.ConvertOptions{
-		From: inFormat, To: *to, File: name, Producer: "acplint convert " + version,
+		From: inFormat, To: *to, File: name, Producer: "acplint convert " + acplintVersion(),
 		Report: func(f findings.ValidationFinding) {
 			fmt.Fprintf(e.stderr, "%s:%d: %s: %s (%s)\n", findings.Escape(name), f.Location.Line, f.Severity, findings.Escape(f.Message), f.RuleID)
 		},

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"pgregory.net/rapid"
-
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/third_party/rapid"
 	"github.com/acplint/acplint/lint"
 	"github.com/acplint/acplint/transcript"
 )

@@ -236,7 +236,7 @@ func reportCorpus(e *env, run corpusRun, outFormat findings.Format, threshold fi
 	case findings.FormatJSON:
 		err = writeCorpusJSON(e.stdout, run)
 	default:
-		err = findings.Write(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version, Files: run.files, Findings: added, FailOn: &threshold})
+		err = findings.Write(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: acplintVersion(), Files: run.files, Findings: added, FailOn: &threshold})
 	}
 	if err != nil {
 		e.errorf("corpus: writing the report: %v", err)

@@ -209,8 +209,8 @@ func runLint(_ context.Context, args []string, e *env) int {
 		// would be new on the next run.
 		*maxPerRule = 0
 	} else if htmlOut {
-		page = htmlreport.New(e.stdout, htmlreport.Options{Title: pageTitle(files), Version: version, Redact: *redact})
-	} else if report, err = findings.NewStream(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: version, FailOn: &threshold}); err != nil {
+		page = htmlreport.New(e.stdout, htmlreport.Options{Title: pageTitle(files), Version: acplintVersion(), Redact: *redact})
+	} else if report, err = findings.NewStream(e.stdout, outFormat, findings.Report{Tool: "acplint", Version: acplintVersion(), FailOn: &threshold}); err != nil {
 		e.errorf("lint: writing the report: %v", err)
 		return exitUsage
 	}

@@ -73,7 +73,7 @@ func runMCP(ctx context.Context, args []string, e *env) int {
 	defer stop()
 	err := mcpserver.Serve(ctx, mcpserver.Options{
 		Roots: roots, MaxFileSize: *maxFile, Timeout: *timeout, MaxFindings: *maxFindings, MaxOutput: *maxOutput,
-		CheckTimeout: *checkTimeout, MaxRuns: *maxRuns, MaxSteps: *maxSteps, Version: version,
+		CheckTimeout: *checkTimeout, MaxRuns: *maxRuns, MaxSteps: *maxSteps, Version: acplintVersion(),
 	}, e.stdin, e.stdout)
 	if err != nil && ctx.Err() == nil {
 		e.errorf("mcp: %v", err)

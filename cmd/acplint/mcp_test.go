@@ -120,7 +120,7 @@ func TestMCPServer(t *testing.T) {
 	cs := mcpSession(t, "--root", repo, "--root", out)
 
 	init := cs.InitializeResult()
-	if init.ServerInfo.Name != "acplint" || init.ServerInfo.Version != version || init.Capabilities.Tools == nil || init.Capabilities.Resources == nil {
+	if init.ServerInfo.Name != "acplint" || init.ServerInfo.Version != acplintVersion() || init.Capabilities.Tools == nil || init.Capabilities.Resources == nil {
 		t.Errorf("initialize: server %+v, capabilities %+v", init.ServerInfo, init.Capabilities)
 	}
 	if !strings.Contains(init.Instructions, repo) {

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Exit codes, the same for every output format.
@@ -20,16 +21,21 @@ const (
 )
 
 // version is set by a release build with -ldflags "-X main.version=…";
-// otherwise init takes it from the build information.
+// otherwise acplintVersion takes it from the build information.
 var version = "devel"
 
-func init() {
+// acplintVersion is the version reports and 'acplint version' print. The
+// build information is read on the first call, not in init: decoding it
+// allocates for every module linked, which a command that prints no
+// version need not pay for at start-up.
+var acplintVersion = sync.OnceValue(func() string {
 	if version == "devel" {
 		if bi, ok := debug.ReadBuildInfo(); ok {
-			version = buildVersion(bi)
+			return buildVersion(bi)
 		}
 	}
-}
+	return version
+})
 
 // buildVersion is the version the Go toolchain recorded: the module
 // version for 'go install …@vX.Y.Z', or for a build in a clone the
@@ -234,6 +240,6 @@ func runVersion(_ context.Context, args []string, e *env) int {
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
-	fmt.Fprintf(e.stdout, "acplint %s (ACP protocol version 1)\n", version)
+	fmt.Fprintf(e.stdout, "acplint %s (ACP protocol version 1)\n", acplintVersion())
 	return exitClean
 }

@@ -155,7 +155,7 @@ func runSchemaDiff(_ context.Context, args []string, e *env) int {
 			failOn = findings.NeverFail
 		}
 		err = findings.Write(e.stdout, outFormat, findings.Report{
-			Tool: "acplint", Version: version, Files: []string{old.File, new.File},
+			Tool: "acplint", Version: acplintVersion(), Files: []string{old.File, new.File},
 			Findings: schemadiff.Findings(shown), Rules: schemadiff.Checks(), FailOn: &failOn,
 		})
 	}

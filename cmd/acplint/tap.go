@@ -122,7 +122,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	defer signal.Stop(ignorePipe)
 
 	var rec *transcript.Writer
-	header := transcript.Header{Producer: "acplint " + version, Started: time.Now().UTC(), Redacted: *redact, Command: command}
+	header := transcript.Header{Producer: "acplint " + acplintVersion(), Started: time.Now().UTC(), Redacted: *redact, Command: command}
 	if *redact {
 		header.Command = tap.RedactCommand(command)
 	}
@@ -159,7 +159,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 			return exitUsage
 		}
 		defer f.Close()
-		page = htmlreport.New(f, htmlreport.Options{Version: version, Redact: *redact})
+		page = htmlreport.New(f, htmlreport.Options{Version: acplintVersion(), Redact: *redact})
 	}
 
 	// Whoever reads the findings (a stderr the editor may never read) must

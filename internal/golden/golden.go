@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -114,7 +115,7 @@ func ParseCase(name string, data []byte) (*Case, error) {
 	return c, nil
 }
 
-var ruleIDPattern = regexp.MustCompile(`^ACP-[A-Z]+-\d{3}$`)
+var ruleIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ACP-[A-Z]+-\d{3}$`) })
 
 // parseWant reads lines of the form: LINE RULE-ID "regexp" (the regexp is
 // a Go string literal, backquoted or double-quoted).
@@ -134,7 +135,7 @@ func parseWant(s string) ([]Want, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: bad line number %q", n, fields[0])
 		}
-		if !ruleIDPattern.MatchString(fields[1]) {
+		if !ruleIDPattern().MatchString(fields[1]) {
 			return nil, fmt.Errorf("line %d: bad rule id %q", n, fields[1])
 		}
 		pat, err := strconv.Unquote(strings.TrimSpace(fields[2]))
@@ -178,7 +179,7 @@ func Unchecked(corpus fs.FS) (map[string]string, error) {
 				continue
 			}
 			id, reason, _ := strings.Cut(line, " ")
-			if !ruleIDPattern.MatchString(id) {
+			if !ruleIDPattern().MatchString(id) {
 				return fmt.Errorf("%s:%d: bad rule id %q", p, n+1, id)
 			}
 			out[id] = strings.TrimSpace(reason)
