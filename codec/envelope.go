@@ -120,7 +120,9 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 		d.Problems = append(d.Problems, Problem{Kind: ProbBOM, Detail: "line starts with a UTF-8 byte order mark"})
 		src = src[len(bom):]
 	}
-	if len(bytes.TrimSpace(src)) == 0 {
+	// A line that starts a JSON value is not blank: most lines are
+	// answered by their first byte rather than by a trim of both ends.
+	if (len(src) == 0 || (src[0] != '{' && src[0] != '[')) && len(bytes.TrimSpace(src)) == 0 {
 		d.Problems = append(d.Problems, Problem{Kind: ProbBlank, Detail: "empty line"})
 		return d
 	}
