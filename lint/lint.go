@@ -130,6 +130,7 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 			}
 		}
 		err := b.err
+		l.decoded = nil // the batch's memory goes back to the readers
 		ahead.recycle(b)
 		if errors.Is(err, io.EOF) {
 			break
