@@ -22,6 +22,8 @@ type Decoded struct {
 	Problems []Problem
 
 	src      []byte          // the bytes that were parsed (BOM stripped)
+	root     jsonv.Value     // src parsed, when parsed is set
+	parsed   bool            // src is JSON and root its tree
 	results  []*jsonv.Value  // the parsed "result" member of each message, for DecodeResult
 	params   []*jsonv.Value  // the parsed "params" member of each message, for Tree
 	prefixes []jsonv.Pointer // where each message sits on the line ("" or "/i" in a batch)
@@ -44,6 +46,15 @@ type Decoded struct {
 	dec decoder
 	// strs is the string cache of the BatchDecoder; nil for DecodeLine.
 	strs *stringCache
+}
+
+// Tree returns the parse tree of the line and the bytes it was parsed
+// from (the line without a byte order mark); ok is false when the line is
+// not JSON. A caller that needs byte offsets in the line (the column of a
+// finding's pointer) reads them here instead of parsing it again. The tree
+// is valid as long as the messages are.
+func (d *Decoded) Tree() (root *jsonv.Value, src []byte, ok bool) {
+	return &d.root, d.src, d.parsed
 }
 
 // decoder returns d's decoder, reset for a message at base.
@@ -112,7 +123,9 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 		d.Problems = append(d.Problems, Problem{Kind: ProbBOM, Detail: "line starts with a UTF-8 byte order mark"})
 		src = src[len(bom):]
 	}
-	if len(bytes.TrimSpace(src)) == 0 {
+	// A line that starts a JSON value is not blank: most lines are
+	// answered by their first byte rather than by a trim of both ends.
+	if (len(src) == 0 || (src[0] != '{' && src[0] != '[')) && len(bytes.TrimSpace(src)) == 0 {
 		d.Problems = append(d.Problems, Problem{Kind: ProbBlank, Detail: "empty line"})
 		return d
 	}
@@ -136,6 +149,7 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 		d.Problems = append(d.Problems, Problem{Kind: ProbNotJSON, Offset: off, Detail: "not JSON: " + err.Error()})
 		return d
 	}
+	d.root, d.parsed = root, true
 	switch root.Kind {
 	case jsonv.Array:
 		elems := root.Elems()

@@ -2,6 +2,9 @@ package findings
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -215,5 +218,35 @@ func TestFingerprint(t *testing.T) {
 	b := ValidationFinding{RuleID: "AB", Location: Location{File: "C"}}
 	if Fingerprint(a) == Fingerprint(b) {
 		t.Error("fingerprint fields run together")
+	}
+}
+
+// TestFingerprintKeepsItsRecipe: baselines and code-scanning alerts written
+// by earlier versions must still match, so Fingerprint must give what the
+// recipe it documents gives (computed here with a regexp and a hash of the
+// joined fields), for messages with digit runs anywhere, digits of other
+// scripts (not replaced), and messages longer than its stack buffer.
+func TestFingerprintKeepsItsRecipe(t *testing.T) {
+	digitRuns := regexp.MustCompile(`[0-9]+`)
+	recipe := func(f ValidationFinding) string {
+		joined := strings.Join([]string{f.RuleID, fingerprintFile(f.Location.File),
+			digitRuns.ReplaceAllString(f.Message, "N"), f.Location.Pointer}, "\x00")
+		sum := sha256.Sum256([]byte(joined))
+		return hex.EncodeToString(sum[:])
+	}
+	messages := []string{"", "7", "42 requests", "id 12 and 3", "ends in 9", "no digits", "٣ Arabic-Indic, ５ fullwidth",
+		"x" + strings.Repeat("0123456789 ", 100) + "y", strings.Repeat("é", 600)}
+	for _, msg := range messages {
+		for _, file := range []string{"", "-", "./dir/a.ndjson", `dir\b.jsonl`} {
+			f := ValidationFinding{RuleID: "ACP-RPC-003", Message: msg, Location: Location{File: file, Line: 3, Pointer: "/id"}}
+			if got, want := Fingerprint(f), recipe(f); got != want {
+				t.Errorf("Fingerprint(%q in %q) = %s, want %s", msg, file, got, want)
+			}
+		}
+	}
+	// One value pinned, so that the recipe above cannot drift with the code.
+	f := ValidationFinding{RuleID: "ACP-RPC-003", Message: "response id 7 matches no pending request", Location: Location{File: "a.ndjson", Pointer: "/id"}}
+	if got, want := Fingerprint(f), "1f37247dd464d2f210ac9b99b325e57cc43da8f7f9246f2e121d68fc93e8edd0"; got != want {
+		t.Errorf("Fingerprint = %s, want %s", got, want)
 	}
 }

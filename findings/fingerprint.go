@@ -5,9 +5,7 @@ import (
 	"encoding/hex"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 )
 
 // FingerprintKey names the partialFingerprints entry acplint writes in SARIF.
@@ -15,33 +13,51 @@ import (
 // being mistaken for each other.
 const FingerprintKey = "acplint/v1"
 
-// digitRuns matches what Fingerprint normalises away. Messages embed
-// request ids, line numbers and counts that change when a transcript is
-// re-recorded; replacing them keeps a finding recognisable across runs.
-var digitRuns = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9]+`) })
-
 // Fingerprint identifies a finding independently of its line number: the
 // hex SHA-256 of the rule ID, the file (forward slashes), the message with
-// every run of digits replaced by "N", and the JSON pointer. SARIF
+// every run of ASCII digits replaced by "N", and the JSON pointer. SARIF
 // (partialFingerprints) and baselines both use it, so a finding suppressed
-// by a baseline is the same one GitHub code scanning tracks.
+// by a baseline is the same one GitHub code scanning tracks. Messages
+// embed request ids, line numbers and counts that change when a transcript
+// is re-recorded; replacing them keeps a finding recognisable across runs.
 //
 // Fields are joined with NUL, which cannot occur in any of them in
 // practice, so that e.g. rule "A" + file "BC" differs from "AB" + "C".
+//
+// A SARIF or JSON report computes one per finding: the input is assembled
+// in one buffer (on the stack for a usual finding) and hashed in one call.
 func Fingerprint(f ValidationFinding) string {
-	h := sha256.New()
-	for i, part := range []string{
-		f.RuleID,
-		fingerprintFile(f.Location.File),
-		digitRuns().ReplaceAllString(f.Message, "N"),
-		f.Location.Pointer,
-	} {
-		if i > 0 {
-			h.Write([]byte{0})
+	var stack [512]byte
+	b := append(stack[:0], f.RuleID...)
+	b = append(b, 0)
+	b = append(b, fingerprintFile(f.Location.File)...)
+	b = append(b, 0)
+	b = appendDigitRunsAsN(b, f.Message)
+	b = append(b, 0)
+	b = append(b, f.Location.Pointer...)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// appendDigitRunsAsN appends s with every run of ASCII digits replaced by
+// "N".
+func appendDigitRunsAsN(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		if s[i] < '0' || s[i] > '9' {
+			j := i + 1
+			for j < len(s) && (s[j] < '0' || s[j] > '9') {
+				j++
+			}
+			b = append(b, s[i:j]...)
+			i = j
+			continue
 		}
-		h.Write([]byte(part))
+		b = append(b, 'N')
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return b
 }
 
 // fingerprintFile is the file as reporters show it: "-" for stdin or an

@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // SARIF 2.1.0, written by hand with only the members acplint fills. GitHub
@@ -129,8 +133,11 @@ type sarifStream struct {
 	index   map[string]int // rule ID → position in driver.rules
 	tail    []byte         // what follows the results array's "["
 	results int
-	enc     *json.Encoder // encodes one result into buf
-	buf     bytes.Buffer
+	buf     []byte // one result, reused
+	// uriFile is the file of the last location and uri its artifact URI,
+	// when uriKnown.
+	uriFile, uri string
+	uriKnown     bool
 }
 
 // sarifResultsIndent is the depth of a result in the log: log object,
@@ -185,9 +192,6 @@ func startSARIF(w io.Writer, r Report, extra []sarifRule) (*sarifStream, error) 
 	}
 	cut := at + len(empty) - 1
 	s.tail = bytes.Clone(head.Bytes()[cut:])
-	s.enc = json.NewEncoder(&s.buf)
-	s.enc.SetEscapeHTML(false)
-	s.enc.SetIndent(sarifResultsIndent, "  ")
 	_, err := w.Write(head.Bytes()[:cut])
 	return s, err
 }
@@ -197,7 +201,7 @@ func (s *sarifStream) add(w io.Writer, f ValidationFinding) error {
 		RuleID:              f.RuleID,
 		Level:               sarifLevel(f.Severity),
 		Message:             sarifText{Text: f.Message},
-		Locations:           []sarifLocation{sarifLocationOf(f.Location, true)},
+		Locations:           []sarifLocation{s.locationOf(f.Location, true)},
 		PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(f)},
 		Properties:          &sarifResultProps{Blame: f.Blame.String()},
 	}
@@ -207,26 +211,261 @@ func (s *sarifStream) add(w io.Writer, f ValidationFinding) error {
 		res.RuleIndex = &i
 	}
 	for i, rel := range f.Related {
-		loc := sarifLocationOf(rel.Location, false)
+		loc := s.locationOf(rel.Location, false)
 		id := i + 1
 		loc.ID = &id
 		loc.Message = &sarifText{Text: rel.Message}
 		res.RelatedLocations = append(res.RelatedLocations, loc)
 	}
-	s.buf.Reset()
 	if s.results == 0 {
-		s.buf.WriteString("\n" + sarifResultsIndent)
+		s.buf = append(s.buf[:0], "\n"+sarifResultsIndent...)
 	} else {
-		s.buf.WriteString(",\n" + sarifResultsIndent)
+		s.buf = append(s.buf[:0], ",\n"+sarifResultsIndent...)
 	}
-	if err := s.enc.Encode(res); err != nil {
-		return err
-	}
+	s.buf = appendSARIFResult(s.buf, &res)
 	s.results++
-	// Encode ends the value with a newline; the separator or the closing
-	// bracket's line supplies it.
-	_, err := w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
+	_, err := w.Write(s.buf)
 	return err
+}
+
+// locationOf is sarifLocationAt with the artifact URI of l.File, which is
+// remembered for the next finding: a report has thousands in one file.
+func (s *sarifStream) locationOf(l Location, withPointer bool) sarifLocation {
+	if !s.uriKnown || l.File != s.uriFile {
+		s.uriFile, s.uri, s.uriKnown = l.File, artifactURI(l.File), true
+	}
+	return sarifLocationAt(l, s.uri, withPointer)
+}
+
+// appendSARIFResult appends r as json.Encoder writes it with SetIndent(
+// sarifResultsIndent, "  ") and SetEscapeHTML(false), without the final
+// newline. Reports of many findings spent most of their time in the
+// encoder's reflection and its second pass that indents; this is one pass.
+// TestSARIFResultEncodesAsTheEncoder holds the two to the same bytes.
+func appendSARIFResult(b []byte, r *sarifResult) []byte {
+	w := sarifJSON{b: append(b, '{')}
+	n := 0
+	w.key(&n, "ruleId")
+	w.str(r.RuleID)
+	if r.RuleIndex != nil {
+		w.key(&n, "ruleIndex")
+		w.int(*r.RuleIndex)
+	}
+	w.key(&n, "level")
+	w.str(r.Level)
+	w.key(&n, "message")
+	w.text(r.Message.Text)
+	w.key(&n, "locations")
+	w.locations(r.Locations)
+	if len(r.RelatedLocations) > 0 {
+		w.key(&n, "relatedLocations")
+		w.locations(r.RelatedLocations)
+	}
+	w.key(&n, "partialFingerprints")
+	w.stringMap(r.PartialFingerprints)
+	if r.Properties != nil {
+		w.key(&n, "properties")
+		w.b = append(w.b, '{')
+		m := 0
+		w.key(&m, "blame")
+		w.str(r.Properties.Blame)
+		w.end(m, '}')
+	}
+	w.end(n, '}')
+	return w.b
+}
+
+// sarifJSON writes indented JSON at a result's depth in the log.
+type sarifJSON struct {
+	b     []byte
+	depth int // of the object or array being written, in the result
+}
+
+func (w *sarifJSON) newline() {
+	w.b = append(w.b, '\n')
+	w.b = append(w.b, sarifResultsIndent...)
+	for range w.depth {
+		w.b = append(w.b, "  "...)
+	}
+}
+
+// item starts the next member or element of the object or array being
+// written, of which n were written before.
+func (w *sarifJSON) item(n *int) {
+	if *n == 0 {
+		w.depth++
+	} else {
+		w.b = append(w.b, ',')
+	}
+	*n++
+	w.newline()
+}
+
+// key starts the member called name (which needs no escaping).
+func (w *sarifJSON) key(n *int, name string) {
+	w.item(n)
+	w.b = append(w.b, '"')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, `": `...)
+}
+
+// end closes the object or array being written, of n items, with c.
+func (w *sarifJSON) end(n int, c byte) {
+	if n > 0 {
+		w.depth--
+		w.newline()
+	}
+	w.b = append(w.b, c)
+}
+
+func (w *sarifJSON) int(i int) { w.b = strconv.AppendInt(w.b, int64(i), 10) }
+
+func (w *sarifJSON) text(s string) {
+	w.b = append(w.b, '{')
+	n := 0
+	w.key(&n, "text")
+	w.str(s)
+	w.end(n, '}')
+}
+
+func (w *sarifJSON) stringMap(m map[string]string) {
+	if m == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '{')
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		w.item(&n)
+		w.str(k)
+		w.b = append(w.b, ": "...)
+		w.str(m[k])
+	}
+	w.end(n, '}')
+}
+
+func (w *sarifJSON) locations(locs []sarifLocation) {
+	if locs == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '[')
+	n := 0
+	for i := range locs {
+		w.item(&n)
+		w.location(&locs[i])
+	}
+	w.end(n, ']')
+}
+
+func (w *sarifJSON) location(l *sarifLocation) {
+	w.b = append(w.b, '{')
+	n := 0
+	if l.ID != nil {
+		w.key(&n, "id")
+		w.int(*l.ID)
+	}
+	if p := l.PhysicalLocation; p != nil {
+		w.key(&n, "physicalLocation")
+		w.b = append(w.b, '{')
+		m := 0
+		w.key(&m, "artifactLocation")
+		w.b = append(w.b, '{')
+		a := 0
+		w.key(&a, "uri")
+		w.str(p.ArtifactLocation.URI)
+		w.end(a, '}')
+		if r := p.Region; r != nil {
+			w.key(&m, "region")
+			w.b = append(w.b, '{')
+			k := 0
+			w.key(&k, "startLine")
+			w.int(r.StartLine)
+			if r.StartColumn != 0 {
+				w.key(&k, "startColumn")
+				w.int(r.StartColumn)
+			}
+			w.end(k, '}')
+		}
+		w.end(m, '}')
+	}
+	if len(l.LogicalLocations) > 0 {
+		w.key(&n, "logicalLocations")
+		w.b = append(w.b, '[')
+		m := 0
+		for _, ll := range l.LogicalLocations {
+			w.item(&m)
+			w.b = append(w.b, '{')
+			k := 0
+			w.key(&k, "fullyQualifiedName")
+			w.str(ll.FullyQualifiedName)
+			if ll.Kind != "" {
+				w.key(&k, "kind")
+				w.str(ll.Kind)
+			}
+			w.end(k, '}')
+		}
+		w.end(m, ']')
+	}
+	if l.Message != nil {
+		w.key(&n, "message")
+		w.text(l.Message.Text)
+	}
+	w.end(n, '}')
+}
+
+// str appends s as a JSON string the way encoding/json does without HTML
+// escaping: quote, backslash and control characters escaped (\b, \f, \n,
+// \r, \t by name), invalid UTF-8 as \ufffd, and U+2028 and U+2029
+// escaped.
+func (w *sarifJSON) str(s string) {
+	const hex = "0123456789abcdef"
+	b := append(w.b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	w.b = append(b, '"')
 }
 
 func (s *sarifStream) finish(w io.Writer) error {
@@ -300,12 +539,14 @@ func sarifLevel(s Severity) string {
 	return "note"
 }
 
-// sarifLocationOf places a finding in its file. The region is left out for
-// line 0 (the transcript as a whole): SARIF has no line 0, and a missing
-// region means the whole artifact. The JSON pointer, when set, names the
-// member inside the message as a logical location.
-func sarifLocationOf(l Location, withPointer bool) sarifLocation {
-	if artifactURI(l.File) == "-" || l.Subject {
+// sarifLocationAt places a finding in its file, whose artifact URI is
+// uri. The region is left out for line 0 (the transcript as a whole):
+// SARIF has no line 0, and a missing region means the whole artifact. The
+// JSON pointer, when set, names the member inside the message as a
+// logical location. A finding about a subject that is no file (check's
+// agent command, Location.Subject) is named as a logical location too.
+func sarifLocationAt(l Location, uri string, withPointer bool) sarifLocation {
+	if uri == "-" || l.Subject {
 		// Standard input is no artifact anyone can open ("-" is no URI
 		// of anything, and code scanning wants a URI for every physical
 		// location): the line is named as a logical location instead.
@@ -322,7 +563,7 @@ func sarifLocationOf(l Location, withPointer bool) sarifLocation {
 		}
 		return loc
 	}
-	pl := &sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(l.File)}}
+	pl := &sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}}
 	if l.Line > 0 {
 		pl.Region = &sarifRegion{StartLine: l.Line, StartColumn: l.Column}
 	}

@@ -26,6 +26,20 @@ import (
 // benchmarks measure reading the way a user runs acplint and the input
 // does not count against lint's memory.
 var benchTranscript = sync.OnceValues(func() (string, error) {
+	return writeBenchTranscript("", transcriptgen.Options{Seed: 1})
+})
+
+// benchTokenTranscript is benchTranscript with the agent's text streamed
+// in token-sized chunks (2 to 40 bytes), as agents that forward every
+// model token send it: a third more messages per megabyte, so per-message
+// costs weigh more than in the realistic mix.
+var benchTokenTranscript = sync.OnceValues(func() (string, error) {
+	return writeBenchTranscript("-tokens", transcriptgen.Options{Seed: 1, ChunkMin: 2, ChunkMax: 40})
+})
+
+// writeBenchTranscript writes the transcript opts describe, of
+// ACPLINT_BENCH_MB megabytes, to a file whose name ends in suffix.
+func writeBenchTranscript(suffix string, opts transcriptgen.Options) (string, error) {
 	mb := 32
 	if s := os.Getenv("ACPLINT_BENCH_MB"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -36,24 +50,31 @@ var benchTranscript = sync.OnceValues(func() (string, error) {
 	}
 	// One file per size, rewritten by each run, so repeated benchmark runs
 	// do not pile up copies in the temporary directory.
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("acplint-bench-%dMB.ndjson", mb))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("acplint-bench-%dMB%s.ndjson", mb, suffix))
 	f, err := os.Create(path)
 	if err != nil {
 		return "", err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := transcriptgen.Write(w, transcriptgen.Options{Seed: 1, Bytes: int64(mb) << 20}); err != nil {
+	opts.Bytes = int64(mb) << 20
+	if err := transcriptgen.Write(w, opts); err != nil {
 		return "", err
 	}
 	if err := w.Flush(); err != nil {
 		return "", err
 	}
 	return path, f.Close()
-})
+}
 
 func openBench(b *testing.B) (*os.File, int64) {
 	b.Helper()
-	path, err := benchTranscript()
+	return openBenchFile(b, benchTranscript)
+}
+
+// openBenchFile opens the transcript that transcript writes.
+func openBenchFile(b *testing.B, transcript func() (string, error)) (*os.File, int64) {
+	b.Helper()
+	path, err := transcript()
 	if err != nil {
 		b.Fatal(err)
 	}

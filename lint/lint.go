@@ -133,6 +133,7 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 			}
 		}
 		err := b.err
+		l.decoded = nil // the batch's memory goes back to the readers
 		ahead.recycle(b)
 		if errors.Is(err, io.EOF) {
 			break
@@ -142,7 +143,7 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 		}
 	}
 	l.atEnd = true
-	l.raw, l.col.parsed = nil, false // the frames' memory is recycled
+	l.raw, l.decoded, l.col.parsed = nil, nil, false // the frames' memory is recycled
 	l.step(protocol.Event{End: true, Truncated: !opts.CleanEnd, Loc: findings.Location{File: opts.File}})
 	l.finishWire()
 	return nil
@@ -223,7 +224,10 @@ type linter struct {
 	// NDJSON, one physical line, at most maxColumnLine bytes), for the
 	// column of a finding's pointer; nil otherwise.
 	raw []byte
-	col columnTree // l.raw parsed, when a finding needed a column
+	// decoded is the current line as the decoder left it, whose parse
+	// tree gives the columns when it parsed l.raw itself; nil otherwise.
+	decoded *codec.Decoded
+	col     columnTree // l.raw parsed, when a finding needed a column and decoded had no tree of it
 }
 
 // maxColumnLine is the longest line whose findings get a column: finding
@@ -329,6 +333,15 @@ type columnTree struct {
 
 // offset is jsonv.Offset of pointer p in the current line (l.raw).
 func (l *linter) offset(p string) (int, bool) {
+	if l.decoded != nil {
+		// The decoder parsed these very bytes: its tree has their offsets.
+		if root, src, ok := l.decoded.Tree(); sameBytes(src, l.raw) {
+			if !ok {
+				return 0, false
+			}
+			return jsonv.OffsetIn(root, l.raw, p)
+		}
+	}
 	c := &l.col
 	if !c.parsed {
 		c.arena.Reset()
@@ -341,10 +354,15 @@ func (l *linter) offset(p string) (int, bool) {
 	return jsonv.OffsetIn(&c.tree, l.raw, p)
 }
 
+// sameBytes reports whether a and b are the same memory, not only equal.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // frame lints one frame; d is its decoded line, nil for a bad wrapper.
 func (l *linter) frame(fr transcript.Entry, d *codec.Decoded) {
 	l.line = fr.Line.Num
-	l.raw, l.col.parsed = nil, false
+	l.raw, l.decoded, l.col.parsed = nil, d, false
 	if l.res.Format == transcript.FormatNDJSON && fr.Splits == 0 && len(fr.Extra) == 0 && !fr.Synthetic && len(fr.Line.Bytes) <= maxColumnLine {
 		l.raw = fr.Line.Bytes
 	}

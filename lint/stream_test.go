@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/transcript"
 )
 
@@ -211,5 +212,45 @@ func TestFindingColumn(t *testing.T) {
 		if f.Location.Column != 0 {
 			t.Errorf("jsonl: %s has column %d, want none", f.RuleID, f.Location.Column)
 		}
+	}
+}
+
+// TestFindingColumnsMatchAFreshParse: the columns lint reads from the
+// decoder's parse of a line are those a parse of the line's own bytes
+// gives, on lines with several findings, white space, escapes, a batch, a
+// byte order mark (whose line the decoder parsed without it) and CRLF.
+func TestFindingColumnsMatchAFreshParse(t *testing.T) {
+	lines := []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"extra":1},"x":2}`,
+		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/x\"y\\z"}}`,
+		`{ "jsonrpc" : "2.0" , "id" : 2 , "method" : "session/new" , "params" : { "cwd" : "rel" , "mcpServers" : [ { "name" : 1 } ] } }`,
+		`[{"jsonrpc":"2.0","id":3,"method":"session/new","params":{}},{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":7}}]`,
+		"\ufeff" + `{"jsonrpc":"2.0","id":4,"method":"session/new","params":{"cwd":"/x"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"session/new","params":{"cwd":"/x","é":"\u00e9"}}` + "\r",
+	}
+	raw := strings.Join(lines, "\n") + "\n"
+	res, err := Transcript(strings.NewReader(raw), Options{Format: transcript.FormatNDJSON, MaxPerRule: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	columns := 0
+	for _, f := range res.Findings {
+		if f.Location.Pointer == "" || f.Location.Line < 1 || f.Location.Line > len(lines) {
+			continue
+		}
+		line := strings.TrimSuffix(lines[f.Location.Line-1], "\r")
+		want := 0
+		if at, ok := jsonv.Offset([]byte(line), f.Location.Pointer); ok {
+			want = at + 1
+		}
+		if f.Location.Column != want {
+			t.Errorf("line %d: %s at %s: column %d, want %d", f.Location.Line, f.RuleID, f.Location.Pointer, f.Location.Column, want)
+		}
+		if want > 0 {
+			columns++
+		}
+	}
+	if columns < 6 {
+		t.Errorf("%d findings with a column; the lines should give more: %v", columns, res.Findings)
 	}
 }

@@ -262,13 +262,22 @@ func (c *ctx) scan(raw []byte) uint32 {
 func wordsIn(raw []byte, words []string) uint32 {
 	var found uint32
 	all := uint32(1)<<len(words) - 1
+	// The second bytes of the words, as a set: most quotes in raw are
+	// followed by none of them, and are passed after one test.
+	var second [256 / 64]uint64
+	for _, w := range words {
+		second[w[1]/64] |= 1 << (w[1] % 64)
+	}
 	for i := 0; found != all; i++ {
 		j := bytes.IndexByte(raw[i:], '"')
-		if j < 0 {
+		if j < 0 || i+j+1 >= len(raw) {
 			break
 		}
 		i += j
 		rest := raw[i:]
+		if c := rest[1]; second[c/64]&(1<<(c%64)) == 0 {
+			continue
+		}
 		for k, w := range words {
 			if len(rest) >= len(w) && rest[1] == w[1] && string(rest[:len(w)]) == w {
 				found |= 1 << k

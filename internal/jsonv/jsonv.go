@@ -10,6 +10,7 @@ package jsonv
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -150,15 +151,28 @@ func ParseOwned(src []byte) (Value, error) {
 // parse parses src; text is src as a string. The tree is built in arena
 // when it is not nil.
 func parse(src []byte, text string, arena *Arena) (Value, error) {
-	p := parsers.Get().(*parser)
-	defer func() {
-		// Keep the stacks, not the values they pointed to.
-		clear(p.members[:p.topMembers])
-		clear(p.elems[:p.topElems])
-		*p = parser{members: p.members[:0], elems: p.elems[:0], scratch: p.scratch[:0]}
-		parsers.Put(p)
-	}()
+	// An arena parses line after line on one goroutine: its own parser
+	// saves the pool's round trip per line.
+	var p *parser
+	if arena != nil {
+		p = &arena.parser
+	} else {
+		p = parsers.Get().(*parser)
+	}
 	p.src, p.text, p.arena = src, text, arena
+	v, err := p.parseAll()
+	// Keep the stacks, not the values they pointed to.
+	clear(p.members[:p.topMembers])
+	clear(p.elems[:p.topElems])
+	*p = parser{members: p.members[:0], elems: p.elems[:0], scratch: p.scratch[:0]}
+	if arena == nil {
+		parsers.Put(p)
+	}
+	return v, err
+}
+
+// parseAll parses p.src, which must hold one JSON value and white space.
+func (p *parser) parseAll() (Value, error) {
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -217,6 +231,7 @@ func (p *parser) takeElems(n int) []Value {
 // arena makes parsing allocate nothing once it has grown to the largest
 // batch's needs.
 type Arena struct {
+	parser  parser
 	members slab.Slab[Member]
 	elems   slab.Slab[Value]
 	text    slab.Slab[byte] // strings decoded from escapes
@@ -252,6 +267,11 @@ func (p *parser) describe() string {
 }
 
 func (p *parser) skipSpace() {
+	// Compact JSON has no white space: one comparison says so, since
+	// every white space character is at most ' '.
+	if p.pos < len(p.src) && p.src[p.pos] > ' ' {
+		return
+	}
 	for p.pos < len(p.src) {
 		switch p.src[p.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -344,8 +364,20 @@ func (p *parser) object(depth int) (Value, error) {
 		}
 		p.pos++
 		p.skipSpace()
-		mv, err := p.value(depth + 1)
-		if err != nil {
+		var mv Value
+		if p.pos < len(p.src) && p.src[p.pos] == '"' && depth < MaxDepth {
+			// Most values are strings: parsed here, they save a call of
+			// value and the copies of its result.
+			start := p.pos
+			str, err := p.str()
+			if err != nil {
+				return Value{}, err
+			}
+			if uint64(len(str)) > maxLen {
+				return Value{}, p.errf("string longer than %d bytes", maxLen)
+			}
+			mv = text(String, start, p.pos, str)
+		} else if mv, err = p.value(depth + 1); err != nil {
 			return Value{}, err
 		}
 		p.members = append(p.members, Member{Key: key, Value: mv})
@@ -467,23 +499,19 @@ func (p *parser) number() error {
 func (p *parser) str() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
-	// Fast path: no escapes. Skip eight plain bytes at a time first.
+	// Fast path: no escapes.
 	esc := -1
-	i := p.skipPlain(start)
-	for ; i < len(p.src); i++ {
+	if i := p.nextSpecial(start); i < len(p.src) {
 		c := p.src[i]
 		if c == '"' {
 			p.pos = i + 1
 			return p.text[start:i], nil
 		}
-		if c == '\\' {
-			esc = i
-			break
-		}
-		if c < 0x20 {
+		if c != '\\' {
 			p.pos = i
 			return "", p.errf("control character 0x%02x in a string (must be escaped)", c)
 		}
+		esc = i
 	}
 	// Decode into the parser's scratch buffer, then copy the result into
 	// memory of its exact size: one pass over the string, where finding
@@ -493,7 +521,7 @@ func (p *parser) str() (string, error) {
 		return "", p.errf("unexpected end of input inside a string")
 	}
 	buf := append(p.scratch[:0], p.src[start:esc]...)
-	i = esc
+	i := esc
 	for {
 		if i >= len(p.src) {
 			p.pos = i
@@ -513,10 +541,7 @@ func (p *parser) str() (string, error) {
 		case c != '\\':
 			// Copy the run of plain bytes up to the next quote, escape or
 			// control character.
-			j := p.skipPlain(i + 1)
-			for j < len(p.src) && p.src[j] != '"' && p.src[j] != '\\' && p.src[j] >= 0x20 {
-				j++
-			}
+			j := p.nextSpecial(i + 1)
 			buf = append(buf, p.src[i:j]...)
 			i = j
 			continue
@@ -583,24 +608,33 @@ func (p *parser) keepString(buf []byte) string {
 	return unsafe.String(unsafe.SliceData(dst), len(dst))
 }
 
-// skipPlain returns the first index from i where a word of eight bytes
-// may hold a quote, a backslash or a control character (see special), or
-// where fewer than eight bytes are left.
-func (p *parser) skipPlain(i int) int {
-	for i+8 <= len(p.src) && !special(binary.LittleEndian.Uint64(p.src[i:])) {
+// nextSpecial returns the index of the first quote, backslash or control
+// character from i on, or len(p.src): eight bytes at a time, the byte
+// found from the word's mask, then byte by byte for the last few bytes of
+// the input.
+func (p *parser) nextSpecial(i int) int {
+	for i+8 <= len(p.src) {
+		if m := specialMask(binary.LittleEndian.Uint64(p.src[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
 		i += 8
+	}
+	for i < len(p.src) && p.src[i] != '"' && p.src[i] != '\\' && p.src[i] >= 0x20 {
+		i++
 	}
 	return i
 }
 
-// special reports whether any of the eight bytes of w (may) end a run of
-// plain string bytes: a quote, a backslash or a control character. It may
-// say yes for other bytes after a byte that is special; never no for one.
-func special(w uint64) bool {
+// specialMask marks (with the high bit of each byte) the bytes of w that
+// (may) end a run of plain string bytes: a quote, a backslash or a control
+// character. It may mark other bytes after a byte that is special, never
+// miss one; the lowest mark is exact, the first special byte, since
+// borrows only run upwards.
+func specialMask(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
-	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&highs != 0
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
 }
 
 func hex4(b []byte, i int) (rune, bool) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -201,16 +202,35 @@ func TestArenaParseNextKeepsBatch(t *testing.T) {
 	}
 }
 
-// special finds a quote, a backslash or a control character at any of the
-// eight positions, and nothing else.
+// specialMask finds a quote, a backslash or a control character at any of
+// the eight positions, and nothing else; with two in a word, its lowest
+// bit marks the first, whatever the bytes around them (the string parser
+// stops there).
 func TestSpecialBytes(t *testing.T) {
+	isSpecial := func(b byte) bool { return b == '"' || b == '\\' || b < 0x20 }
 	for b := 0; b < 256; b++ {
 		for pos := 0; pos < 8; pos++ {
 			word := []byte("abcdefgh")
 			word[pos] = byte(b)
-			want := b == '"' || b == '\\' || b < 0x20
-			if got := special(binary.LittleEndian.Uint64(word)); got != want {
+			want := isSpecial(byte(b))
+			m := specialMask(binary.LittleEndian.Uint64(word))
+			if got := m != 0; got != want {
 				t.Errorf("byte 0x%02x at %d: special = %v, want %v", b, pos, got, want)
+			}
+			if want && bits.TrailingZeros64(m)>>3 != pos {
+				t.Errorf("byte 0x%02x at %d: mask %#x marks byte %d first", b, pos, m, bits.TrailingZeros64(m)>>3)
+			}
+		}
+	}
+	for _, first := range []byte{'"', '\\', 0, 0x1f} {
+		for pos := 0; pos < 7; pos++ {
+			for b := 0; b < 256; b++ {
+				word := []byte{0x20, 0x7f, 0x80, 0xff, 0x21, 0x5c + 1, 0x22 + 1, 'a'}
+				word[pos] = first
+				word[pos+1] = byte(b)
+				if at := bits.TrailingZeros64(specialMask(binary.LittleEndian.Uint64(word))) >> 3; at != pos {
+					t.Fatalf("% x: first special byte found at %d, want %d", word, at, pos)
+				}
 			}
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"math/rand/v2"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
@@ -43,12 +44,22 @@ type Options struct {
 	// the lines: NDJSON carries no direction, and a replay that plays the
 	// client and the agent against each other needs it.
 	Side func(from domain.Direction)
+	// ChunkMin and ChunkMax, when ChunkMax is positive, cut the agent's
+	// streamed messages and thoughts into chunks of ChunkMin to ChunkMax
+	// bytes of text, the way agents that forward each model token (or a
+	// few) send them, instead of a sentence a chunk: many more, smaller
+	// messages for the same megabytes, which is what per-message costs
+	// show on. Zero keeps the sentence-sized chunks (and the same bytes
+	// as before for a seed).
+	ChunkMin, ChunkMax int
 }
 
 // Write writes a transcript to w.
 func Write(w io.Writer, opts Options) error {
 	g := &gen{
 		w:             bufio.NewWriterSize(w, 64<<10),
+		chunkMin:      max(opts.ChunkMin, 1),
+		chunkMax:      opts.ChunkMax,
 		rnd:           rand.New(rand.NewPCG(uint64(opts.Seed), 0x61637067656e)), // "acpgen"
 		pendingClient: map[int64]bool{},
 		side:          opts.Side,
@@ -79,6 +90,8 @@ type gen struct {
 	agentID       int64          // next agent request id
 	pendingClient map[int64]bool // client request ids awaiting an answer
 	side          func(domain.Direction)
+
+	chunkMin, chunkMax int // Options.ChunkMin and ChunkMax; chunkMax 0 for sentences
 
 	project   project
 	sessionN  int
@@ -336,17 +349,36 @@ func (g *gen) turn(sid domain.SessionID) {
 func (g *gen) stream(sid domain.SessionID, thought bool, chunks int) {
 	g.messageN++
 	mid := domain.Some(domain.MessageID(fmt.Sprintf("msg_%d", g.messageN)))
-	for i := 0; i < chunks; i++ {
-		text := g.sentence()
-		if i < chunks-1 {
-			text += " "
-		}
+	send := func(text string) {
 		c := domain.ContentChunk{Content: domain.TextContent{Text: text}, MessageID: mid}
 		if thought {
 			g.update(sid, domain.AgentThoughtChunk(c))
 		} else {
 			g.update(sid, domain.AgentMessageChunk(c))
 		}
+	}
+	if g.chunkMax > 0 {
+		sentences := make([]string, chunks)
+		for i := range sentences {
+			sentences[i] = g.sentence()
+		}
+		text := strings.Join(sentences, " ")
+		for text != "" {
+			n := min(g.between(g.chunkMin, max(g.chunkMin, g.chunkMax)), len(text))
+			for n < len(text) && !utf8.RuneStart(text[n]) {
+				n++
+			}
+			send(text[:n])
+			text = text[n:]
+		}
+		return
+	}
+	for i := 0; i < chunks; i++ {
+		text := g.sentence()
+		if i < chunks-1 {
+			text += " "
+		}
+		send(text)
 	}
 }
 

@@ -134,6 +134,52 @@ func TestLongSessions(t *testing.T) {
 	}
 }
 
+// TestTokenChunks: ChunkMin and ChunkMax cut the streamed text into chunks
+// of that size, which lint clean and make more messages per megabyte
+// (the token-sized mix of the CPU benchmarks).
+func TestTokenChunks(t *testing.T) {
+	const size = 512 << 10
+	messagesPerByte := func(src []byte) float64 {
+		return float64(bytes.Count(src, []byte("\n"))) / float64(len(src))
+	}
+	sentences := generate(t, Options{Seed: 4, Bytes: size})
+	tokens := generate(t, Options{Seed: 4, Bytes: size, ChunkMin: 2, ChunkMax: 40})
+	ratio := messagesPerByte(tokens) / messagesPerByte(sentences)
+	t.Logf("token-sized chunks: %.2f× the messages per byte", ratio)
+	if ratio < 1.15 {
+		t.Errorf("token-sized chunks give %.2f× the messages per byte of sentence chunks; want at least 1.15×", ratio)
+	}
+	lr := codec.NewLineReader(bytes.NewReader(tokens))
+	chunks := 0
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			break
+		}
+		d := codec.DecodeLine(l)
+		sn, ok := d.Msgs[0].Params.(*domain.SessionNotification)
+		if !ok {
+			continue
+		}
+		if c, ok := sn.Update.(domain.AgentMessageChunk); ok {
+			chunks++
+			if text := c.Content.(domain.TextContent).Text; len(text) < 1 || len(text) > 40 {
+				t.Fatalf("line %d: chunk of %d bytes, want 1 to 40 (the last of a message may be short)", l.Num, len(text))
+			}
+		}
+	}
+	if chunks == 0 {
+		t.Fatal("no agent_message_chunk")
+	}
+	res, err := lint.Transcript(bytes.NewReader(tokens), lint.Options{File: "tokens.ndjson", CleanEnd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("%s: %s %s (%s)", f.Location, f.Severity, f.Message, f.RuleID)
+	}
+}
+
 // TestSides: Side names the sender of every line, so the transcript
 // recorded with those directions (as a tap records a replay of it) lints
 // without an error.
