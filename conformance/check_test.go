@@ -41,6 +41,9 @@ func init() {
 		// Starts, but never says a word.
 		time.Sleep(time.Hour)
 		os.Exit(0)
+	case "stalling":
+		stallingAgent(300 * time.Millisecond)
+		os.Exit(0)
 	case "reference":
 		name = ""
 	}

@@ -173,8 +173,9 @@ type activeTurn struct {
 	firstAnswer int
 	// stuck: the client cancelled the turn because the agent had been
 	// silent for the idle time (see pace.idle), with no message of the
-	// agent on its way.
-	stuck bool
+	// agent on its way; seenAtCancel is seen then.
+	stuck        bool
+	seenAtCancel int
 	// lastAt is when the agent last said something in the turn (the
 	// prompt's sending at first), longestGap its longest silence.
 	lastAt     time.Time
@@ -495,7 +496,7 @@ func (c *client) stuckAfter(cc *clientCall) time.Duration {
 // idle.
 func (c *client) cancelStuck(idle time.Duration) {
 	t := c.turn
-	t.stuck = true
+	t.stuck, t.seenAtCancel = true, t.seen
 	t.plan.viaClose = false
 	c.cancelTurn("after %v without a message from the agent", idle)
 }
@@ -874,14 +875,20 @@ func (c *client) cancelTurn(why string, args ...any) {
 // agent's requests in between (stdin is read in order, so an agent that
 // went on after that answer had read the cancel before it); the client
 // cancelled a turn in which the agent had been silent for the idle time,
-// with nothing of it on its way; or the agent kept working for the cancel
-// grace period before it answered.
+// the agent has never ended a turn on its own, and the response is the
+// first thing it said after the cancel; or the agent kept working for the
+// cancel grace period before it answered.
+//
+// Silence alone proves nothing about an agent that does end turns on its
+// own: on a loaded machine the rest of a turn it was busy with (a pause in
+// the agent, or lines the harness had not read yet) comes right after a
+// cancel that it crossed, as a slow turn's end does.
 func (c *client) cancelRead(t *activeTurn, cc *clientCall) string {
 	switch {
 	case t.firstAnswer > t.cancelLine && t.firstAnswer < cc.respLine:
 		return fmt.Sprintf("the client answered one of the agent's requests (line %d) between the cancel and this response, and stdin is read in order, so the agent had read the cancel", t.firstAnswer)
-	case t.stuck:
-		return "the agent had been silent for the idle time when the client cancelled, with nothing of it on its way, so this response was written after the cancel"
+	case t.stuck && t.seen == t.seenAtCancel+1 && !c.pace.endsTurns():
+		return "the agent, which has ended no turn but on a cancel, had been silent for the idle time when the client cancelled, with nothing of it on its way, and this response was the first thing it said after the cancel"
 	case t.cancelLine < 1 || t.cancelAt.IsZero() || cc.respAt.IsZero():
 		return ""
 	}

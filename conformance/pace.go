@@ -104,6 +104,17 @@ func (p *pace) turnEnded(stuck bool, gap time.Duration) {
 	p.slowest = max(p.slowest, gap)
 }
 
+// endsTurns reports whether the agent has ended a prompt turn without
+// being cancelled.
+func (p *pace) endsTurns() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.selfEnded > 0
+}
+
 // timedOut notes a run in which the agent let a request time out.
 func (p *pace) timedOut() {
 	if p == nil {
