@@ -42,7 +42,10 @@ func init() {
 		time.Sleep(time.Hour)
 		os.Exit(0)
 	case "stalling":
-		stallingAgent(300 * time.Millisecond)
+		stallingAgent(300*time.Millisecond, 0)
+		os.Exit(0)
+	case "slow":
+		stallingAgent(300*time.Millisecond, 100*time.Millisecond)
 		os.Exit(0)
 	case "reference":
 		name = ""
