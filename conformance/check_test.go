@@ -41,6 +41,12 @@ func init() {
 		// Starts, but never says a word.
 		time.Sleep(time.Hour)
 		os.Exit(0)
+	case "stalling":
+		stallingAgent(300*time.Millisecond, 0)
+		os.Exit(0)
+	case "slow":
+		stallingAgent(300*time.Millisecond, 100*time.Millisecond)
+		os.Exit(0)
 	case "reference":
 		name = ""
 	}

@@ -173,8 +173,9 @@ type activeTurn struct {
 	firstAnswer int
 	// stuck: the client cancelled the turn because the agent had been
 	// silent for the idle time (see pace.idle), with no message of the
-	// agent on its way.
-	stuck bool
+	// agent on its way; seenAtCancel is seen then.
+	stuck        bool
+	seenAtCancel int
 	// lastAt is when the agent last said something in the turn (the
 	// prompt's sending at first), longestGap its longest silence.
 	lastAt     time.Time
@@ -462,7 +463,11 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 	if cc.respLine > 0 && first == 0 {
 		// (The answer to initialize includes the agent's start, which is
 		// not what a response timeout is about.)
-		c.pace.answered(time.Since(sent))
+		took := time.Since(sent)
+		c.pace.answered(took)
+		if cc.method != "session/prompt" {
+			c.pace.replied(took)
+		}
 	}
 	// A request whose write failed is done without a response: the failure
 	// says so.
@@ -495,7 +500,7 @@ func (c *client) stuckAfter(cc *clientCall) time.Duration {
 // idle.
 func (c *client) cancelStuck(idle time.Duration) {
 	t := c.turn
-	t.stuck = true
+	t.stuck, t.seenAtCancel = true, t.seen
 	t.plan.viaClose = false
 	c.cancelTurn("after %v without a message from the agent", idle)
 }
@@ -874,23 +879,32 @@ func (c *client) cancelTurn(why string, args ...any) {
 // agent's requests in between (stdin is read in order, so an agent that
 // went on after that answer had read the cancel before it); the client
 // cancelled a turn in which the agent had been silent for the idle time,
-// with nothing of it on its way; or the agent kept working for the cancel
-// grace period before it answered.
+// the agent has never ended a turn on its own, and the response is the
+// first thing it said after the cancel; or the agent kept working for the
+// cancel grace period before it answered.
+//
+// Silence alone proves nothing about an agent that does end turns on its
+// own: on a loaded machine the rest of a turn it was busy with (a pause in
+// the agent, or lines the harness had not read yet) comes right after a
+// cancel that it crossed, as a slow turn's end does.
 func (c *client) cancelRead(t *activeTurn, cc *clientCall) string {
 	switch {
 	case t.firstAnswer > t.cancelLine && t.firstAnswer < cc.respLine:
 		return fmt.Sprintf("the client answered one of the agent's requests (line %d) between the cancel and this response, and stdin is read in order, so the agent had read the cancel", t.firstAnswer)
-	case t.stuck:
-		return "the agent had been silent for the idle time when the client cancelled, with nothing of it on its way, so this response was written after the cancel"
+	case t.stuck && t.seen == t.seenAtCancel+1 && !c.pace.endsTurns():
+		return "the agent, which has ended no turn but on a cancel, had been silent for the idle time when the client cancelled, with nothing of it on its way, and this response was the first thing it said after the cancel"
 	case t.cancelLine < 1 || t.cancelAt.IsZero() || cc.respAt.IsZero():
 		return ""
 	}
 	// The agent kept quiet for the cancel grace after the cancel before it
 	// answered. (Measured from the agent's message before the response
 	// too: a response written along with it, before the cancel came, is
-	// read as late as the message when the harness is slow to read.)
-	if quiet := cc.respAt.Sub(later(t.cancelAt, t.before)); quiet >= c.opts.CancelGrace {
-		return fmt.Sprintf("the agent was silent for %v after the cancel before this response, longer than the cancel grace of %v", quiet.Round(time.Millisecond), c.opts.CancelGrace)
+	// read as late as the message when the harness is slow to read.) On a
+	// loaded machine the grace grows with the agent's slowest reply (see
+	// pace.cancelGrace).
+	grace := c.pace.cancelGrace(c.opts.CancelGrace)
+	if quiet := cc.respAt.Sub(later(t.cancelAt, t.before)); quiet >= grace {
+		return fmt.Sprintf("the agent was silent for %v after the cancel before this response, longer than the cancel grace of %v", quiet.Round(time.Millisecond), grace.Round(time.Millisecond))
 	}
 	return ""
 }

@@ -21,6 +21,10 @@ type pace struct {
 	// slowest is the longest the agent took to answer a request or to say
 	// anything during a turn it then ended on its own.
 	slowest time.Duration
+	// slowestReply is the longest the agent took to answer a request other
+	// than a prompt, as the harness saw it: what reading one line and
+	// answering it costs the agent on this machine under this load.
+	slowestReply time.Duration
 	// timeouts counts runs in which the agent let a request time out.
 	timeouts int
 	// selfEnded counts turns the agent ended without a cancel; stuck the
@@ -34,6 +38,7 @@ const (
 	minIdleCancel   = 100 * time.Millisecond
 	minScaledWait   = 500 * time.Millisecond
 	idleFactor      = 4
+	graceFactor     = 4
 	timeoutFactor   = 10
 	stuckBeforeFast = 2
 )
@@ -88,6 +93,30 @@ func (p *pace) answered(d time.Duration) {
 	p.mu.Unlock()
 }
 
+// replied notes a request other than a prompt answered after d.
+func (p *pace) replied(d time.Duration) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.slowestReply = max(p.slowestReply, d)
+	p.mu.Unlock()
+}
+
+// cancelGrace is how long an agent must keep working after a cancel for
+// the harness to take its response as written after reading it: the
+// configured grace, or a multiple of the slowest reply the agent gave,
+// when the machine's load (or the agent) makes answering one line take
+// that long. A response that comes sooner may have crossed the cancel.
+func (p *pace) cancelGrace(configured time.Duration) time.Duration {
+	if p == nil {
+		return configured
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return max(configured, graceFactor*p.slowestReply)
+}
+
 // turnEnded notes how a prompt turn ended: on its own, with gap the
 // longest the agent was silent during it, or only after an idle cancel.
 func (p *pace) turnEnded(stuck bool, gap time.Duration) {
@@ -102,6 +131,17 @@ func (p *pace) turnEnded(stuck bool, gap time.Duration) {
 	}
 	p.selfEnded++
 	p.slowest = max(p.slowest, gap)
+}
+
+// endsTurns reports whether the agent has ended a prompt turn without
+// being cancelled.
+func (p *pace) endsTurns() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.selfEnded > 0
 }
 
 // timedOut notes a run in which the agent let a request time out.

@@ -85,8 +85,11 @@ informational. A cancel that may have crossed the end of the turn is a
 race: it neither fails nor exercises the cancellation rules. A cancel counts
 as read by the agent when the client answered one of the agent's requests
 between the cancel and the prompt's response (stdin is read in order), when
-the turn had been silent for the idle time before the cancel, or when the
-agent was silent for --cancel-grace after the cancel before it answered. An agent that ends
+the turn had been silent for the idle time before the cancel and the agent
+has never ended a turn but on a cancel, or when the agent was silent for
+--cancel-grace (or four times its slowest answer to a request other than a
+prompt, when that is longer: a loaded machine) after the cancel before it
+answered. An agent that ends
 every turn before a cancel can reach it gets "cancellation not exercised",
 with the reason: ACP-CXL-001 and ACP-CXL-002 are skipped, not failed. A
 finding lint lowers to a warning (the agent may have had a reason) fails at
