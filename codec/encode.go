@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/jsonv"
@@ -198,51 +197,11 @@ func omit(fv reflect.Value) bool {
 	return false
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendString writes s as a JSON string. Unlike encoding/json it leaves
 // <, > and & alone: transcripts are not HTML. Invalid UTF-8 is written as
 // is, since it came from the input and the round trip must keep it.
 func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == '\u2028' || r == '\u2029' {
-				b = append(b, s[start:i]...)
-				b = append(b, `\u202`...)
-				b = append(b, hexDigits[r&0xf])
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return jsonv.AppendString(b, s, jsonv.EscapeLineSeparators)
 }
 
 // appendFloat formats like encoding/json: the shortest representation, in

@@ -15,7 +15,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 // SARIF 2.1.0, written by hand with only the members acplint fills. GitHub
@@ -419,53 +420,7 @@ func (w *sarifJSON) location(l *sarifLocation) {
 // \r, \t by name), invalid UTF-8 as \ufffd, and U+2028 and U+2029
 // escaped.
 func (w *sarifJSON) str(s string) {
-	const hex = "0123456789abcdef"
-	b := append(w.b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	w.b = append(b, '"')
+	w.b = jsonv.AppendString(w.b, s, jsonv.EncodingJSON)
 }
 
 func (s *sarifStream) finish(w io.Writer) error {

@@ -42,6 +42,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 // FormatName and Version identify the format in the header.
@@ -163,30 +164,23 @@ func (tw *Writer) Write(f Frame) error {
 
 // writeJSONString writes valid UTF-8 text as the body of a JSON string:
 // quotes, backslashes and control characters escaped, every other byte as
-// it is (no HTML escaping: a recording is not a web page). Runs between
-// escapes go in one write: JSON traffic has a quote every few bytes.
+// it is (no HTML escaping: a recording is not a web page). It escapes in
+// pieces straight into the writer's free space, so a huge frame costs no
+// buffer of its own; jsonv's zero Mode escapes byte by byte, so a piece
+// may end anywhere.
 func writeJSONString(w *bufio.Writer, b []byte) {
-	start := 0
-	for i, c := range b {
-		if esc := jsonEscapes[c]; esc != "" {
-			w.Write(b[start:i])
-			w.WriteString(esc)
-			start = i + 1
+	const minPiece = 512
+	for len(b) > 0 {
+		if w.Available() < minPiece*jsonv.MaxEscapedLen {
+			if w.Flush() != nil {
+				return // the error sticks in w; the frame's last write returns it
+			}
 		}
+		n := min(len(b), w.Available()/jsonv.MaxEscapedLen)
+		w.Write(jsonv.AppendStringBody(w.AvailableBuffer(), b[:n], 0))
+		b = b[n:]
 	}
-	w.Write(b[start:])
 }
-
-// jsonEscapes holds the escape of each byte that needs one in a JSON
-// string, "" for the others.
-var jsonEscapes = func() (t [256]string) {
-	const hex = "0123456789abcdef"
-	for c := range 0x20 {
-		t[c] = `\u00` + string(hex[c>>4]) + string(hex[c&0xf])
-	}
-	t['"'], t['\\'], t['\n'], t['\r'], t['\t'] = `\"`, `\\`, `\n`, `\r`, `\t`
-	return t
-}()
 
 // Flush writes buffered frames to the underlying writer.
 func (tw *Writer) Flush() error {

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -171,6 +172,37 @@ func TestWriteStreamsTheFrame(t *testing.T) {
 			t.Errorf("%q read back as %q (%v)", s, fr.Data, err)
 		}
 	}
+}
+
+// TestWriteStopsWhenOutputFails: once the output fails, a frame larger
+// than the buffer ends with the error instead of waiting forever for free
+// space that a failed flush never makes.
+func TestWriteStopsWhenOutputFails(t *testing.T) {
+	out := &failingWriter{okWrites: 1} // the header, then nothing
+	w, err := NewWriter(out, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.Write(Frame{From: domain.FromAgent, Data: make([]byte, 1<<20)}) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Write returned no error after the output failed")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Write did not return after the output failed")
+	}
+}
+
+type failingWriter struct{ okWrites int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.okWrites == 0 {
+		return 0, errors.New("disk full")
+	}
+	w.okWrites--
+	return len(p), nil
 }
 
 // TestEntryTime: entries carry the time their format records, for reports

@@ -42,9 +42,10 @@ const (
 // taken in this file.
 var graph = map[string]rule{
 	// The vocabulary: typed ACP messages and the rule catalog use the
-	// standard library only.
+	// standard library only, and findings the shared JSON string escaper
+	// for SARIF.
 	"domain":   {},
-	"findings": {},
+	"findings": {imports: []string{"internal/jsonv"}},
 
 	// Shared internals with no module dependencies of their own.
 	"internal/slab":       {},
@@ -94,7 +95,7 @@ var graph = map[string]rule{
 	// The HTML report: lint's traffic and findings as one page, redacted
 	// as tap redacts a recording.
 	"htmlreport": {
-		imports: []string{"domain", "findings", "lint", "tap", "transcript"},
+		imports: []string{"domain", "findings", "internal/jsonv", "lint", "tap", "transcript"},
 	},
 
 	// acplint check, its agents, and the golden corpus's reader.
