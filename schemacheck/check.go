@@ -30,7 +30,7 @@ const maxKept = 1 << 20
 var metaKey = []byte(`"_meta"`)
 
 // Defines says whether the schema has a definition for key.
-func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key] != nil }
+func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key].node != nil }
 
 // Check checks one params or result value (raw; nil when absent, which
 // reads as {} as the codec reads it) against the definition of key and
@@ -39,11 +39,11 @@ func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key] != nil
 // not nil, is raw already parsed (codec.Decoded.Trees), which saves parsing
 // it again.
 func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base string) []codec.Problem {
-	root := c.roots[key]
+	def := c.roots[key]
+	root, msg := def.node, def.msg
 	if root == nil {
 		return nil
 	}
-	msg := c.model.Messages[key]
 	r, _ := c.runs.Get().(*run)
 	if r == nil {
 		r = &run{loc: make([]string, 0, 64)}

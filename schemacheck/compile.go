@@ -33,7 +33,7 @@ import (
 // is safe for concurrent use.
 type Checker struct {
 	model *schemamodel.Schema
-	roots map[schemamodel.Key]*node
+	roots map[schemamodel.Key]root
 	runs  sync.Pool // *run, for its arena and scratch space
 	// scalarAlias holds the definitions that are plain aliases of a
 	// scalar type (ProtocolVersion, SessionId), resolved at load time:
@@ -111,6 +111,10 @@ type node struct {
 
 	required []string
 	props    map[string]*node
+	// propNames and propNodes are props as parallel slices, for prop's
+	// scan of small objects: comparing a few names beats hashing one.
+	propNames []string
+	propNodes []*node
 	addl     additional
 	addlNode *node
 	items    *node
@@ -131,6 +135,23 @@ type node struct {
 // tagNeed is a member a branch requires with a constant string value; name
 // "" when the branch has none.
 type tagNeed struct{ name, value string }
+
+// propScan is the most properties prop finds by scanning rather than by
+// the map.
+const propScan = 16
+
+// prop returns the schema of property name; nil when n declares none.
+func (n *node) prop(name string) *node {
+	if n.propNames == nil {
+		return n.props[name]
+	}
+	for i, k := range n.propNames {
+		if k == name {
+			return n.propNodes[i]
+		}
+	}
+	return nil
+}
 
 // annotations are keywords that assert nothing (or that the validator, as
 // acplint configured it, does not assert: format and content).
@@ -167,6 +188,13 @@ type compiler struct {
 	nodes map[string]*node // by pointer
 }
 
+// root is the checker of one message definition, with the definition, so
+// that a check looks the key up once.
+type root struct {
+	node *node
+	msg  *schemamodel.Message
+}
+
 // Compile builds the checker of every message definition of m. It fails
 // on a schema it cannot check exactly: another JSON Schema draft, a keyword
 // it does not implement, a reference that is not a JSON Pointer into the
@@ -179,7 +207,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		}
 	}
 	c := &compiler{m: m, nodes: map[string]*node{}}
-	ck := &Checker{model: m, roots: map[schemamodel.Key]*node{}, scalarAlias: map[string]bool{}}
+	ck := &Checker{model: m, roots: map[schemamodel.Key]root{}, scalarAlias: map[string]bool{}}
 	for name := range m.Defs {
 		if sh := m.DefShape(name); sh != nil && isScalarAlias(sh) {
 			ck.scalarAlias[name] = true
@@ -196,7 +224,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.File, err)
 		}
-		ck.roots[k] = n
+		ck.roots[k] = root{n, msg}
 	}
 	if err := c.checkLoops(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
@@ -363,6 +391,12 @@ func (c *compiler) fill(n *node) error {
 		for name := range props {
 			if n.props[name], err = c.node(ptr + "/properties/" + jsonv.EscapeToken(name)); err != nil {
 				return err
+			}
+		}
+		if len(props) <= propScan {
+			for name, p := range n.props {
+				n.propNames = append(n.propNames, name)
+				n.propNodes = append(n.propNodes, p)
 			}
 		}
 	}
@@ -555,7 +589,7 @@ func need(n *node, depth int) tagNeed {
 		return tagNeed{}
 	}
 	for _, name := range n.required {
-		if p := n.props[name]; p != nil {
+		if p := n.prop(name); p != nil {
 			if s, ok := p.constVal.(string); ok && p.hasConst {
 				return tagNeed{name: name, value: s}
 			}

@@ -499,6 +499,9 @@ type decl struct {
 	// untagged ones.
 	one         *schemamodel.Variant
 	allUntagged bool
+	// oneFlat says one's shape declares its members itself (no union
+	// inside), so prop looks them up without judging the object again.
+	oneFlat bool
 }
 
 // declared finds the members an object may carry under sh: its own and
@@ -572,6 +575,7 @@ func declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 		d.free = true
 		return d
 	}
+	d.oneFlat = inner.one == nil && !inner.allUntagged
 	// A union of object types (McpServer, SessionUpdate) names the
 	// member's type after the variant; a union inside an object with
 	// members of its own (CreateElicitationRequest's scopes) after the
@@ -593,6 +597,10 @@ func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
 					return p
 				}
 			}
+		}
+	} else if d.oneFlat {
+		if p := d.one.Shape.Props[name]; p != nil {
+			return p
 		}
 	} else if d.one != nil {
 		if p := declared(d.one.Shape, obj).prop(name, obj); p != nil {

@@ -208,7 +208,7 @@ func valid(n *node, v *jsonv.Value) bool {
 			if d.shadowed(i) {
 				continue
 			}
-			if p := n.props[ms[i].Key]; p != nil {
+			if p := n.prop(ms[i].Key); p != nil {
 				if !valid(p, &ms[i].Value) {
 					return false
 				}
@@ -411,7 +411,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 				continue
 			}
 			key := ms[i].Key
-			if p := n.props[key]; p != nil {
+			if p := n.prop(key); p != nil {
 				add(check(p, &ms[i].Value, append(loc, key)))
 				continue
 			}
