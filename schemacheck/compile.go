@@ -115,9 +115,9 @@ type node struct {
 	// scan of small objects: comparing a few names beats hashing one.
 	propNames []string
 	propNodes []*node
-	addl     additional
-	addlNode *node
-	items    *node
+	addl      additional
+	addlNode  *node
+	items     *node
 
 	allOf, anyOf, oneOf []*node
 	not                 *node
