@@ -37,7 +37,8 @@ func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key].node !
 // returns its problems, with pointers under base, sorted by pointer. A
 // value that is not JSON has none: the codec reports the line. tree, when
 // not nil, is raw already parsed (codec.Decoded.Trees), which saves parsing
-// it again.
+// it again; it is given only for raw that is valid UTF-8, which the codec
+// has checked already.
 func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base string) []codec.Problem {
 	def := c.roots[key]
 	root, msg := def.node, def.msg
@@ -59,7 +60,7 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 	v := jsonv.Value{Kind: jsonv.Object}
 	switch {
 	case raw == nil:
-	case tree != nil && utf8.Valid(raw):
+	case tree != nil:
 		v = *tree
 	default:
 		src := raw
