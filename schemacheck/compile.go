@@ -125,6 +125,10 @@ type node struct {
 	// and oneOf: what a value must carry for the branch to be able to
 	// match, so that a valid check skips the others.
 	anyTags, oneTags []tagNeed
+	// anyTag and oneTag name the member every tagged branch of anyOf and
+	// oneOf is told apart by, when they agree ("" otherwise): valid then
+	// looks it up once, not once per branch.
+	anyTag, oneTag string
 
 	minimum, maximum, exclusiveMinimum, exclusiveMaximum *bound
 	minLength, maxLength, minItems, maxItems             int // -1: unset
@@ -232,6 +236,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 	for _, n := range c.nodes {
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
+		n.anyTag, n.oneTag = sharedTag(n.anyTags), sharedTag(n.oneTags)
 	}
 	return ck, nil
 }
@@ -568,6 +573,22 @@ func (c *compiler) checkLoops() error {
 		}
 	}
 	return nil
+}
+
+// sharedTag is the member name of every tag of ts; "" when they name
+// different members, or none does.
+func sharedTag(ts []tagNeed) string {
+	name := ""
+	for _, t := range ts {
+		switch {
+		case t.name == "":
+		case name == "":
+			name = t.name
+		case t.name != name:
+			return ""
+		}
+	}
+	return name
 }
 
 // tags finds, for each branch of a union, a member the branch requires
