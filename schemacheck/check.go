@@ -17,6 +17,7 @@ import (
 type run struct {
 	arena jsonv.Arena
 	clean []byte
+	value jsonv.Value // the value checked, when Check parsed it
 	loc   []string
 	rep   report
 }
@@ -54,16 +55,21 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 	defer func() {
 		r.arena.Reset()
 		r.rep = report{}
+		r.value = jsonv.Value{}
 		if cap(r.clean) > maxKept {
 			r.clean = nil
 		}
 		c.runs.Put(r)
 	}()
-	v := jsonv.Value{Kind: jsonv.Object}
+	// v points into r rather than at a local, which escaping into the
+	// report would allocate on every check.
+	var v *jsonv.Value
 	switch {
 	case raw == nil:
+		r.value = jsonv.Value{Kind: jsonv.Object}
+		v = &r.value
 	case tree != nil:
-		v = *tree
+		v = tree
 	default:
 		src := raw
 		if !utf8.Valid(src) {
@@ -73,14 +79,15 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 			src = r.clean
 		}
 		var err error
-		if v, err = r.arena.ParseNext(src); err != nil {
+		if r.value, err = r.arena.ParseNext(src); err != nil {
 			return nil
 		}
+		v = &r.value
 	}
 	rep := &r.rep
-	*rep = report{c: c, key: key, root: &v, base: base, def: msg.Def}
-	if !valid(root, &v) {
-		e := check(root, &v, nil)
+	*rep = report{c: c, key: key, root: v, base: base, def: msg.Def}
+	if !valid(root, v) {
+		e := check(root, v, nil)
 		if e == nil {
 			panic(fmt.Sprintf("schemacheck: %s: valid and check disagree", msg.Def))
 		}
@@ -102,9 +109,9 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 			}
 		}
 	}
-	rep.extras(msg.Shape, &v, r.loc[:0])
+	rep.extras(msg.Shape, v, r.loc[:0])
 	if bytes.Contains(raw, metaKey) {
-		rep.meta(msg.Shape, &v, r.loc[:0])
+		rep.meta(msg.Shape, v, r.loc[:0])
 	}
 	if len(rep.probs) > 1 {
 		sort.SliceStable(rep.probs, func(i, j int) bool { return rep.probs[i].Pointer < rep.probs[j].Pointer })
