@@ -517,9 +517,16 @@ func declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 	if sh.Variants == nil {
 		return d
 	}
+	// The variants of a union mostly share one tag member: look it up
+	// once, not once per variant.
+	var tag string
+	var got *jsonv.Value
 	for _, v := range sh.Variants {
 		if v.Tag != "" && !v.CatchAll {
-			if got := member(obj, v.Tag); got != nil && isText(textValue{v: got}, v.TagValue) {
+			if v.Tag != tag {
+				tag, got = v.Tag, member(obj, v.Tag)
+			}
+			if got != nil && isText(textValue{v: got}, v.TagValue) {
 				d.one = v
 				break
 			}
