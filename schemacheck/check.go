@@ -18,8 +18,13 @@ type run struct {
 	arena jsonv.Arena
 	clean []byte
 	value jsonv.Value // the value checked, when Check parsed it
-	loc   []string
-	rep   report
+	// lastKey is the key of the last check, lastDef its definition
+	// (known once set).
+	lastKey schemamodel.Key
+	lastDef root
+	known   bool
+	loc     []string
+	rep     report
 }
 
 // maxKept bounds the memory a pooled run keeps, so that one huge value
@@ -43,14 +48,22 @@ func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key].node !
 // it again; it is given only for raw that is valid UTF-8, which the codec
 // has checked already.
 func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base string) []codec.Problem {
-	def := c.roots[key]
-	root, msg := def.node, def.msg
-	if root == nil {
-		return nil
-	}
 	r, _ := c.runs.Get().(*run)
 	if r == nil {
 		r = &run{loc: make([]string, 0, 64)}
+	}
+	// Most messages are of the method of the one before (session/update
+	// after session/update): comparing the key beats hashing it.
+	if !r.known || r.lastKey != key {
+		// The key kept is the schema's own (root.key), not the caller's,
+		// whose method may share memory the caller reuses.
+		r.lastDef = c.roots[key]
+		r.lastKey, r.known = r.lastDef.key, r.lastDef.node != nil
+	}
+	root, msg := r.lastDef.node, r.lastDef.msg
+	if root == nil {
+		c.runs.Put(r)
+		return nil
 	}
 	defer func() {
 		r.arena.Reset()

@@ -195,6 +195,7 @@ type compiler struct {
 // root is the checker of one message definition, with the definition, so
 // that a check looks the key up once.
 type root struct {
+	key  schemamodel.Key
 	node *node
 	msg  *schemamodel.Message
 }
@@ -228,7 +229,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.File, err)
 		}
-		ck.roots[k] = root{n, msg}
+		ck.roots[k] = root{k, n, msg}
 	}
 	if err := c.checkLoops(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
