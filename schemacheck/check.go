@@ -123,7 +123,9 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 		}
 	}
 	rep.extras(msg.Shape, v, r.loc[:0])
-	if bytes.Contains(raw, metaKey) {
+	// extras saw every "_meta" meta would judge, unless it left a part
+	// out; then the text says whether there is any.
+	if rep.sawMeta || (rep.partial && bytes.Contains(raw, metaKey)) {
 		rep.meta(msg.Shape, v, r.loc[:0])
 	}
 	if len(rep.probs) > 1 {

@@ -21,6 +21,10 @@ type report struct {
 	def   string
 	probs []codec.Problem
 	bad   [][]string // instance locations with a validation error
+	// sawMeta: extras met a "_meta" member; partial: it left out a part
+	// of the value that meta walks (a recursive type, or a subtree with
+	// errors). Without either, meta has nothing to judge.
+	sawMeta, partial bool
 }
 
 func (r *report) add(loc []string, p codec.Problem) {
@@ -398,7 +402,11 @@ func unionTag(bs []*branch) (string, []string) {
 // enums it does not list. Subtrees with validation errors are skipped.
 // loc is a stack the walk pushes onto and pops.
 func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
-	if sh == nil || sh.Cycle || r.failedAt(loc) {
+	if sh == nil {
+		return
+	}
+	if sh.Cycle || r.failedAt(loc) {
+		r.partial = true
 		return
 	}
 	switch v.Kind {
@@ -417,8 +425,12 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 		dd := newDedup(ms)
 		for i := range ms {
 			k := ms[i].Key
-			if k == "_meta" || dd.shadowed(i) {
-				continue // _meta is free-form by definition; its type is validated
+			if k == "_meta" {
+				r.sawMeta = true
+				continue // _meta is free-form by definition; meta judges its type
+			}
+			if dd.shadowed(i) {
+				continue
 			}
 			child := append(loc, k)
 			if !d.free {
