@@ -28,6 +28,7 @@ type Decoded struct {
 	params   []*jsonv.Value  // the parsed "params" member of each message, for Tree
 	prefixes []jsonv.Pointer // where each message sits on the line ("" or "/i" in a batch)
 	metas    []bool          // MetaSeen of each message
+	notUTF8  bool            // src is not valid UTF-8 (ProbNotUTF8)
 
 	// Backing arrays for a line of one message (all but batches), so that
 	// the slices above cost no allocation of their own.
@@ -130,6 +131,7 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 		return d
 	}
 	if !utf8.Valid(src) {
+		d.notUTF8 = true
 		d.Problems = append(d.Problems, Problem{Kind: ProbNotUTF8, Offset: invalidUTF8At(src),
 			Detail: fmt.Sprintf("invalid UTF-8 at byte %d", invalidUTF8At(src))})
 	}
@@ -425,9 +427,11 @@ func decodeError(dec *decoder, v *jsonv.Value) *domain.Error {
 // Trees returns the parsed "params" and "result" members of message i
 // (nil when absent), so that a second checker of the values (lint
 // --schema) need not parse them again. They share d's memory: valid until
-// d is reused, and not to be modified.
+// d is reused, and not to be modified. A line that is not valid UTF-8 has
+// none: the tree keeps its bytes as they are, where a checker that reads
+// them as encoding/json does (U+FFFD for each) must parse them itself.
 func (d *Decoded) Trees(i int) (params, result *jsonv.Value) {
-	if i >= len(d.params) {
+	if i >= len(d.params) || d.notUTF8 {
 		return nil, nil
 	}
 	return d.params[i], d.results[i]

@@ -138,21 +138,17 @@ func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, msgP
 	default:
 		return msgProbs, resultProbs
 	}
-	prefix := ""
-	if len(d.Msgs) > 1 || isBatchLine(d) {
-		prefix = "/" + strconv.Itoa(i)
-	}
-	member := "params"
+	base := "/params"
 	if key.Kind == schemamodel.KindResponse {
-		member = "result"
+		base = "/result"
 	}
-	base := prefix + "/" + member
+	if len(d.Msgs) > 1 || isBatchLine(d) {
+		base = "/" + strconv.Itoa(i) + base
+	}
 	msgProbs = dropSchemaProblems(msgProbs, base)
 	resultProbs = dropSchemaProblems(resultProbs, base)
 
-	if !l.schema.check.Defines(key) {
-		return msgProbs, resultProbs
-	}
+	// Check finds nothing to say of a method the schema does not define.
 	params, result := d.Trees(i)
 	tree := params
 	if key.Kind == schemamodel.KindResponse {

@@ -17,50 +17,72 @@ import (
 type run struct {
 	arena jsonv.Arena
 	clean []byte
-	loc   []string
-	rep   report
+	value jsonv.Value // the value checked, when Check parsed it
+	// lastKey is the key of the last check, lastDef its definition
+	// (known once set).
+	lastKey schemamodel.Key
+	lastDef root
+	known   bool
+	loc     []string
+	rep     report
 }
 
 // maxKept bounds the memory a pooled run keeps, so that one huge value
 // does not stay allocated.
 const maxKept = 1 << 20
 
-// metaKey is how every "_meta" member starts in a value's text; values
-// without it (most) skip the walk that judges them.
-var metaKey = []byte(`"_meta"`)
+// metaKey is in the text of every "_meta" member name; values without it
+// (most) skip the walk that judges them. It leaves out the opening quote,
+// the commonest byte of JSON, which made the search stop at every string;
+// an underscore is rare.
+var metaKey = []byte(`_meta"`)
 
 // Defines says whether the schema has a definition for key.
-func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key] != nil }
+func (c *Checker) Defines(key schemamodel.Key) bool { return c.roots[key].node != nil }
 
 // Check checks one params or result value (raw; nil when absent, which
 // reads as {} as the codec reads it) against the definition of key and
 // returns its problems, with pointers under base, sorted by pointer. A
 // value that is not JSON has none: the codec reports the line. tree, when
 // not nil, is raw already parsed (codec.Decoded.Trees), which saves parsing
-// it again.
+// it again; it is given only for raw that is valid UTF-8, which the codec
+// has checked already.
 func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base string) []codec.Problem {
-	root := c.roots[key]
-	if root == nil {
-		return nil
-	}
-	msg := c.model.Messages[key]
 	r, _ := c.runs.Get().(*run)
 	if r == nil {
 		r = &run{loc: make([]string, 0, 64)}
 	}
+	// Most messages are of the method of the one before (session/update
+	// after session/update): comparing the key beats hashing it.
+	if !r.known || r.lastKey != key {
+		// The key kept is the schema's own (root.key), not the caller's,
+		// whose method may share memory the caller reuses.
+		r.lastDef = c.roots[key]
+		r.lastKey, r.known = r.lastDef.key, r.lastDef.node != nil
+	}
+	root, msg := r.lastDef.node, r.lastDef.msg
+	if root == nil {
+		c.runs.Put(r)
+		return nil
+	}
 	defer func() {
 		r.arena.Reset()
 		r.rep = report{}
+		r.value = jsonv.Value{}
 		if cap(r.clean) > maxKept {
 			r.clean = nil
 		}
 		c.runs.Put(r)
 	}()
-	v := jsonv.Value{Kind: jsonv.Object}
+	// v points into r rather than at a local, which escaping into the
+	// report would allocate on every check.
+	var v *jsonv.Value
 	switch {
 	case raw == nil:
-	case tree != nil && utf8.Valid(raw):
-		v = *tree
+		r.value = jsonv.Value{Kind: jsonv.Object}
+		v = &r.value
+	case tree != nil:
+		v = tree
 	default:
 		src := raw
 		if !utf8.Valid(src) {
@@ -70,14 +92,15 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 			src = r.clean
 		}
 		var err error
-		if v, err = r.arena.ParseNext(src); err != nil {
+		if r.value, err = r.arena.ParseNext(src); err != nil {
 			return nil
 		}
+		v = &r.value
 	}
 	rep := &r.rep
-	*rep = report{c: c, key: key, root: &v, base: base, def: msg.Def}
-	if !valid(root, &v) {
-		e := check(root, &v, nil)
+	*rep = report{c: c, key: key, root: v, base: base, def: msg.Def}
+	if !valid(root, v) {
+		e := check(root, v, nil)
 		if e == nil {
 			panic(fmt.Sprintf("schemacheck: %s: valid and check disagree", msg.Def))
 		}
@@ -99,9 +122,11 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 			}
 		}
 	}
-	rep.extras(msg.Shape, &v, r.loc[:0])
-	if bytes.Contains(raw, metaKey) {
-		rep.meta(msg.Shape, &v, r.loc[:0])
+	rep.extras(msg.Shape, v, r.loc[:0])
+	// extras saw every "_meta" meta would judge, unless it left a part
+	// out; then the text says whether there is any.
+	if rep.sawMeta || (rep.partial && bytes.Contains(raw, metaKey)) {
+		rep.meta(msg.Shape, v, r.loc[:0])
 	}
 	if len(rep.probs) > 1 {
 		sort.SliceStable(rep.probs, func(i, j int) bool { return rep.probs[i].Pointer < rep.probs[j].Pointer })

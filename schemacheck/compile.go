@@ -33,7 +33,7 @@ import (
 // is safe for concurrent use.
 type Checker struct {
 	model *schemamodel.Schema
-	roots map[schemamodel.Key]*node
+	roots map[schemamodel.Key]root
 	runs  sync.Pool // *run, for its arena and scratch space
 	// scalarAlias holds the definitions that are plain aliases of a
 	// scalar type (ProtocolVersion, SessionId), resolved at load time:
@@ -111,9 +111,13 @@ type node struct {
 
 	required []string
 	props    map[string]*node
-	addl     additional
-	addlNode *node
-	items    *node
+	// propNames and propNodes are props as parallel slices, for prop's
+	// scan of small objects: comparing a few names beats hashing one.
+	propNames []string
+	propNodes []*node
+	addl      additional
+	addlNode  *node
+	items     *node
 
 	allOf, anyOf, oneOf []*node
 	not                 *node
@@ -121,6 +125,10 @@ type node struct {
 	// and oneOf: what a value must carry for the branch to be able to
 	// match, so that a valid check skips the others.
 	anyTags, oneTags []tagNeed
+	// anyTag and oneTag name the member every tagged branch of anyOf and
+	// oneOf is told apart by, when they agree ("" otherwise): valid then
+	// looks it up once, not once per branch.
+	anyTag, oneTag string
 
 	minimum, maximum, exclusiveMinimum, exclusiveMaximum *bound
 	minLength, maxLength, minItems, maxItems             int // -1: unset
@@ -131,6 +139,23 @@ type node struct {
 // tagNeed is a member a branch requires with a constant string value; name
 // "" when the branch has none.
 type tagNeed struct{ name, value string }
+
+// propScan is the most properties prop finds by scanning rather than by
+// the map.
+const propScan = 16
+
+// prop returns the schema of property name; nil when n declares none.
+func (n *node) prop(name string) *node {
+	if n.propNames == nil {
+		return n.props[name]
+	}
+	for i, k := range n.propNames {
+		if k == name {
+			return n.propNodes[i]
+		}
+	}
+	return nil
+}
 
 // annotations are keywords that assert nothing (or that the validator, as
 // acplint configured it, does not assert: format and content).
@@ -167,6 +192,14 @@ type compiler struct {
 	nodes map[string]*node // by pointer
 }
 
+// root is the checker of one message definition, with the definition, so
+// that a check looks the key up once.
+type root struct {
+	key  schemamodel.Key
+	node *node
+	msg  *schemamodel.Message
+}
+
 // Compile builds the checker of every message definition of m. It fails
 // on a schema it cannot check exactly: another JSON Schema draft, a keyword
 // it does not implement, a reference that is not a JSON Pointer into the
@@ -179,7 +212,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		}
 	}
 	c := &compiler{m: m, nodes: map[string]*node{}}
-	ck := &Checker{model: m, roots: map[schemamodel.Key]*node{}, scalarAlias: map[string]bool{}}
+	ck := &Checker{model: m, roots: map[schemamodel.Key]root{}, scalarAlias: map[string]bool{}}
 	for name := range m.Defs {
 		if sh := m.DefShape(name); sh != nil && isScalarAlias(sh) {
 			ck.scalarAlias[name] = true
@@ -196,7 +229,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.File, err)
 		}
-		ck.roots[k] = n
+		ck.roots[k] = root{k, n, msg}
 	}
 	if err := c.checkLoops(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
@@ -204,6 +237,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 	for _, n := range c.nodes {
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
+		n.anyTag, n.oneTag = sharedTag(n.anyTags), sharedTag(n.oneTags)
 	}
 	return ck, nil
 }
@@ -363,6 +397,12 @@ func (c *compiler) fill(n *node) error {
 		for name := range props {
 			if n.props[name], err = c.node(ptr + "/properties/" + jsonv.EscapeToken(name)); err != nil {
 				return err
+			}
+		}
+		if len(props) <= propScan {
+			for name, p := range n.props {
+				n.propNames = append(n.propNames, name)
+				n.propNodes = append(n.propNodes, p)
 			}
 		}
 	}
@@ -536,6 +576,22 @@ func (c *compiler) checkLoops() error {
 	return nil
 }
 
+// sharedTag is the member name of every tag of ts; "" when they name
+// different members, or none does.
+func sharedTag(ts []tagNeed) string {
+	name := ""
+	for _, t := range ts {
+		switch {
+		case t.name == "":
+		case name == "":
+			name = t.name
+		case t.name != name:
+			return ""
+		}
+	}
+	return name
+}
+
 // tags finds, for each branch of a union, a member the branch requires
 // with a constant string value (directly or through $ref and allOf): a
 // value that lacks it, or carries another value, cannot match the branch.
@@ -555,7 +611,7 @@ func need(n *node, depth int) tagNeed {
 		return tagNeed{}
 	}
 	for _, name := range n.required {
-		if p := n.props[name]; p != nil {
+		if p := n.prop(name); p != nil {
 			if s, ok := p.constVal.(string); ok && p.hasConst {
 				return tagNeed{name: name, value: s}
 			}

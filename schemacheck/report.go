@@ -21,6 +21,10 @@ type report struct {
 	def   string
 	probs []codec.Problem
 	bad   [][]string // instance locations with a validation error
+	// sawMeta: extras met a "_meta" member; partial: it left out a part
+	// of the value that meta walks (a recursive type, or a subtree with
+	// errors). Without either, meta has nothing to judge.
+	sawMeta, partial bool
 }
 
 func (r *report) add(loc []string, p codec.Problem) {
@@ -398,7 +402,11 @@ func unionTag(bs []*branch) (string, []string) {
 // enums it does not list. Subtrees with validation errors are skipped.
 // loc is a stack the walk pushes onto and pops.
 func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
-	if sh == nil || sh.Cycle || r.failedAt(loc) {
+	if sh == nil {
+		return
+	}
+	if sh.Cycle || r.failedAt(loc) {
+		r.partial = true
 		return
 	}
 	switch v.Kind {
@@ -417,8 +425,12 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 		dd := newDedup(ms)
 		for i := range ms {
 			k := ms[i].Key
-			if k == "_meta" || dd.shadowed(i) {
-				continue // _meta is free-form by definition; its type is validated
+			if k == "_meta" {
+				r.sawMeta = true
+				continue // _meta is free-form by definition; meta judges its type
+			}
+			if dd.shadowed(i) {
+				continue
 			}
 			child := append(loc, k)
 			if !d.free {
@@ -499,6 +511,9 @@ type decl struct {
 	// untagged ones.
 	one         *schemamodel.Variant
 	allUntagged bool
+	// oneFlat says one's shape declares its members itself (no union
+	// inside), so prop looks them up without judging the object again.
+	oneFlat bool
 }
 
 // declared finds the members an object may carry under sh: its own and
@@ -514,9 +529,16 @@ func declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 	if sh.Variants == nil {
 		return d
 	}
+	// The variants of a union mostly share one tag member: look it up
+	// once, not once per variant.
+	var tag string
+	var got *jsonv.Value
 	for _, v := range sh.Variants {
 		if v.Tag != "" && !v.CatchAll {
-			if got := member(obj, v.Tag); got != nil && isText(textValue{v: got}, v.TagValue) {
+			if v.Tag != tag {
+				tag, got = v.Tag, member(obj, v.Tag)
+			}
+			if got != nil && isText(textValue{v: got}, v.TagValue) {
 				d.one = v
 				break
 			}
@@ -572,6 +594,7 @@ func declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 		d.free = true
 		return d
 	}
+	d.oneFlat = inner.one == nil && !inner.allUntagged
 	// A union of object types (McpServer, SessionUpdate) names the
 	// member's type after the variant; a union inside an object with
 	// members of its own (CreateElicitationRequest's scopes) after the
@@ -593,6 +616,10 @@ func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
 					return p
 				}
 			}
+		}
+	} else if d.oneFlat {
+		if p := d.one.Shape.Props[name]; p != nil {
+			return p
 		}
 	} else if d.one != nil {
 		if p := declared(d.one.Shape, obj).prop(name, obj); p != nil {

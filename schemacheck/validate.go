@@ -161,13 +161,16 @@ func inEnum(n *node, v *jsonv.Value) bool {
 	return false
 }
 
-// fails says whether a value cannot match a union branch for lack of the
-// branch's tag.
-func (t tagNeed) fails(v *jsonv.Value) bool {
+// failsWith says whether a value cannot match a union branch for lack of
+// the branch's tag; got is the value's member t.name when the caller
+// looked it up already (looked).
+func (t tagNeed) failsWith(v *jsonv.Value, got *jsonv.Value, looked bool) bool {
 	if t.name == "" || v.Kind != jsonv.Object {
 		return false
 	}
-	got := member(v, t.name)
+	if !looked {
+		got = member(v, t.name)
+	}
 	return got == nil || got.Kind != jsonv.String || got.Str() != t.value
 }
 
@@ -208,7 +211,7 @@ func valid(n *node, v *jsonv.Value) bool {
 			if d.shadowed(i) {
 				continue
 			}
-			if p := n.props[ms[i].Key]; p != nil {
+			if p := n.prop(ms[i].Key); p != nil {
 				if !valid(p, &ms[i].Value) {
 					return false
 				}
@@ -260,8 +263,13 @@ func valid(n *node, v *jsonv.Value) bool {
 	}
 	if n.anyOf != nil {
 		ok := false
+		var tag *jsonv.Value
+		shared := n.anyTag != "" && v.Kind == jsonv.Object
+		if shared {
+			tag = member(v, n.anyTag)
+		}
 		for i, s := range n.anyOf {
-			if !n.anyTags[i].fails(v) && valid(s, v) {
+			if !n.anyTags[i].failsWith(v, tag, shared) && valid(s, v) {
 				ok = true
 				break
 			}
@@ -272,8 +280,13 @@ func valid(n *node, v *jsonv.Value) bool {
 	}
 	if n.oneOf != nil {
 		matched := 0
+		var tag *jsonv.Value
+		shared := n.oneTag != "" && v.Kind == jsonv.Object
+		if shared {
+			tag = member(v, n.oneTag)
+		}
 		for i, s := range n.oneOf {
-			if !n.oneTags[i].fails(v) && valid(s, v) {
+			if !n.oneTags[i].failsWith(v, tag, shared) && valid(s, v) {
 				matched++
 				if matched > 1 {
 					return false
@@ -411,7 +424,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 				continue
 			}
 			key := ms[i].Key
-			if p := n.props[key]; p != nil {
+			if p := n.prop(key); p != nil {
 				add(check(p, &ms[i].Value, append(loc, key)))
 				continue
 			}
