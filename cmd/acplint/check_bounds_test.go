@@ -137,7 +137,11 @@ func TestCheckPeakMemory(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			pidfile := filepath.Join(dir, "pids")
-			args := append([]string{"check", "--out", filepath.Join(dir, "out")}, tc.args...)
+			// One agent at a time: the bound is on what one flooding
+			// agent makes check hold, and parallel floods on a loaded
+			// machine push every run past its timeout, so that which
+			// failure gets a minimal run depends on the load.
+			args := append([]string{"check", "-j", "1", "--out", filepath.Join(dir, "out")}, tc.args...)
 			args = append(args, "--", "sh", "-c", tc.script)
 			r := runBounded(t, bin, args, []string{"PIDFILE=" + pidfile}, 2*maxCheckRSS, 2*time.Minute, 0)
 			t.Logf("peak RSS %d MiB in %v", r.maxRSS>>10, r.took.Round(time.Millisecond))
