@@ -19,6 +19,7 @@ package schemacheck
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -497,36 +498,13 @@ func (c *compiler) fill(n *node) error {
 }
 
 // unescapeFragment undoes the URL escaping of a fragment, as the
-// validator's URLs did.
+// validator's URLs did (url.PathUnescape: "+" stays "+").
 func unescapeFragment(frag string) (string, error) {
-	if !strings.Contains(frag, "%") {
-		return frag, nil
+	out, err := url.PathUnescape(frag)
+	if err != nil {
+		return "", fmt.Errorf("bad %%-escape")
 	}
-	var b strings.Builder
-	for i := 0; i < len(frag); i++ {
-		if frag[i] != '%' {
-			b.WriteByte(frag[i])
-			continue
-		}
-		if i+2 >= len(frag) || unhex(frag[i+1]) < 0 || unhex(frag[i+2]) < 0 {
-			return "", fmt.Errorf("bad %%-escape")
-		}
-		b.WriteByte(byte(unhex(frag[i+1])<<4 | unhex(frag[i+2])))
-		i += 2
-	}
-	return b.String(), nil
-}
-
-func unhex(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
+	return out, nil
 }
 
 // checkLoops fails when a node reaches itself through keywords that apply
