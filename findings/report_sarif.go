@@ -197,8 +197,9 @@ func startSARIF(w io.Writer, r Report, extra []sarifRule) (*sarifStream, error) 
 	return s, err
 }
 
-func (s *sarifStream) add(w io.Writer, f ValidationFinding) error {
-	res := sarifResult{
+// resultOf is the SARIF result of f.
+func (s *sarifStream) resultOf(f ValidationFinding) sarifResult {
+	return sarifResult{
 		RuleID:              f.RuleID,
 		Level:               sarifLevel(f.Severity),
 		Message:             sarifText{Text: f.Message},
@@ -206,6 +207,10 @@ func (s *sarifStream) add(w io.Writer, f ValidationFinding) error {
 		PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(f)},
 		Properties:          &sarifResultProps{Blame: f.Blame.String()},
 	}
+}
+
+func (s *sarifStream) add(w io.Writer, f ValidationFinding) error {
+	res := s.resultOf(f)
 	// ruleIndex must point into driver.rules, which is written already: a
 	// rule outside it gets none (SARIF then goes by ruleId).
 	if i, ok := s.index[f.RuleID]; ok {

@@ -31,14 +31,7 @@ func BenchmarkAppendSARIFResult(b *testing.B) {
 	var s sarifStream
 	f := New(All()[0], Location{File: "session.jsonl", Line: 42, Column: 7, Pointer: "/params/update/content/0/text"},
 		`"session/update" for session "sess_1" names tool call "tc-é" that was never started: <"kind":"edit">`)
-	res := sarifResult{
-		RuleID:              f.RuleID,
-		Level:               sarifLevel(f.Severity),
-		Message:             sarifText{Text: f.Message},
-		Locations:           []sarifLocation{s.locationOf(f.Location, true)},
-		PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(f)},
-		Properties:          &sarifResultProps{Blame: f.Blame.String()},
-	}
+	res := s.resultOf(f)
 	var buf []byte
 	for b.Loop() {
 		buf = appendSARIFResult(buf[:0], &res)
