@@ -276,6 +276,15 @@ type boolFlagValue struct{ *flagValue }
 
 func (boolFlagValue) IsBoolFlag() bool { return true }
 
+// String is flagValue's, and "" for the zero boolFlagValue that package
+// flag makes to learn the default it prints in usage.
+func (b boolFlagValue) String() string {
+	if b.flagValue == nil {
+		return ""
+	}
+	return b.flagValue.String()
+}
+
 // listFlag collects a flag given several times, each a comma-separated
 // list.
 type listFlag struct {
@@ -307,17 +316,17 @@ func addConfigFlags(fs *flag.FlagSet) *configFlags {
 	return c
 }
 
-// resolve builds the effective configuration: defaults, then the config
-// file (--config, or the acplint.yaml nearest the working directory unless
-// --no-config), then every flag that was given.
-func (c *configFlags) resolve() (lintConfig, error) {
+// resolve builds command's effective configuration: defaults, then the
+// config file (--config, or the acplint.yaml nearest the working directory
+// unless --no-config), then every flag that was given.
+func (c *configFlags) resolve(command string) (lintConfig, error) {
 	cfg := defaultLintConfig()
 	name, err := configPath(c.config, c.noConfig)
 	if err != nil {
 		return cfg, err
 	}
 	if name != "" {
-		if err := readConfig(name, "lint", &cfg); err != nil {
+		if err := readConfig(name, command, &cfg); err != nil {
 			return cfg, err
 		}
 	}
@@ -457,34 +466,80 @@ flags override the file, and each takes --config and --no-config:
 	schema-diff  fail-on, format
 	tap          enable, disable, severity, schema (the live linter's)
 
-This command prints lint's effective configuration.
+This command prints the effective configuration of COMMAND (lint when
+none is given): only the keys that command takes, and only the flags of
+those keys may be given with it.
+
+	acplint config check          # what acplint check would run with here
+	acplint config corpus -f json
 `
 
 func runConfig(_ context.Context, args []string, e *env) int {
-	fs := newFlagSet("config", "acplint config [flags]", configDoc, e)
+	fs := newFlagSet("config", "acplint config [flags] [COMMAND]", configDoc, e)
 	flags := addConfigFlags(fs)
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		e.errorf("config: takes no arguments; run 'acplint help config' for usage")
+	command := "lint"
+	switch {
+	case fs.NArg() > 1:
+		e.errorf("config: takes at most one command; run 'acplint help config' for usage")
+		return exitUsage
+	case fs.NArg() == 1:
+		command = fs.Arg(0)
+		if _, ok := commandKeys[command]; !ok {
+			e.errorf("config: %q is not a command with settings (%s); run 'acplint help config' for usage", command, strings.Join(configCommands(), ", "))
+			return exitUsage
+		}
+	}
+	if err := flags.onlyKeysOf(fs, command); err != nil {
+		e.errorf("config: %v", err)
 		return exitUsage
 	}
-	cfg, err := flags.resolve()
+	cfg, err := flags.resolve(command)
 	if err != nil {
 		e.errorf("config: %v", err)
 		return exitUsage
 	}
-	if err := writeConfig(e.stdout, cfg); err != nil {
+	if err := writeConfig(e.stdout, cfg, command); err != nil {
 		e.errorf("config: %v", err)
 		return exitUsage
 	}
 	return exitClean
 }
 
-// writeConfig prints cfg as an acplint.yaml that gives the same run from
-// the working directory.
-func writeConfig(w io.Writer, cfg lintConfig) error {
+// configCommands are the commands acplint.yaml has settings for, in the
+// order the help lists them.
+func configCommands() []string {
+	return []string{"lint", "check", "corpus", "schema-diff", "tap"}
+}
+
+// keyOfFlag maps the flags of addConfigFlags onto acplint.yaml's keys.
+var keyOfFlag = map[string]string{
+	"enable": "enable", "disable": "disable", "rule-severity": "severity", "exclude": "exclude", "fail-on": "fail-on",
+	"f": "format", "format": "format", "input": "input", "schema": "schema", "baseline": "baseline",
+}
+
+// onlyKeysOf refuses a flag given for a key command does not take: acplint
+// config check --enable would print a setting check never reads.
+func (c *configFlags) onlyKeysOf(fs *flag.FlagSet, command string) error {
+	takes := map[string]bool{}
+	for _, k := range commandKeys[command] {
+		takes[k] = true
+	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if key, ok := keyOfFlag[f.Name]; ok && !takes[key] && err == nil {
+			err = fmt.Errorf("%s does not take --%s (its keys: %s)", strings.ReplaceAll(command, "-", " "), f.Name, strings.Join(commandKeys[command], ", "))
+		}
+	})
+	return err
+}
+
+// writeConfig prints cfg, the effective configuration of command, as an
+// acplint.yaml that gives the same run from the working directory: the
+// keys command takes, at the top.
+func writeConfig(w io.Writer, cfg lintConfig, command string) error {
 	if cfg.File != "" {
 		fmt.Fprintf(w, "# effective configuration: %s, then the flags given\n", filepath.ToSlash(cfg.File))
 	} else {
@@ -521,6 +576,10 @@ func writeConfig(w io.Writer, cfg lintConfig) error {
 			exclude = append(exclude, p)
 		}
 	}
+	takes := map[string]bool{"version": true}
+	for _, k := range commandKeys[command] {
+		takes[k] = true
+	}
 	doc := &yaml.Node{Kind: yaml.MappingNode}
 	for _, kv := range []struct {
 		key string
@@ -530,7 +589,9 @@ func writeConfig(w io.Writer, cfg lintConfig) error {
 		{"fail-on", str(cfg.FailOn)}, {"exclude", list(exclude)}, {"format", str(cfg.Format)}, {"input", str(cfg.Input)},
 		{"schema", str(filepath.ToSlash(cfg.Schema))}, {"baseline", str(filepath.ToSlash(cfg.Baseline))},
 	} {
-		doc.Content = append(doc.Content, str(kv.key), kv.val)
+		if takes[kv.key] {
+			doc.Content = append(doc.Content, str(kv.key), kv.val)
+		}
 	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)

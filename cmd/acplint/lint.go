@@ -108,7 +108,7 @@ func runLint(_ context.Context, args []string, e *env) int {
 	if code, ok := parseFlags(fs, args, e); !ok {
 		return code
 	}
-	cfg, err := cfgFlags.resolve()
+	cfg, err := cfgFlags.resolve("lint")
 	if err != nil {
 		e.errorf("lint: %v", err)
 		return exitUsage

@@ -90,7 +90,7 @@ func commands() []command {
 		{"tap", "run an agent for an editor, forwarding its traffic and linting it live", runTap},
 		{"convert", "convert a transcript between the formats lint reads", runConvert},
 		{"rules", "list the rule catalog", runRules},
-		{"config", "print the effective configuration (acplint.yaml and flags)", runConfig},
+		{"config", "print the effective configuration of a command (acplint.yaml and flags)", runConfig},
 		{"explain", "describe one rule, with a failing and a passing example", runExplain},
 		{"version", "print acplint's version", runVersion},
 		{"schema", "diff two ACP schema versions: what breaks for whom (schema diff OLD NEW)", runSchema},
