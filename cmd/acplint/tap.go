@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/htmlreport"
@@ -285,9 +286,9 @@ const recordDelay = 2 * time.Millisecond
 // traffic flows: findings come at most this late.
 const liveLintDelay = 50 * time.Millisecond
 
-// liveLintBatch bounds the bytes of frames that wait to be handed to the
-// linter besides the tap's queue: past it, frame hands them over before
-// the queue has run empty.
+// liveLintBatch bounds the bytes of frames (what the tap's queue counts)
+// that wait to be handed to the linter besides the queue: past it, frame
+// hands them over before the queue has run empty.
 const liveLintBatch = 256 << 10
 
 // opts holds the rule selection's Filter and the schema; selection
@@ -347,7 +348,9 @@ func (l *liveLinter) frame(fr transcript.Frame) {
 		return
 	}
 	l.pending = append(l.pending, fr)
-	l.pendingBytes += len(fr.Data)
+	// Counted as the queue counts it, the frame too: a flood of empty
+	// lines is bounded as well.
+	l.pendingBytes += len(fr.Data) + int(unsafe.Sizeof(fr))
 	if l.pendingBytes >= liveLintBatch {
 		l.handOverLocked()
 	}
