@@ -83,7 +83,8 @@ type Observer struct {
 	// set stands for the frames this observer missed at that point.
 	Frame func(transcript.Frame)
 	// Idle, when set, is called whenever the queue runs empty: the moment
-	// to flush, so a crash loses at most the frames in flight.
+	// to flush, so a crash loses at most the frames in flight (with a
+	// Delay, those of the last Delay).
 	Idle func()
 	// Delay is how long a frame may wait in the queue before the observer
 	// is woken for it (0: at once). Waking a goroutine for every line
@@ -493,7 +494,8 @@ type queue struct {
 	failed bool // the observer panicked: it gets nothing more
 	wake   chan struct{}
 	// urgent ends an observer's Delay early: the queue is half full, or
-	// closed.
+	// closed. (A token left from a push while the observer was busy ends
+	// its next Delay at once: one early wake-up.)
 	urgent chan struct{}
 	done   chan struct{}
 }
