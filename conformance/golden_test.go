@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/conformance"
+	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/golden"
 	"github.com/acplint/acplint/lint"
@@ -194,5 +196,101 @@ func TestCorpusCoversCatalog(t *testing.T) {
 	}
 	if len(missing) > 0 {
 		t.Errorf("%d gaps in the corpus:\n\t%s", len(missing), strings.Join(missing, "\n\t"))
+	}
+}
+
+// TestGoldenLive: lint of a recording handed over as frames, as a live tap
+// hands them (transcript.NewFrameReader), finds what lint of the recording
+// finds, at the same lines and in the same order, and shows OnEntry the
+// same entries. The recording is the case converted to acplint's format,
+// so every rule's failing and passing cases run both ways; the frames come
+// in handfuls of one to three, as they cross.
+func TestGoldenLive(t *testing.T) {
+	cases, err := golden.LoadCases(conformance.Corpus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	defer func() {
+		if total < len(cases) {
+			t.Errorf("%d findings in %d cases: the comparison compares too little", total, len(cases))
+		}
+	}()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			opts := lint.Options{File: c.Name, MaxPerRule: 3, CleanEnd: slices.Contains(c.Flags, "--clean-end")}
+			var rec bytes.Buffer
+			switch c.TranscriptName {
+			case "transcript.acplint.jsonl":
+				rec.Write(c.Transcript) // gap records and all
+			case "transcript.ndjson":
+				_, err = lint.Convert(bytes.NewReader(c.Transcript), &rec, lint.ConvertOptions{From: transcript.FormatNDJSON, To: "acplint"})
+			default:
+				_, err = lint.Convert(bytes.NewReader(c.Transcript), &rec, lint.ConvertOptions{To: "acplint"})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			type seen struct{ finds, entries []string }
+			observe := func(s *seen) lint.Options {
+				o := opts
+				o.OnFinding = func(f findings.ValidationFinding) {
+					s.finds = append(s.finds, fmt.Sprintf("%d:%d %s %s [%s] %s", f.Location.Line, f.Location.Column, f.RuleID, f.Severity, f.Blame, f.Message))
+				}
+				o.OnEntry = func(e transcript.Entry, msgs []*domain.Message) {
+					desc := fmt.Sprintf("%d %v %q %d %d %s %s %v", e.Line.Num, e.Dir, e.Line.Bytes, e.Splits, len(e.Extra), e.Lost, e.Time, e.Line.CRLF)
+					for _, m := range msgs {
+						desc += fmt.Sprintf(" %v/%v/%s", m.Kind, m.Dir, m.Method)
+					}
+					s.entries = append(s.entries, desc)
+				}
+				return o
+			}
+			var offline, live seen
+			o := observe(&offline)
+			o.Format = transcript.FormatTranscript
+			want, err := lint.Transcript(bytes.NewReader(rec.Bytes()), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.Split(bytes.TrimSuffix(rec.Bytes(), []byte("\n")), []byte("\n"))
+			h, ok, err := transcript.ParseHeader(lines[0])
+			if !ok || err != nil {
+				t.Fatalf("the recording's header %q: %v", lines[0], err)
+			}
+			var frames []transcript.Frame
+			for i, line := range lines[1:] {
+				fr, err := transcript.ParseFrame(line)
+				if err != nil {
+					t.Skipf("line %d of the recording is not a frame, which a tap never hands over: %v", i+2, err)
+				}
+				frames = append(frames, fr)
+			}
+			handful := 0
+			next := func() ([]transcript.Frame, error) {
+				if len(frames) == 0 {
+					return nil, io.EOF
+				}
+				handful = handful%3 + 1
+				n := min(handful, len(frames))
+				b := frames[:n]
+				frames = frames[n:]
+				return b, nil
+			}
+			got, err := lint.Source(transcript.NewFrameReader(next, h.Started), observe(&live))
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += len(offline.finds)
+			if !slices.Equal(live.finds, offline.finds) {
+				t.Errorf("live findings:\n%s\noffline:\n%s", strings.Join(live.finds, "\n"), strings.Join(offline.finds, "\n"))
+			}
+			if !slices.Equal(live.entries, offline.entries) {
+				t.Errorf("live entries:\n%s\noffline:\n%s", strings.Join(live.entries, "\n"), strings.Join(offline.entries, "\n"))
+			}
+			if got.Format != want.Format || got.Lines != want.Lines || got.Messages != want.Messages {
+				t.Errorf("live: %d lines, %d messages of %s; offline: %d, %d of %s", got.Lines, got.Messages, got.Format, want.Lines, want.Messages, want.Format)
+			}
+		})
 	}
 }

@@ -115,6 +115,11 @@ func New(w io.Writer, opts Options) *Writer {
 // it and its findings into the page as they are read. OnFinding and
 // OnEntry in opts are still called.
 func (w *Writer) Lint(r io.Reader, opts lint.Options) (*lint.Result, error) {
+	return w.LintSource(transcript.NewReader(r, opts.Format, opts.MaxLine), opts)
+}
+
+// LintSource is Lint of what src reads (lint.Source).
+func (w *Writer) LintSource(src *transcript.Reader, opts lint.Options) (*lint.Result, error) {
 	w.StartFile(opts.File)
 	onFinding, onEntry := opts.OnFinding, opts.OnEntry
 	opts.OnFinding = func(f findings.ValidationFinding) {
@@ -129,7 +134,7 @@ func (w *Writer) Lint(r io.Reader, opts lint.Options) (*lint.Result, error) {
 			onEntry(e, msgs)
 		}
 	}
-	res, err := lint.Transcript(r, opts)
+	res, err := lint.Source(src, opts)
 	w.EndFile(res, err)
 	return res, err
 }

@@ -82,7 +82,13 @@ type Result struct {
 // every problem with the content is a finding, and so is a bug of acplint
 // that panics while linting it (ACP-LINT-003).
 func Transcript(r io.Reader, opts Options) (*Result, error) {
-	src := transcript.NewReader(r, opts.Format, opts.MaxLine)
+	return Source(transcript.NewReader(r, opts.Format, opts.MaxLine), opts)
+}
+
+// Source is Transcript of what src reads: a reader the caller made, such
+// as transcript.NewFrameReader of a live tap's frames. opts.Format and
+// opts.MaxLine are src's business.
+func Source(src *transcript.Reader, opts Options) (*Result, error) {
 	l := &linter{file: opts.File, phase: protocol.ACP.Initial, res: &Result{Format: src.Format()}, schema: opts.Schema,
 		onFinding: opts.OnFinding, filter: opts.Filter, maxPerRule: opts.MaxPerRule}
 	if l.maxPerRule == 0 {

@@ -83,8 +83,16 @@ type Observer struct {
 	// set stands for the frames this observer missed at that point.
 	Frame func(transcript.Frame)
 	// Idle, when set, is called whenever the queue runs empty: the moment
-	// to flush, so a crash loses at most the frames in flight.
+	// to flush, so a crash loses at most the frames in flight (with a
+	// Delay, those of the last Delay).
 	Idle func()
+	// Delay is how long a frame may wait in the queue before the observer
+	// is woken for it (0: at once). Waking a goroutine for every line
+	// costs the machine a thread switch or two, taken from the forwarding
+	// when the editor and the agent take turns; an observer that may lag
+	// wakes at most once per Delay while the traffic flows and takes what
+	// has queued, unless the queue is half full.
+	Delay time.Duration
 }
 
 // Result describes how the agent ended.
@@ -485,11 +493,15 @@ type queue struct {
 	closed bool
 	failed bool // the observer panicked: it gets nothing more
 	wake   chan struct{}
+	// urgent ends an observer's Delay early: the queue is half full, or
+	// closed. (A token left from a push while the observer was busy ends
+	// its next Delay at once: one early wake-up.)
+	urgent chan struct{}
 	done   chan struct{}
 }
 
 func newQueue(o Observer, max int64, onError func(error)) *queue {
-	q := &queue{obs: o, max: max, onError: onError, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &queue{obs: o, max: max, onError: onError, wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1), done: make(chan struct{})}
 	go q.run()
 	return q
 }
@@ -509,6 +521,9 @@ func (q *queue) push(f transcript.Frame) {
 	q.frames = append(q.frames, f)
 	q.bytes += size
 	q.signal()
+	if q.bytes > q.max/2 {
+		notify(q.urgent)
+	}
 }
 
 // frameCost is what a queued frame costs: its bytes and the frame itself,
@@ -548,9 +563,12 @@ func (q *queue) flushGapLocked() {
 	}
 }
 
-func (q *queue) signal() {
+func (q *queue) signal() { notify(q.wake) }
+
+// notify sends on c, a channel of one slot, unless a send is pending.
+func notify(c chan struct{}) {
 	select {
-	case q.wake <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
@@ -561,16 +579,36 @@ func (q *queue) close() {
 	q.flushGapLocked()
 	q.closed = true
 	q.signal()
+	notify(q.urgent)
 }
 
 func (q *queue) run() {
 	defer close(q.done)
+	var delay *time.Timer
+	if q.obs.Delay > 0 {
+		delay = time.NewTimer(q.obs.Delay)
+		delay.Stop()
+	}
 	for {
 		q.mu.Lock()
-		for q.head == len(q.frames) && !q.closed {
-			q.mu.Unlock()
-			<-q.wake
-			q.mu.Lock()
+		if q.head == len(q.frames) && !q.closed {
+			for q.head == len(q.frames) && !q.closed {
+				q.mu.Unlock()
+				<-q.wake
+				q.mu.Lock()
+			}
+			if delay != nil && !q.closed && q.bytes <= q.max/2 {
+				// Let the frames gather: the pump's signals meanwhile
+				// find the wake slot full and wake nobody.
+				q.mu.Unlock()
+				delay.Reset(q.obs.Delay)
+				select {
+				case <-delay.C:
+				case <-q.urgent:
+					delay.Stop()
+				}
+				q.mu.Lock()
+			}
 		}
 		if q.head == len(q.frames) {
 			q.mu.Unlock()

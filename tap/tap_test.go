@@ -404,3 +404,90 @@ func TestSignalIsForwarded(t *testing.T) {
 		t.Errorf("agent's last line %q, want its report of the SIGHUP", l)
 	}
 }
+
+// delayedObserver counts what a queue gives it.
+type delayedObserver struct {
+	mu     sync.Mutex
+	frames []transcript.Frame
+	idles  int
+}
+
+func (o *delayedObserver) observer(delay time.Duration) Observer {
+	return Observer{Name: "delayed", Delay: delay,
+		Frame: func(f transcript.Frame) { o.mu.Lock(); o.frames = append(o.frames, f); o.mu.Unlock() },
+		Idle:  func() { o.mu.Lock(); o.idles++; o.mu.Unlock() }}
+}
+
+func (o *delayedObserver) count() (frames, idles int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.frames), o.idles
+}
+
+// TestObserverDelayBatchesWakeUps: an observer with a Delay is woken about
+// once per Delay while lines keep coming, not once per line, and still
+// gets every line, in order, by the end.
+func TestObserverDelayBatchesWakeUps(t *testing.T) {
+	const lines, delay = 100, 50 * time.Millisecond
+	var o delayedObserver
+	q := newQueue(o.observer(delay), 1<<20, nil)
+	start := time.Now()
+	for i := range lines {
+		q.push(transcript.Frame{Data: []byte(fmt.Sprint(i))})
+		time.Sleep(time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	q.close()
+	<-q.done
+	n, idles := o.count()
+	if n != lines {
+		t.Fatalf("%d frames, want %d", n, lines)
+	}
+	for i, f := range o.frames {
+		if string(f.Data) != fmt.Sprint(i) {
+			t.Fatalf("frame %d is %q", i, f.Data)
+		}
+	}
+	if most := int(elapsed/delay) + 2; idles > most {
+		t.Errorf("the observer ran empty %d times in %v of lines every millisecond; want at most %d with a Delay of %v", idles, elapsed, most, delay)
+	}
+}
+
+// TestObserverDelayEndsWhenTheQueueFills: a queue half full wakes its
+// observer before its Delay is up, so a delay never costs frames that fit
+// the queue; closing the queue ends the delay too.
+func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
+	var o delayedObserver
+	q := newQueue(o.observer(time.Hour), 10<<10, nil)
+	line := bytes.Repeat([]byte("x"), 1<<10)
+	// The observer's goroutine may start after the first frames are
+	// queued, and then takes them at once; it waits out its Delay for
+	// the first frame that comes once it has run empty.
+	for range 2 {
+		q.push(transcript.Frame{Data: line})
+		time.Sleep(50 * time.Millisecond)
+	}
+	for range 4 { // 5 queued: past half of the queue, frames' own cost included
+		q.push(transcript.Frame{Data: line})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for n, _ := o.count(); n < 6; n, _ = o.count() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the observer has %d of 6 frames after 10s; a half-full queue should have woken it", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for range 2 {
+		q.push(transcript.Frame{Data: line})
+		time.Sleep(50 * time.Millisecond)
+	}
+	q.close()
+	select {
+	case <-q.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the observer still waits out its Delay after the queue was closed")
+	}
+	if n, _ := o.count(); n != 8 {
+		t.Errorf("%d frames, want 8", n)
+	}
+}

@@ -55,20 +55,66 @@ func (s *canonicalSource) Next() (Entry, error) {
 		} else if f, err = parseFrameJSON(l.Bytes); errors.Is(err, ErrNotFrame) {
 			return Entry{Line: l, Bad: err.Error()}, nil
 		}
-		if f.Lost != nil {
-			return Entry{Line: codec.Line{Num: l.Num, Offset: l.Offset}, Lost: describeLost(f.Lost)}, nil
-		}
-		data := f.Data
-		wire := codec.Line{Num: l.Num, Offset: l.Offset, Bytes: data}
-		if n := len(data); n > 0 && data[n-1] == '\r' {
-			wire.Bytes, wire.CRLF = data[:n-1], true
-		}
-		e := Entry{Line: wire, Dir: f.From}
-		if !s.started.IsZero() {
-			e.Time = s.started.Add(f.T).Format(time.RFC3339Nano)
-		}
+		e := FrameEntry(f, l.Num, s.started)
+		e.Line.Offset = l.Offset
 		return e, nil
 	}
+}
+
+// NewFrameReader reads an acplint transcript given as frames rather than
+// as bytes: a live tap's, as they cross. next returns the frames that came
+// since it was last called, waiting for some; after the last, none and
+// io.EOF (or another error). The entries are those a Reader of the recording
+// gives (the header on line 1, the frames from line 2 on, with times from
+// started; split messages rebuilt and text grouped alike), with no line
+// written or parsed on the way. They share the frames' Data.
+func NewFrameReader(next func() ([]Frame, error), started time.Time) *Reader {
+	fs := &frameSource{next: next, started: started, num: 1}
+	return &Reader{src: &blockSource{src: fs}, format: FormatTranscript, frames: fs}
+}
+
+// frameSource gives the frames that next hands over as entries.
+type frameSource struct {
+	next    func() ([]Frame, error)
+	batch   []Frame // handed over, not yet given out
+	num     int     // the line of the last frame given out
+	started time.Time
+}
+
+func (s *frameSource) Next() (Entry, error) {
+	for len(s.batch) == 0 {
+		b, err := s.next()
+		if err != nil {
+			return Entry{}, err
+		}
+		s.batch = b
+	}
+	f := s.batch[0]
+	s.batch[0] = Frame{} // given out: the reader no longer holds it
+	s.batch = s.batch[1:]
+	s.num++
+	return FrameEntry(f, s.num, s.started), nil
+}
+
+// FrameEntry is the entry a Reader gives for frame f of an acplint
+// transcript, read from line num of a recording whose header says started
+// (zero: no times). A live linter is handed the frames this way, so that it
+// lints exactly what `acplint lint` of the recording does, with neither
+// writing nor parsing a line. The entry shares f.Data.
+func FrameEntry(f Frame, num int, started time.Time) Entry {
+	if f.Lost != nil {
+		return Entry{Line: codec.Line{Num: num}, Lost: describeLost(f.Lost)}
+	}
+	data := f.Data
+	wire := codec.Line{Num: num, Bytes: data}
+	if n := len(data); n > 0 && data[n-1] == '\r' {
+		wire.Bytes, wire.CRLF = data[:n-1], true
+	}
+	e := Entry{Line: wire, Dir: f.From}
+	if !started.IsZero() {
+		e.Time = started.Add(f.T).Format(time.RFC3339Nano)
+	}
+	return e
 }
 
 // describeLost is the message of the ACP-LINT-004 finding for a gap.

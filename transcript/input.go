@@ -120,6 +120,8 @@ type Reader struct {
 	src    source
 	br     *bufio.Reader
 	format Format
+	// frames is the source of a NewFrameReader, which has no br.
+	frames *frameSource
 }
 
 // NewReader reads a transcript in format f from r, detecting the format
@@ -162,6 +164,9 @@ func (r *Reader) HoldsEntries() bool {
 // WholeLineBuffered reports whether a complete line is already buffered,
 // so that reading it cannot wait on the writer (a live tap).
 func (r *Reader) WholeLineBuffered() bool {
+	if r.frames != nil {
+		return len(r.frames.batch) > 0
+	}
 	buf, _ := r.br.Peek(r.br.Buffered())
 	return bytes.IndexByte(buf, '\n') >= 0
 }

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	case "replay":
 		replayAgent()
 		os.Exit(0)
+	case "relay":
+		relayProcess()
+		os.Exit(0)
 	default:
 		faultAgent(kind)
 		os.Exit(0)

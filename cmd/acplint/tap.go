@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/htmlreport"
@@ -34,7 +35,8 @@ how many (ACP-LINT-004). A line longer than --max-line is forwarded whole
 but not recorded or linted (a gap too). Nobody reading stderr, an editor
 that stops reading, a full disk or a bug in a rule (ACP-LINT-003) never
 stall or end the forwarding. The recording is flushed whenever the recorder
-has caught up, so a tap killed outright loses at most the frames in flight.
+has caught up, at most 2 ms after the traffic, so a tap killed outright
+loses at most the frames of its last 2 ms.
 
 The agent runs in a process group of its own, so signals reach the real
 agent behind a wrapper (a script, npx, go run); on Linux the whole group is
@@ -185,14 +187,16 @@ func runTap(ctx context.Context, args []string, e *env) int {
 				rec.Write(fr) // errors stick; reported after the run
 			},
 			// Flushing whenever the recorder has caught up keeps the file
-			// current: a tap killed outright loses at most a frame.
-			Idle: func() { rec.Flush() },
+			// current: a tap killed outright loses at most the frames of
+			// its last recordDelay.
+			Idle:  func() { rec.Flush() },
+			Delay: recordDelay,
 		})
 	}
 	var live *liveLinter
 	if !*noLint {
 		live = newLiveLinter(findingsOut, liveName, header.Started, page, liveOpts, selection)
-		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle})
+		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle, Delay: liveLintDelay})
 	}
 	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
 		MaxLine: *maxLine, QueueBytes: *queue, OnTrouble: trouble, Supervised: true}
@@ -243,49 +247,79 @@ func writeFinding(w io.Writer, f findings.ValidationFinding) {
 	findings.Write(w, findings.FormatText, findings.Report{Findings: []findings.ValidationFinding{f}})
 }
 
-// liveLinter feeds frames to lint.Transcript through a pipe, in the
-// canonical format, so live linting is exactly `acplint lint` of the
-// recording, gaps included; findings are printed as soon as they are found,
+// liveLinter hands the frames the tap's queue gives it to lint.Source
+// directly (transcript.NewFrameReader), so live linting is exactly `acplint
+// lint` of the recording, gaps included, with no transcript written and
+// parsed again on the way; findings are printed as soon as they are found,
 // and, when page is not nil, written into it with the traffic; the page is
 // closed when the input ends.
+//
+// The queue wakes the linter at most once per liveLintDelay while the
+// traffic flows (tap.Observer.Delay), and idle hands over what came: lint
+// then reads the handful of lines as one batch. Waking it for each line as
+// it crossed (the editor and the agent take turns, a few lines at a time)
+// cost thread switches taken from the forwarding on a busy machine.
 type liveLinter struct {
-	pw   *io.PipeWriter
-	done chan struct{}
+	// batches carries what the queue gave since the last hand-over to the
+	// linter; close closes it at the end.
+	batches chan []transcript.Frame
+	done    chan struct{}
 
-	// mu guards w, which the tap's queue fills and the flush timer
-	// empties.
-	mu      sync.Mutex
-	w       *transcript.Writer
-	timer   *time.Timer
-	pending bool // the timer is set
+	// mu guards what follows, which the tap's queue fills and close
+	// hands over last (the queue may not have finished: the tap gives up
+	// waiting for it after a while).
+	mu           sync.Mutex
+	pending      []transcript.Frame
+	pendingBytes int
+	closed       bool
 }
 
-// liveLintDelay is how long a line may wait for the linter once the
-// traffic pauses: findings come at most this late, and the linter wakes
-// once per pause of the traffic rather than once for every few lines that
-// cross (see frame).
+// recordDelay is how long a line may wait for the recorder while the
+// traffic flows. Woken for every line (the editor and the agent take
+// turns, a line or three at a time), the recorder cost a thread switch and
+// a write to the file per line, a third of the tap's CPU with live lint
+// and time taken from the forwarding on a busy machine; woken at most
+// every 2 ms, it writes what came in one go.
+const recordDelay = 2 * time.Millisecond
+
+// liveLintDelay is how long a line may wait for the linter while the
+// traffic flows: findings come at most this late.
 const liveLintDelay = 50 * time.Millisecond
+
+// liveLintBatch bounds the bytes of frames (what the tap's queue counts)
+// that wait to be handed to the linter besides the queue: past it, frame
+// hands them over before the queue has run empty.
+const liveLintBatch = 256 << 10
 
 // opts holds the rule selection's Filter and the schema; selection
 // reports a finding with the severity --rule-severity gives it.
 func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlreport.Writer, opts lint.Options, selection *ruleSelection) *liveLinter {
-	pr, pw := io.Pipe()
-	l := &liveLinter{pw: pw, done: make(chan struct{})}
+	l := &liveLinter{batches: make(chan []transcript.Frame), done: make(chan struct{})}
 	go func() {
+		// The queue's side stops waiting for the linter once done is
+		// closed (handOverLocked), however linting ends.
 		defer close(l.done)
 		defer func() {
 			// lint recovers from a panic in a rule itself; this is the last
 			// line, so that nothing in linting can end the tap.
 			if r := recover(); r != nil {
 				writeFinding(out, lint.InternalError(findings.Location{File: file}, fmt.Sprintf("live lint stopped after an internal error: panic: %v", r)))
-				pr.CloseWithError(errLintStopped)
 			}
 		}()
 		print := func(f findings.ValidationFinding) {
 			f, _ = selection.apply(f)
 			writeFinding(out, f)
 		}
-		opts.Format, opts.File, opts.OnFinding = transcript.FormatTranscript, file, print
+		opts.File, opts.OnFinding = file, print
+		next := func() ([]transcript.Frame, error) {
+			if b, ok := <-l.batches; ok {
+				return b, nil
+			}
+			return nil, io.EOF
+		}
+		// With the recording's start, so that the page's times are the
+		// recording's.
+		src := transcript.NewFrameReader(next, started)
 		var err error
 		if page != nil {
 			// Closed here, after the last entry, even if lint panics.
@@ -294,69 +328,67 @@ func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlrepo
 					fmt.Fprintf(out, "acplint tap: %v\n", err)
 				}
 			}()
-			_, err = page.Lint(pr, opts)
+			_, err = page.LintSource(src, opts)
 		} else {
-			_, err = lint.Transcript(pr, opts)
+			_, err = lint.Source(src, opts)
 		}
 		if err != nil {
 			fmt.Fprintf(out, "acplint tap: live lint stopped: %v\n", err)
 		}
-		pr.CloseWithError(errLintStopped) // the tap's side must not block
 	}()
-	// The header goes through the pipe too, so the reader must be running.
-	// With the recording's start, so that the page's times are the
-	// recording's.
-	l.w, _ = transcript.NewWriter(pw, transcript.Header{Producer: "acplint tap", Started: started})
-	l.timer = time.AfterFunc(time.Hour, l.flush)
-	l.timer.Stop()
 	return l
 }
 
-var errLintStopped = errors.New("live lint stopped")
-
-// frame buffers fr for the linter, which gets the buffer when it is full
-// or liveLintDelay after the tap's queue first ran empty (idle). Lint reads
-// what the pipe holds as one batch: handing it each line as it crossed
-// (the editor and the agent take turns, a few lines at a time) made it
-// lint batches of one or two lines and wake its goroutines for each, at
-// five times the CPU of linting the recording, taken from the forwarding
-// on a busy machine.
+// frame keeps fr for the linter until the queue runs empty (idle), or
+// liveLintBatch bytes wait.
 func (l *liveLinter) frame(fr transcript.Frame) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.w.Write(fr)
+	if l.closed {
+		return
+	}
+	l.pending = append(l.pending, fr)
+	// Counted as the queue counts it, the frame too: a flood of empty
+	// lines is bounded as well.
+	l.pendingBytes += len(fr.Data) + int(unsafe.Sizeof(fr))
+	if l.pendingBytes >= liveLintBatch {
+		l.handOverLocked()
+	}
 }
 
 func (l *liveLinter) idle() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.pending {
-		l.pending = true
-		l.timer.Reset(liveLintDelay)
+	if !l.closed {
+		l.handOverLocked()
 	}
 }
 
-// flush hands the buffered frames to the linter; it may wait for the
-// linter to read them, never the tap's forwarding.
-func (l *liveLinter) flush() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.pending = false
-	l.w.Flush()
+// handOverLocked gives the frames kept to the linter; it may wait for the
+// linter to take them (the tap's queue holds the rest meanwhile), never
+// the tap's forwarding.
+func (l *liveLinter) handOverLocked() {
+	if len(l.pending) == 0 {
+		return
+	}
+	select {
+	case l.batches <- l.pending:
+	case <-l.done: // the linter stopped: nobody reads
+	}
+	l.pending, l.pendingBytes = nil, 0
 }
 
 // close ends the input and waits, at most timeout, for the last findings.
-// The tap has finished with its queue by now (or given up on it), so what
-// is buffered is all there is.
 func (l *liveLinter) close(timeout time.Duration) {
-	l.timer.Stop()
 	go func() {
-		l.flush()
-		l.pw.Close()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.handOverLocked()
+		l.closed = true
+		close(l.batches)
 	}()
 	select {
 	case <-l.done:
 	case <-time.After(timeout):
-		l.pw.Close() // a flush still waiting on the linter returns
 	}
 }
