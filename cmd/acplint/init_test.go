@@ -63,6 +63,7 @@ var mustNotLink = map[string]string{
 	"github.com/google/jsonschema-go/jsonschema": "the MCP tools' schemas; the MCP server is acplint-mcp",
 	"image/png":      "rapid's -rapid.debugvis page, built only with -tags rapidvis",
 	"compress/flate": "rapid's -rapid.debugvis page (through image/png), built only with -tags rapidvis",
+	"html/template":  "the HTML report writes its head with escapeHTML",
 }
 
 // TestLinksNothingHeavy lists what the command links (go list -deps) and
