@@ -39,7 +39,8 @@ func buildMCPServer(t testing.TB) string {
 	return dir
 }
 
-// pathWith is the process environment with dir first in PATH.
+// pathWith is the PATH entry of a child's environment: dir, then this
+// process's PATH.
 func pathWith(dir string) string {
 	return "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")
 }
