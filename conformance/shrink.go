@@ -21,6 +21,7 @@ var rapidOnce sync.Once
 
 func initRapid() {
 	rapidOnce.Do(func() {
+		rapid.RegisterFlags()
 		testing.Init()
 		if !flag.Parsed() {
 			_ = flag.CommandLine.Parse(nil)

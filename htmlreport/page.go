@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"html/template"
 	"maps"
 	"slices"
 	"sync"
@@ -24,8 +23,8 @@ var (
 
 // csp allows the page's own style and script (by their hashes) and nothing
 // else: no other script, even one that escaped into the page, runs, and
-// the page reaches no network. It and the templates below are made when
-// the first page is written, not when a command that writes none starts.
+// the page reaches no network. It is made when the first page is written,
+// not when a command that writes none starts.
 var csp = sync.OnceValue(func() string {
 	return "default-src 'none'; style-src " + hashSource(css) + "; script-src " + hashSource(script) +
 		"; img-src data:; base-uri 'none'; form-action 'none'"
@@ -36,23 +35,45 @@ func hashSource(s string) string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
-// headTemplate is the page up to the data blocks. html/template escapes the
-// title (a file name) and producer; css is trusted, compiled-in text.
-var headTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("head").Parse(`<!DOCTYPE html>
+// writeHead writes the page up to the data blocks. The title (a file
+// name), the tool and its version are escaped for the element text and
+// the quoted attribute values they go in, as html/template escaped them
+// before (issue 16: html/template's package init ran in every acplint
+// process); css is trusted, compiled-in text.
+func writeHead(w *bufio.Writer, title string, opts Options) error {
+	w.WriteString(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
+<meta http-equiv="Content-Security-Policy" content="`)
+	escapeHTML(w, csp())
+	w.WriteString(`">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="{{.Tool}} {{.Version}}">
-<title>{{.Title}} · acplint report</title>
-<style>{{.CSS}}</style>
+<meta name="generator" content="`)
+	escapeHTML(w, opts.Tool)
+	w.WriteString(` `)
+	escapeHTML(w, opts.Version)
+	w.WriteString(`">
+<title>`)
+	escapeHTML(w, title)
+	w.WriteString(` · acplint report</title>
+<style>`)
+	w.WriteString(css)
+	w.WriteString(`</style>
 </head>
 <body>
 <noscript><p class="noscript">This report draws its timeline with JavaScript, which is off. The transcript and its findings are in the page source, in the script elements of type application/json.</p></noscript>
 <header id="top">
-<div class="title"><h1>{{.Title}}</h1><span class="by">{{.Tool}} {{.Version}}{{if .Redacted}} · secrets redacted{{end}}</span></div>
+<div class="title"><h1>`)
+	escapeHTML(w, title)
+	w.WriteString(`</h1><span class="by">`)
+	escapeHTML(w, opts.Tool)
+	w.WriteString(` `)
+	escapeHTML(w, opts.Version)
+	if opts.Redact {
+		w.WriteString(` · secrets redacted`)
+	}
+	w.WriteString(`</span></div>
 <div id="summary"></div>
 <div id="controls">
 <span class="group" id="sev-filter"><label class="sev-error"><input type="checkbox" id="sev-error" checked> errors</label> <label class="sev-warning"><input type="checkbox" id="sev-warning" checked> warnings</label> <label class="sev-info"><input type="checkbox" id="sev-info" checked> info</label></span>
@@ -73,27 +94,48 @@ var headTemplate = sync.OnceValue(func() *template.Template {
 </section>
 <aside id="detail"><p class="hint">Select a message to see it in full, with its findings. Keys: n and p go to the next and previous finding, / searches.</p></aside>
 </main>
-`))
-})
-
-// tailTemplate ends the page: the script, after every data block.
-var tailTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("tail").Parse(`<script>{{.Script}}</script>
-</body>
-</html>
-`))
-})
-
-type pageData struct {
-	Title, Tool, Version, CSP string
-	Redacted                  bool
-	CSS                       template.CSS
-	Script                    template.JS
+`)
+	return writeErr(w)
 }
 
-func writeHead(w *bufio.Writer, title string, opts Options) error {
-	return headTemplate().Execute(w, pageData{Title: title, Tool: opts.Tool, Version: opts.Version, CSP: csp(),
-		Redacted: opts.Redact, CSS: template.CSS(css)})
+// writeErr is the error of w's writes so far: bufio.Writer keeps the
+// first, and returns it from every later write.
+func writeErr(w *bufio.Writer) error {
+	_, err := w.WriteString("")
+	return err
+}
+
+// escapeHTML writes s escaped for HTML element text and for a quoted
+// attribute value: the characters html/template's HTML escaper replaces,
+// replaced as it does, so that every other byte (invalid UTF-8 included)
+// is written as it is.
+func escapeHTML(w *bufio.Writer, s string) {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var repl string
+		switch s[i] {
+		case 0:
+			repl = "\uFFFD"
+		case '"':
+			repl = "&#34;"
+		case '&':
+			repl = "&amp;"
+		case '\'':
+			repl = "&#39;"
+		case '+':
+			repl = "&#43;"
+		case '<':
+			repl = "&lt;"
+		case '>':
+			repl = "&gt;"
+		default:
+			continue
+		}
+		w.WriteString(s[start:i])
+		w.WriteString(repl)
+		start = i + 1
+	}
+	w.WriteString(s[start:])
 }
 
 // writeTail writes the metadata block (the producer, and the catalog entry
@@ -133,5 +175,8 @@ func writeTail(w *bufio.Writer, opts Options, rules map[string]bool) error {
 	if _, err := w.Write(b); err != nil {
 		return err
 	}
-	return tailTemplate().Execute(w, pageData{Script: template.JS(script)})
+	w.WriteString("<script>")
+	w.WriteString(script)
+	w.WriteString("</script>\n</body>\n</html>\n")
+	return writeErr(w)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/acplint/acplint/internal/gcpolicy"
@@ -48,11 +50,22 @@ func TestMain(m *testing.M) {
 // TestScripts runs the command-line scenarios in testdata/script: exit
 // codes, output formats, baselines, help text and bad input.
 func TestScripts(t *testing.T) {
+	mcpDir := buildMCPServer(t)
+	// testscript.Main put the acplint command in a directory of its own,
+	// first in PATH.
+	acplintInPath, err := exec.LookPath("acplint")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			// The shipped examples, so scripts test what README shows.
 			env.Setenv("EXAMPLES", mustAbs(t, "../../examples"))
+			// acplint mcp runs acplint-mcp from PATH; PATH_WITHOUT_MCP
+			// holds acplint alone, for the scripts that go without.
+			env.Setenv("PATH_WITHOUT_MCP", filepath.Dir(acplintInPath))
+			env.Setenv("PATH", mcpDir+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil
 		},
 		Cmds:      reportCmds,      // sarifvalidate, junitvalidate

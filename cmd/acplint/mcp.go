@@ -2,82 +2,111 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
 
-	"github.com/acplint/acplint/mcpserver"
+// The MCP server is a binary of its own, acplint-mcp: the MCP SDK links
+// net/http, crypto/tls and more, whose package inits every other acplint
+// process would pay for at start-up (issue 16). 'acplint mcp' stays the
+// command that assistants are configured with and hands the process over
+// to acplint-mcp.
+const (
+	mcpServerName    = "acplint-mcp"
+	mcpServerInstall = "go install github.com/acplint/acplint/cmd/acplint-mcp@latest"
 )
 
 const mcpDoc = `
 Mcp serves acplint to coding assistants over the Model Context Protocol
-(MCP), on standard input and output: an MCP client (Claude Code, Zed,
-VS Code, the MCP Inspector) starts 'acplint mcp' and calls its tools.
+(MCP), on standard input and output. It runs acplint-mcp, a binary of its
+own that is installed beside acplint or in PATH, with the same flags and
+environment; 'acplint help mcp' prints its tools and flags.
 
-Tools (input schemas in tools/list; results as structured content):
-	lint_transcript     lint a transcript file or inline content; findings
-	                    with the fields of 'acplint lint -f json'
-	explain_rule        one rule with a failing and a passing example
-	list_rules          the rule catalog, by area or severity
-	schema_diff         classify the changes between two ACP schema files
-	convert_transcript  convert a transcript between formats
-	check_agent         property-test an agent: a dry run (the plan) by
-	                    default; it starts the agent only with dry_run
-	                    false and confirm true
-Resources: acplint://rules, acplint://rules/{id}, acplint://spec.
+acplint-mcp is not installed. Install it with
 
-Files are read only under the --root directories (any number; with none,
-the working directory), after resolving symbolic links; relative paths
-are taken from the first root, which is also check_agent's working
-directory. A file larger than --max-file-size is refused, every call but
-check_agent ends after --timeout, at most --max-findings findings (or
-schema changes) are returned with the total counted, and a converted
-transcript is cut at --max-output bytes. check_agent runs one at a time,
-bounded by --max-runs, --max-steps and --check-timeout, and writes its
-shrunk transcripts (owner-only) to a new temporary directory or to an
-out_dir under a root. acplint opens no network connection.
+	` + mcpServerInstall + `
 
-Nothing but MCP messages is written to standard output; the server ends
-when its standard input closes.
-
-Example (Claude Code):
-	claude mcp add acplint -- acplint mcp --root /path/to/project
+(or, in a clone of acplint, go install ./cmd/acplint-mcp).
 `
 
 func runMCP(ctx context.Context, args []string, e *env) int {
-	fs := newFlagSet("mcp", "acplint mcp [flags]", mcpDoc, e)
-	var roots []string
-	fs.Func("root", "read files under `DIR` (repeatable; default: the working directory)", func(dir string) error {
-		roots = append(roots, dir)
-		return nil
-	})
-	maxFile := fs.Int64("max-file-size", mcpserver.DefaultMaxFileSize, "largest file or inline transcript read, in `bytes`")
-	timeout := fs.Duration("timeout", mcpserver.DefaultTimeout, "`time` allowed to one tool call (check_agent has --check-timeout)")
-	maxFindings := fs.Int("max-findings", mcpserver.DefaultMaxFindings, "most findings or schema changes one call returns (the rest are counted)")
-	maxOutput := fs.Int("max-output", mcpserver.DefaultMaxOutput, "most `bytes` of converted transcript returned")
-	checkTimeout := fs.Duration("check-timeout", mcpserver.DefaultCheckTimeout, "longest `time` a check_agent call may ask for")
-	maxRuns := fs.Int("max-runs", mcpserver.DefaultMaxRuns, "most runs a check_agent call may ask for")
-	maxSteps := fs.Int("max-steps", mcpserver.DefaultMaxSteps, "most steps per run a check_agent call may ask for")
-	if code, ok := parseFlags(fs, args, e); !ok {
+	self, _ := os.Executable() // without it, PATH alone
+	server, err := findMCPServer(self)
+	if err != nil {
+		if askedForHelp(args) {
+			fmt.Fprintf(e.stdout, "usage: acplint mcp [flags]\n\n%s", strings.TrimSpace(mcpDoc)+"\n")
+			return exitClean
+		}
+		e.errorf("mcp: %v; install it with: %s (in a clone: go install ./cmd/acplint-mcp)", err, mcpServerInstall)
+		return exitUsage
+	}
+	if e.stdin == os.Stdin && e.stdout == os.Stdout && e.stderr == os.Stderr {
+		// The client talks to the server itself: nothing of acplint stays
+		// between them (where the system can replace a process).
+		code, err := execMCPServer(server, args)
+		if err != nil {
+			e.errorf("mcp: starting %s: %v", server, err)
+			return exitUsage
+		}
 		return code
 	}
-	if fs.NArg() > 0 {
-		e.errorf("mcp: unexpected argument %q; the server takes flags only (--root DIR for each directory)", fs.Arg(0))
-		return exitUsage
+	// A caller inside this process (completion reading the flags from
+	// -h, tests) gets the server as a child on its own streams.
+	return runMCPServer(ctx, server, args, e)
+}
+
+// findMCPServer returns the acplint-mcp beside the executable self, where
+// a release archive or 'go install' puts it, else the one in PATH.
+func findMCPServer(self string) (string, error) {
+	name := mcpServerName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
 	}
-	if *maxFile <= 0 || *timeout <= 0 || *maxFindings <= 0 || *maxOutput <= 0 || *checkTimeout <= 0 || *maxRuns <= 0 || *maxSteps <= 0 {
-		e.errorf("mcp: --max-file-size, --timeout, --max-findings, --max-output, --check-timeout, --max-runs and --max-steps must be positive")
-		return exitUsage
+	if self != "" {
+		beside := filepath.Join(filepath.Dir(self), name)
+		if info, err := os.Stat(beside); err == nil && info.Mode().IsRegular() && (runtime.GOOS == "windows" || info.Mode().Perm()&0o111 != 0) {
+			return beside, nil
+		}
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := mcpserver.Serve(ctx, mcpserver.Options{
-		Roots: roots, MaxFileSize: *maxFile, Timeout: *timeout, MaxFindings: *maxFindings, MaxOutput: *maxOutput,
-		CheckTimeout: *checkTimeout, MaxRuns: *maxRuns, MaxSteps: *maxSteps, Version: acplintVersion(),
-	}, e.stdin, e.stdout)
-	if err != nil && ctx.Err() == nil {
-		e.errorf("mcp: %v", err)
-		return exitUsage
+	path, err := exec.LookPath(mcpServerName)
+	if err != nil {
+		return "", fmt.Errorf("%s is neither beside acplint nor in PATH", mcpServerName)
 	}
-	return exitClean
+	return path, nil
+}
+
+// runMCPServer runs the server as a child on e's streams and returns its
+// exit code.
+func runMCPServer(ctx context.Context, server string, args []string, e *env) int {
+	cmd := exec.CommandContext(ctx, server, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+	err := cmd.Run()
+	var exited *exec.ExitError
+	switch {
+	case err == nil:
+		return exitClean
+	case errors.As(err, &exited) && exited.ExitCode() >= 0:
+		return exited.ExitCode()
+	}
+	e.errorf("mcp: %s: %v", server, err)
+	return exitUsage
+}
+
+// askedForHelp tells whether the flags in args ask for help, as package
+// flag reads them.
+func askedForHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }

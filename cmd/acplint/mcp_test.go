@@ -17,9 +17,33 @@ import (
 )
 
 // The MCP server is tested the way an assistant uses it: the real
-// 'acplint mcp', a process of its own, driven over its stdin and stdout by
-// the Go SDK's client (and by the MCP Inspector's CLI, a second client
+// 'acplint mcp', a process of its own that hands itself over to the
+// acplint-mcp binary built here, driven over its stdin and stdout by the
+// Go SDK's client (and by the MCP Inspector's CLI, a second client
 // written independently, where scripts/install-test-deps installed it).
+
+// mcpTestVersion is the version the tests stamp into acplint-mcp, as a
+// release build stamps both binaries.
+const mcpTestVersion = "v0.0.0-mcptest"
+
+// buildMCPServer builds acplint-mcp into a new directory and returns the
+// directory, for PATH: 'acplint mcp' looks there when acplint-mcp is not
+// beside the running executable (here, the test binary).
+func buildMCPServer(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-ldflags", "-X main.version="+mcpTestVersion, "-o", filepath.Join(dir, mcpServerName), "../acplint-mcp")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ../acplint-mcp: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// pathWith is the PATH entry of a child's environment: dir, then this
+// process's PATH.
+func pathWith(dir string) string {
+	return "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")
+}
 
 // mcpTools are the tools acplint mcp lists, with input properties each
 // must have.
@@ -41,7 +65,7 @@ func mcpSession(t *testing.T, args ...string) *mcp.ClientSession {
 	cmd := acplintProcess(t, ctx, 4<<20, append([]string{"mcp"}, args...)...)
 	// The agents check_agent starts inherit this (a race-enabled agent
 	// would sleep a second at every exit).
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", pathWith(buildMCPServer(t)))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "acplint-test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -120,7 +144,7 @@ func TestMCPServer(t *testing.T) {
 	cs := mcpSession(t, "--root", repo, "--root", out)
 
 	init := cs.InitializeResult()
-	if init.ServerInfo.Name != "acplint" || init.ServerInfo.Version != acplintVersion() || init.Capabilities.Tools == nil || init.Capabilities.Resources == nil {
+	if init.ServerInfo.Name != "acplint" || init.ServerInfo.Version != mcpTestVersion || init.Capabilities.Tools == nil || init.Capabilities.Resources == nil {
 		t.Errorf("initialize: server %+v, capabilities %+v", init.ServerInfo, init.Capabilities)
 	}
 	if !strings.Contains(init.Instructions, repo) {
@@ -373,12 +397,14 @@ func TestMCPInspectorCLI(t *testing.T) {
 	if err := os.Symlink(self, bin); err != nil {
 		t.Fatal(err)
 	}
+	mcpDir := buildMCPServer(t)
 	inspect := func(args ...string) []byte {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, inspector, append([]string{"--cli", bin, "mcp", "--root", repo}, args...)...)
 		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), pathWith(mcpDir))
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -431,5 +457,38 @@ func TestMCPInspectorCLI(t *testing.T) {
 	}
 	if f := res.StructuredContent.Findings; res.IsError || len(f) != 1 || f[0].Rule != "ACP-SES-002" || f[0].Location.Line != 3 {
 		t.Errorf("lint_transcript through the Inspector:\n%s", out)
+	}
+}
+
+// TestFindMCPServer: acplint mcp runs the acplint-mcp beside its own
+// executable before one in PATH, so that a release archive's pair goes
+// together; a file there that cannot be executed is passed over.
+func TestFindMCPServer(t *testing.T) {
+	self := filepath.Join(t.TempDir(), "acplint")
+	beside := filepath.Join(filepath.Dir(self), mcpServerName)
+	inPath := filepath.Join(t.TempDir(), mcpServerName)
+	if err := os.WriteFile(inPath, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Dir(inPath))
+
+	if got, err := findMCPServer(self); err != nil || got != inPath {
+		t.Errorf("nothing beside acplint: %q, %v; want %s", got, err, inPath)
+	}
+	if err := os.WriteFile(beside, []byte("#!/bin/sh\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := findMCPServer(self); err != nil || got != inPath {
+		t.Errorf("a file beside acplint that cannot run: %q, %v; want %s", got, err, inPath)
+	}
+	if err := os.Chmod(beside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := findMCPServer(self); err != nil || got != beside {
+		t.Errorf("acplint-mcp beside acplint and in PATH: %q, %v; want %s", got, err, beside)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if got, err := findMCPServer(""); err == nil {
+		t.Errorf("with no executable and nothing in PATH: %q, want an error", got)
 	}
 }

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/acplint/acplint/internal/buildversion"
 )
 
 // Exit codes, the same for every output format.
@@ -22,49 +23,13 @@ const (
 
 // version is set by a release build with -ldflags "-X main.version=…";
 // otherwise acplintVersion takes it from the build information.
-var version = "devel"
+var version = buildversion.Unstamped
 
 // acplintVersion is the version reports and 'acplint version' print. The
 // build information is read on the first call, not in init: decoding it
 // allocates for every module linked, which a command that prints no
 // version need not pay for at start-up.
-var acplintVersion = sync.OnceValue(func() string {
-	if version == "devel" {
-		if bi, ok := debug.ReadBuildInfo(); ok {
-			return buildVersion(bi)
-		}
-	}
-	return version
-})
-
-// buildVersion is the version the Go toolchain recorded: the module
-// version for 'go install …@vX.Y.Z', or for a build in a clone the
-// pseudo-version or "devel", with the VCS revision and "+dirty" for
-// uncommitted changes, so that a report says which code produced it.
-func buildVersion(bi *debug.BuildInfo) string {
-	v := bi.Main.Version
-	var rev string
-	dirty := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if v != "" && v != "(devel)" {
-		return v // a module version or a pseudo-version, "+dirty" included
-	}
-	if rev == "" {
-		return "devel"
-	}
-	v = "devel-" + rev[:min(12, len(rev))]
-	if dirty {
-		v += "+dirty"
-	}
-	return v
-}
+var acplintVersion = sync.OnceValue(func() string { return buildversion.String(version) })
 
 type command struct {
 	name    string

@@ -60,6 +60,9 @@ var graph = map[string]rule{
 	"internal/newrule":    {},
 	"internal/catalogsrc": {},
 
+	// The version acplint and acplint-mcp report.
+	"internal/buildversion": {},
+
 	// acplint check's sequence generator: a copy of pgregory.net/rapid
 	// whose package init does no work (issue 16; see its README.md).
 	"internal/third_party/rapid": {},
@@ -115,10 +118,17 @@ var graph = map[string]rule{
 		pulls:   []string{txtar, mcpSDK, toolSchema},
 	},
 
-	// The command links everything but the schema generator.
+	// The command links everything but the schema generator and the MCP
+	// server: 'acplint mcp' hands its process over to acplint-mcp, so that
+	// the SDK's package inits (net/http, crypto/tls, …) are not paid for
+	// by every other command at start-up (issue 16).
 	"cmd/acplint": {
-		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "mcpserver", "schemadiff", "schemamodel", "tap", "transcript"},
-		pulls:   []string{txtar, mcpSDK, toolSchema, yamlv3},
+		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/buildversion", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "schemadiff", "schemamodel", "tap", "transcript"},
+		pulls:   []string{txtar, yamlv3},
+	},
+	"cmd/acplint-mcp": {
+		imports: []string{"internal/buildversion", "internal/gcpolicy", "mcpserver"},
+		pulls:   []string{txtar, mcpSDK, toolSchema},
 	},
 }
 

@@ -5,7 +5,8 @@
 // file, You can obtain one at https://mozilla.org/MPL/2.0/.
 //
 // Modified for acplint (see README.md in this directory): the traceback
-// filters name this copy's import path.
+// filters name this copy's import path, and the flags are registered in
+// init only in a test binary (RegisterFlags).
 
 package rapid
 
@@ -67,7 +68,27 @@ type cmdline struct {
 	shrinkTime time.Duration
 }
 
+// init registers the flags where go test parses them. Any other program
+// that links rapid (acplint, whose every command does) calls
+// RegisterFlags before it runs a check, and its other commands pay nothing
+// for rapid at start-up.
 func init() {
+	if testing.Testing() {
+		RegisterFlags()
+	}
+}
+
+var registerFlags sync.Once
+
+// RegisterFlags registers rapid's flags (rapid.checks, rapid.seed, …) on
+// the default flag set, with their defaults from the RAPID_* environment
+// variables; rapid reads its settings from them. It does so once; a test
+// binary has done it in init.
+func RegisterFlags() {
+	registerFlags.Do(registerFlagsNow)
+}
+
+func registerFlagsNow() {
 	defaults := loadCmdlineDefaults(os.LookupEnv)
 	flag.IntVar(&flags.checks, "rapid.checks", defaults.checks, "rapid: number of checks to perform")
 	flag.IntVar(&flags.steps, "rapid.steps", defaults.steps, "rapid: average number of Repeat actions to execute")

@@ -5,7 +5,10 @@
 // file, You can obtain one at https://mozilla.org/MPL/2.0/.
 //
 // Modified for acplint (see README.md in this directory): the
-// visualisation template is parsed on first use, not in package init.
+// visualisation template is parsed on first use, not in package init, and
+// the visualisation is built only with -tags rapidvis (vis_off.go).
+
+//go:build rapidvis
 
 package rapid
 

@@ -1,11 +1,11 @@
-package main
+package buildversion
 
 import (
 	"runtime/debug"
 	"testing"
 )
 
-func TestBuildVersion(t *testing.T) {
+func TestFromBuildInfo(t *testing.T) {
 	settings := func(rev, modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
 	}
@@ -22,8 +22,8 @@ func TestBuildVersion(t *testing.T) {
 		{"no VCS information", "(devel)", nil, "devel"},
 	} {
 		bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/acplint/acplint", Version: tc.version}, Settings: tc.set}
-		if got := buildVersion(bi); got != tc.want {
-			t.Errorf("%s: buildVersion = %q, want %q", tc.name, got, tc.want)
+		if got := fromBuildInfo(bi); got != tc.want {
+			t.Errorf("%s: fromBuildInfo = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
