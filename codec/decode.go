@@ -26,6 +26,8 @@ type decoder struct {
 	pathBuf  [8]segment // the first segments of path, to save allocations
 	// strs, when set, shares copies of short strings between lines.
 	strs *stringCache
+	// arms, when set, holds the arms of common unions (arms.go).
+	arms *genArms
 	// own says the values decoded must not share the batch's memory at
 	// all: a request's params, which the machine keeps until the answer.
 	own bool
