@@ -570,6 +570,9 @@ func (d *decoder) undeclared(m *jsonv.Member, def string, unknown *domain.Member
 // reportMissing reports the required members of sp that seen (a bit per
 // field) lacks.
 func (d *decoder) reportMissing(sp *structPlan, seen uint64) {
+	if seen&sp.required == sp.required {
+		return
+	}
 	for i := range sp.fields {
 		f := &sp.fields[i]
 		if f.required && seen&(1<<i) == 0 {
