@@ -31,10 +31,19 @@ func (p *armPool[T]) take(v T) *T {
 	return a
 }
 
+// maxKeptArms bounds, in bytes, the array a pool keeps for the next
+// batch: one line holding a JSON-RPC batch of a million updates must not
+// leave a pool that size behind it.
+const maxKeptArms = 256 << 10
+
 // reset empties the pool for the next batch; the arms taken become
 // invalid. They are cleared so that they keep no text alive.
 func (p *armPool[T]) reset() {
-	clear(p.arms[:p.used])
+	if uintptr(len(p.arms))*unsafe.Sizeof(*new(T)) > maxKeptArms {
+		p.arms = nil
+	} else {
+		clear(p.arms[:p.used])
+	}
 	p.used = 0
 }
 
