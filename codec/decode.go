@@ -26,6 +26,8 @@ type decoder struct {
 	pathBuf  [8]segment // the first segments of path, to save allocations
 	// strs, when set, shares copies of short strings between lines.
 	strs *stringCache
+	// arms, when set, holds the arms of common unions (arms.go).
+	arms *genArms
 	// own says the values decoded must not share the batch's memory at
 	// all: a request's params, which the machine keeps until the answer.
 	own bool
@@ -568,6 +570,9 @@ func (d *decoder) undeclared(m *jsonv.Member, def string, unknown *domain.Member
 // reportMissing reports the required members of sp that seen (a bit per
 // field) lacks.
 func (d *decoder) reportMissing(sp *structPlan, seen uint64) {
+	if seen&sp.required == sp.required {
+		return
+	}
 	for i := range sp.fields {
 		f := &sp.fields[i]
 		if f.required && seen&(1<<i) == 0 {

@@ -4,6 +4,7 @@ package codec
 
 import (
 	"reflect"
+	"unsafe"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/jsonv"
@@ -170,6 +171,75 @@ func enumValues[T domain.Enum]() []string {
 
 // setZero clears *p, a value the decoder rejected as a whole.
 func setZero[T any](p *T) { *p = *new(T) }
+
+// genArms are the pools of the arms of pooledUnions (arms.go).
+type genArms struct {
+	p0  armPool[domain.TextContent]
+	p1  armPool[domain.ImageContent]
+	p2  armPool[domain.AudioContent]
+	p3  armPool[domain.ResourceLink]
+	p4  armPool[domain.EmbeddedResource]
+	p5  armPool[domain.UserMessageChunk]
+	p6  armPool[domain.AgentMessageChunk]
+	p7  armPool[domain.AgentThoughtChunk]
+	p8  armPool[domain.ToolCall]
+	p9  armPool[domain.ToolCallUpdate]
+	p10 armPool[domain.Plan]
+	p11 armPool[domain.AvailableCommandsUpdate]
+	p12 armPool[domain.CurrentModeUpdate]
+	p13 armPool[domain.ConfigOptionUpdate]
+	p14 armPool[domain.SessionInfoUpdate]
+	p15 armPool[domain.UsageUpdate]
+	p16 armPool[domain.Notice]
+	p17 armPool[domain.CompactionUpdate]
+	p18 armPool[domain.CompactionSummaryChunk]
+}
+
+// reset empties every pool.
+func (a *genArms) reset() {
+	a.p0.reset()
+	a.p1.reset()
+	a.p2.reset()
+	a.p3.reset()
+	a.p4.reset()
+	a.p5.reset()
+	a.p6.reset()
+	a.p7.reset()
+	a.p8.reset()
+	a.p9.reset()
+	a.p10.reset()
+	a.p11.reset()
+	a.p12.reset()
+	a.p13.reset()
+	a.p14.reset()
+	a.p15.reset()
+	a.p16.reset()
+	a.p17.reset()
+	a.p18.reset()
+}
+
+// genArmTabs are the ifaceTab of each pooled arm in its union.
+var genArmTabs = [...]unsafe.Pointer{
+	ifaceTab[domain.ContentBlock, domain.TextContent](),
+	ifaceTab[domain.ContentBlock, domain.ImageContent](),
+	ifaceTab[domain.ContentBlock, domain.AudioContent](),
+	ifaceTab[domain.ContentBlock, domain.ResourceLink](),
+	ifaceTab[domain.ContentBlock, domain.EmbeddedResource](),
+	ifaceTab[domain.SessionUpdate, domain.UserMessageChunk](),
+	ifaceTab[domain.SessionUpdate, domain.AgentMessageChunk](),
+	ifaceTab[domain.SessionUpdate, domain.AgentThoughtChunk](),
+	ifaceTab[domain.SessionUpdate, domain.ToolCall](),
+	ifaceTab[domain.SessionUpdate, domain.ToolCallUpdate](),
+	ifaceTab[domain.SessionUpdate, domain.Plan](),
+	ifaceTab[domain.SessionUpdate, domain.AvailableCommandsUpdate](),
+	ifaceTab[domain.SessionUpdate, domain.CurrentModeUpdate](),
+	ifaceTab[domain.SessionUpdate, domain.ConfigOptionUpdate](),
+	ifaceTab[domain.SessionUpdate, domain.SessionInfoUpdate](),
+	ifaceTab[domain.SessionUpdate, domain.UsageUpdate](),
+	ifaceTab[domain.SessionUpdate, domain.Notice](),
+	ifaceTab[domain.SessionUpdate, domain.CompactionUpdate](),
+	ifaceTab[domain.SessionUpdate, domain.CompactionSummaryChunk](),
+}
 
 func decodeGenInitializeRequest(d *decoder, v *jsonv.Value, out *domain.InitializeRequest, skip string) {
 	var seen uint64
@@ -3237,23 +3307,43 @@ func decodeGenContentBlock(d *decoder, v *jsonv.Value, out *domain.ContentBlock,
 	case genTypes[5]:
 		var arm domain.TextContent
 		decodeGenTextContent(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[0], pools.p0.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[6]:
 		var arm domain.ImageContent
 		decodeGenImageContent(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[1], pools.p1.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[7]:
 		var arm domain.AudioContent
 		decodeGenAudioContent(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[2], pools.p2.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[8]:
 		var arm domain.ResourceLink
 		decodeGenResourceLink(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[3], pools.p3.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[9]:
 		var arm domain.EmbeddedResource
 		decodeGenEmbeddedResource(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[4], pools.p4.take(arm))
+		} else {
+			*out = arm
+		}
 	default:
 		panic("codec: no generated arm for " + vt.String())
 	}
@@ -3696,59 +3786,115 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 	case genTypes[12]:
 		var arm domain.UserMessageChunk
 		decodeGenUserMessageChunk(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[5], pools.p5.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[13]:
 		var arm domain.AgentMessageChunk
 		decodeGenAgentMessageChunk(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[6], pools.p6.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[14]:
 		var arm domain.AgentThoughtChunk
 		decodeGenAgentThoughtChunk(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[7], pools.p7.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[15]:
 		var arm domain.ToolCall
 		decodeGenToolCall(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[8], pools.p8.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[16]:
 		var arm domain.ToolCallUpdate
 		decodeGenToolCallUpdate(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[9], pools.p9.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[17]:
 		var arm domain.Plan
 		decodeGenPlan(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[10], pools.p10.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[18]:
 		var arm domain.AvailableCommandsUpdate
 		decodeGenAvailableCommandsUpdate(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[11], pools.p11.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[19]:
 		var arm domain.CurrentModeUpdate
 		decodeGenCurrentModeUpdate(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[12], pools.p12.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[20]:
 		var arm domain.ConfigOptionUpdate
 		decodeGenConfigOptionUpdate(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[13], pools.p13.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[21]:
 		var arm domain.SessionInfoUpdate
 		decodeGenSessionInfoUpdate(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[14], pools.p14.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[22]:
 		var arm domain.UsageUpdate
 		decodeGenUsageUpdate(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[15], pools.p15.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[23]:
 		var arm domain.Notice
 		decodeGenNotice(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[16], pools.p16.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[24]:
 		var arm domain.CompactionUpdate
 		decodeGenCompactionUpdate(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[17], pools.p17.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[25]:
 		var arm domain.CompactionSummaryChunk
 		decodeGenCompactionSummaryChunk(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[18], pools.p18.take(arm))
+		} else {
+			*out = arm
+		}
 	default:
 		panic("codec: no generated arm for " + vt.String())
 	}

@@ -47,6 +47,9 @@ type Decoded struct {
 	dec decoder
 	// strs is the string cache of the BatchDecoder; nil for DecodeLine.
 	strs *stringCache
+	// arms are the union arm pools of the BatchDecoder (arms.go); nil for
+	// DecodeLine.
+	arms *genArms
 }
 
 // Tree returns the parse tree of the line and the bytes it was parsed
@@ -60,7 +63,7 @@ func (d *Decoded) Tree() (root *jsonv.Value, src []byte, ok bool) {
 
 // decoder returns d's decoder, reset for a message at base.
 func (d *Decoded) decoder(base jsonv.Pointer) *decoder {
-	d.dec = decoder{src: d.src, base: base, strs: d.strs}
+	d.dec = decoder{src: d.src, base: base, strs: d.strs, arms: d.arms}
 	d.dec.path = d.dec.pathBuf[:0]
 	return &d.dec
 }
@@ -90,6 +93,7 @@ type BatchDecoder struct {
 	lines []*Decoded // one per line since Reset; kept for reuse
 	n     int
 	strs  stringCache
+	arms  genArms
 }
 
 // DecodeLine is the package's DecodeLine; the result is valid until Reset.
@@ -98,7 +102,7 @@ func (bd *BatchDecoder) DecodeLine(l Line) *Decoded {
 		bd.lines = append(bd.lines, new(Decoded))
 	}
 	d := bd.lines[bd.n]
-	d.strs = &bd.strs
+	d.strs, d.arms = &bd.strs, &bd.arms
 	bd.n++
 	return decodeLine(l, &bd.arena, d)
 }
@@ -107,13 +111,14 @@ func (bd *BatchDecoder) DecodeLine(l Line) *Decoded {
 // the messages with it.
 func (bd *BatchDecoder) Reset() {
 	bd.arena.Reset()
+	bd.arms.reset()
 	bd.n = 0
 }
 
 // decodeLine decodes l into d, parsing it in arena (after what the arena
 // already holds) when that is not nil.
 func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
-	*d = Decoded{Line: l, strs: d.strs}
+	*d = Decoded{Line: l, strs: d.strs, arms: d.arms}
 	d.Msgs, d.results, d.prefixes, d.metas = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0], d.metaBuf[:0]
 	d.params = d.paramsBuf[:0]
 	src := l.Bytes

@@ -3,6 +3,7 @@ package codec_test
 import (
 	"bytes"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -108,4 +109,51 @@ func TestRequestsOwnTheirMemory(t *testing.T) {
 			t.Errorf("%.60s: the id changed with the line (-before +after):\n%s", req, diff)
 		}
 	}
+}
+
+// TestBatchPoolsUnionArms: nearly every line is a session/update holding
+// a ContentBlock, and boxing the two union arms of each was half of what
+// lint allocated. A warm BatchDecoder keeps them in memory it reuses, so
+// a batch of such lines decodes with no allocation per line.
+func TestBatchPoolsUnionArms(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`)
+	const lines = 64
+	var bd codec.BatchDecoder
+	batch := func() {
+		bd.Reset()
+		for range lines {
+			if d := bd.DecodeLine(codec.Line{Num: 1, Bytes: line}); len(d.Problems) > 0 || d.Msgs[0].Params == nil {
+				t.Fatalf("decoded with problems %v", d.Problems)
+			}
+		}
+	}
+	batch()
+	if n := testing.AllocsPerRun(10, batch); n >= lines {
+		t.Errorf("a warm batch of %d session/update lines allocates %v times", lines, n)
+	}
+}
+
+// TestBatchArmPoolsStayBounded: a line that is a JSON-RPC batch of many
+// session/updates fills the arm pools far beyond a usual batch; the pools
+// must not keep that memory for the batches after it.
+func TestBatchArmPoolsStayBounded(t *testing.T) {
+	update := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`
+	huge := []byte("[" + strings.Repeat(update+",", 20000) + update + "]")
+	small := []byte(update)
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var bd codec.BatchDecoder
+	bd.DecodeLine(codec.Line{Num: 1, Bytes: huge})
+	bd.Reset()
+	bd.DecodeLine(codec.Line{Num: 2, Bytes: small}) // the huge line's Decoded is reused
+	bd.Reset()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	// 20,000 arms of each of the two unions take several MiB.
+	if held := int64(m.HeapAlloc) - int64(base.HeapAlloc); held > 2<<20 {
+		t.Errorf("after a batch of 20,000 updates and a reset the decoder holds %d bytes", held)
+	}
+	runtime.KeepAlive(&bd)
 }

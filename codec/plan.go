@@ -63,6 +63,9 @@ type structPlan struct {
 	byName  map[string]int // member name -> index into fields (inline unions excluded)
 	inlines []int          // indexes into fields of the inline unions, in declaration order
 	unknown int            // index of the Unknown domain.Members field, or -1
+	// required has bit i set when fields[i] is required, so that an
+	// object with every required member is judged in one comparison.
+	required uint64
 }
 
 // field finds the declared member called name. Senders mostly write members
@@ -210,6 +213,9 @@ func buildStructPlan(t reflect.Type) *structPlan {
 		f := &sp.fields[i]
 		if fi, ok := sp.byName[f.name]; ok && fi == i && f.inline == nil {
 			f.named = true
+		}
+		if f.required {
+			sp.required |= 1 << i
 		}
 	}
 	if len(sp.fields) > 64 {

@@ -3,8 +3,10 @@ package domain
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // idKey is the canonical form of a JSON-RPC id: two ids have the same key
@@ -22,11 +24,18 @@ import (
 // size follows the exponent's value: the key is built from the text as
 // "n", a sign, the significant digits without leading or trailing zeros and
 // the decimal exponent that applies to them as an integer. The work and the
-// key's size are linear in the length of the id whatever its exponent.
+// key's size are linear in the length of the id whatever its exponent. A
+// number that is a natural number of at most maxPlainKey digits, which
+// nearly every id is, is keyed by its decimal digits instead (0 for every
+// zero): an id written that way (7, 120) is its own key, and the key is the
+// id's own bytes, with nothing allocated for the lookups of every response.
+// No other key starts with a digit.
 //
 // Anything else (an invalid number or string, an object, an array, a
 // boolean: none is a valid id, and the codec reports them) is keyed by its
 // exact text.
+//
+// The key may share raw's memory: it is valid while raw's bytes are.
 func idKey(raw []byte) string {
 	r := bytes.TrimSpace(raw)
 	if len(r) == 0 {
@@ -50,13 +59,9 @@ func idKey(raw []byte) string {
 // numberIDKey canonicalises a JSON number (RFC 8259 grammar:
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?).
 func numberIDKey(r []byte) (string, bool) {
-	if plainInteger(r) {
-		// The usual id, 7 or 120: one allocation.
-		if len(r) == 1 && r[0] == '0' {
-			return "n0", true
-		}
-		trimmed := bytes.TrimRight(r, "0")
-		return "n" + string(trimmed) + "e" + strconv.Itoa(len(r)-len(trimmed)), true
+	if plainInteger(r) && len(r) <= maxPlainKey {
+		// The usual id, 7 or 120: its own key, in its own memory.
+		return unsafe.String(unsafe.SliceData(r), len(r)), true
 	}
 	i := 0
 	neg := r[i] == '-'
@@ -113,17 +118,46 @@ func numberIDKey(r []byte) (string, bool) {
 		digits = append(digits, fracDigits...)
 	}
 	if len(digits) == 0 {
-		return "n0", true // every zero, -0 and 0e999999 included
+		return "0", true // every zero, -0 and 0e999999 included
 	}
 	trimmed := bytes.TrimRight(digits, "0")
 	shift := int64(len(digits)-len(trimmed)) - int64(len(fracDigits))
+	exp := addToExponent(expNeg, bytes.TrimLeft(expDigits, "0"), shift)
+	if !neg && len(exp) <= 2 {
+		// A natural number short enough is keyed by its digits, as
+		// the plain integer spelling it is keyed above.
+		if e, err := strconv.Atoi(exp); err == nil && e >= 0 && e <= maxPlainKey-len(trimmed) {
+			return string(trimmed) + strings.Repeat("0", e), true
+		}
+	}
 
 	sign := ""
 	if neg {
 		sign = "-"
 	}
-	return "n" + sign + string(trimmed) + "e" + addToExponent(expNeg, bytes.TrimLeft(expDigits, "0"), shift), true
+	return "n" + sign + string(trimmed) + "e" + exp, true
 }
+
+// IDKeyOrder is the order of keys that reports listing requests by id
+// follow: the keys' order from before natural numbers were keyed by their
+// digits, when every number's key had the "n" form ("n12e0" before
+// "n1e1"), so that those reports come out as they always have. It is the
+// sort key of k in that order.
+func IDKeyOrder(k string) string {
+	if k == "" || k[0] < '0' || k[0] > '9' {
+		return k
+	}
+	if k == "0" {
+		return "n0"
+	}
+	t := strings.TrimRight(k, "0")
+	return "n" + t + "e" + strconv.Itoa(len(k)-len(t))
+}
+
+// maxPlainKey is the most digits of a natural number keyed by its digits;
+// a longer one is keyed in the "n" form, so that 1e999999 does not make a
+// key of a million zeros.
+const maxPlainKey = 40
 
 // addToExponent returns the decimal text of (±digits) + shift. shift is
 // bounded by the length of the id, so when digits has more than 18 of them

@@ -104,7 +104,9 @@ func (id RequestID) Kind() IDKind {
 
 // Key is the id's canonical form (see idKey), used wherever ids are
 // matched: a response with its request, a reused id, a cancel with what it
-// cancels.
+// cancels. The key of a plain integer id is id.Raw's own bytes, not a copy:
+// it is valid while they are, and whoever keeps it past that copies it
+// (protocol.Map does).
 func (id RequestID) Key() string { return idKey(id.Raw) }
 
 // String renders the id as it appears on the wire.

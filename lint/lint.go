@@ -440,7 +440,7 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr transcri
 		l.noteMalformed(loc.Line, m.Dir, "message split over several lines")
 	}
 	msgProbs, probs = l.schemaProblems(d, i, m, msgProbs, probs)
-	if otherVersion(l.phase, m) {
+	if otherVersion(&l.phase, m) {
 		// The v1 schema does not describe a connection that negotiated
 		// another version (ACP-VER-004, ACP-VER-005).
 		msgProbs, probs = nil, nil
@@ -477,7 +477,7 @@ func (l *linter) message(d *codec.Decoded, i int, m *domain.Message, fr transcri
 // otherVersion reports whether m belongs to a connection that negotiated a
 // protocol version other than 1, including the initialize result that
 // negotiates v2 or later.
-func otherVersion(p protocol.Phase, m *domain.Message) bool {
+func otherVersion(p *protocol.Phase, m *domain.Message) bool {
 	if p.Conn == protocol.ConnOtherVersion {
 		return true
 	}

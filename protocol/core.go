@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"strings"
+
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
 )
@@ -232,7 +234,8 @@ func corePrompt(p *Phase, c *ctx) {
 	}
 	p.withSession(id, func(s *Session) {
 		s.State = SessionPrompting
-		s.PromptKey = c.m.ID.Key()
+		// The key may be the message's memory, which the driver reuses.
+		s.PromptKey = strings.Clone(c.m.ID.Key())
 		s.PromptLine = c.line()
 		s.Turn++
 		s.CancelLine = 0

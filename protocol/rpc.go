@@ -3,6 +3,7 @@ package protocol
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -224,7 +225,7 @@ func pendingHint(p *Phase, sender domain.Direction) string {
 	// The ids as their requests spelled them: the map's keys are the
 	// canonical forms (domain.RequestID.Key).
 	var ids []string
-	for _, req := range pending.All() {
+	for _, req := range inIDOrder(pending) {
 		if len(ids) == 5 {
 			ids = append(ids, "…")
 			break
@@ -410,10 +411,29 @@ func cancelCascade(p *Phase, req Pending) bool {
 	return ok && s.CancelLine > 0
 }
 
+// inIDOrder returns the requests of pending in the order of their ids'
+// keys, as domain.IDKeyOrder has them, for the findings that list them.
+func inIDOrder(pending Map[string, Pending]) []Pending {
+	type keyed struct {
+		order string
+		req   Pending
+	}
+	var reqs []keyed
+	for k, req := range pending.All() {
+		reqs = append(reqs, keyed{domain.IDKeyOrder(k), req})
+	}
+	slices.SortFunc(reqs, func(a, b keyed) int { return strings.Compare(a.order, b.order) })
+	out := make([]Pending, len(reqs))
+	for i, r := range reqs {
+		out[i] = r.req
+	}
+	return out
+}
+
 func finish(p *Phase, c *ctx) {
 	ev := c.ev
 	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
-		for _, req := range p.pending[dir].All() {
+		for _, req := range inIDOrder(p.pending[dir]) {
 			at := findings.Location{File: ev.Loc.File, Line: req.Line}
 			id := req.ID.String() // as spelled; the map's key is canonical
 			switch {
