@@ -109,6 +109,10 @@ type node struct {
 	enumOf   types // the types of the enum's values
 
 	ref *node
+	// alias is what valid checks instead of a node that asserts nothing
+	// but one other schema ($ref, or an allOf of one): a third of the
+	// nodes of the ACP schema are such wrappers. nil otherwise.
+	alias *node
 
 	required []string
 	props    map[string]*node
@@ -236,6 +240,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
 	}
 	for _, n := range c.nodes {
+		n.alias = aliasOf(n)
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
 		n.anyTag, n.oneTag = sharedTag(n.anyTags), sharedTag(n.oneTags)
@@ -552,6 +557,32 @@ func (c *compiler) checkLoops() error {
 		}
 	}
 	return nil
+}
+
+// aliasOf returns the node valid may check in n's place (nil: n itself),
+// following wrappers to the first node that asserts something. checkLoops
+// has ruled out wrappers that lead back to themselves.
+func aliasOf(n *node) *node {
+	var target *node
+	switch {
+	case n.ref != nil && n.allOf == nil:
+		target = n.ref
+	case n.ref == nil && len(n.allOf) == 1:
+		target = n.allOf[0]
+	default:
+		return nil
+	}
+	if n.never || n.types != 0 || n.hasConst || n.enum != nil || n.required != nil || n.props != nil ||
+		n.addl != addAny || n.items != nil || n.anyOf != nil || n.oneOf != nil || n.not != nil ||
+		n.minimum != nil || n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil ||
+		n.minLength >= 0 || n.maxLength >= 0 || n.minItems >= 0 || n.maxItems >= 0 ||
+		n.minProps >= 0 || n.maxProps >= 0 || n.pattern != nil {
+		return nil
+	}
+	if a := aliasOf(target); a != nil {
+		return a
+	}
+	return target
 }
 
 // sharedTag is the member name of every tag of ts; "" when they name

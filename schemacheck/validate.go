@@ -176,6 +176,9 @@ func (t tagNeed) failsWith(v *jsonv.Value, got *jsonv.Value, looked bool) bool {
 
 // valid reports whether v satisfies n.
 func valid(n *node, v *jsonv.Value) bool {
+	if n.alias != nil {
+		n = n.alias
+	}
 	if n.never {
 		return false
 	}
