@@ -120,6 +120,13 @@ type node struct {
 	// scan of small objects: comparing a few names beats hashing one.
 	propNames []string
 	propNodes []*node
+	// With propNames, valid counts the required members as it meets
+	// them in its walk of the members rather than looking each one up:
+	// propRequired says which of propNames are required (reqScanned of
+	// them), and reqUnscanned lists the required names props lacks.
+	propRequired []bool
+	reqScanned   int
+	reqUnscanned []string
 	addl      additional
 	addlNode  *node
 	items     *node
@@ -241,6 +248,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 	}
 	for _, n := range c.nodes {
 		n.alias = aliasOf(n)
+		n.splitRequired()
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
 		n.anyTag, n.oneTag = sharedTag(n.anyTags), sharedTag(n.oneTags)
@@ -557,6 +565,26 @@ func (c *compiler) checkLoops() error {
 		}
 	}
 	return nil
+}
+
+// splitRequired fills the fields by which valid finds the required members
+// in its walk of an object's members (propRequired, reqScanned,
+// reqUnscanned); without propNames, valid looks them up.
+func (n *node) splitRequired() {
+	if n.propNames == nil || n.required == nil {
+		return
+	}
+	n.propRequired = make([]bool, len(n.propNames))
+	for _, name := range n.required {
+		if i := slices.Index(n.propNames, name); i >= 0 {
+			if !n.propRequired[i] {
+				n.propRequired[i] = true
+				n.reqScanned++
+			}
+		} else if !slices.Contains(n.reqUnscanned, name) {
+			n.reqUnscanned = append(n.reqUnscanned, name)
+		}
+	}
 }
 
 // aliasOf returns the node valid may check in n's place (nil: n itself),

@@ -3,6 +3,7 @@ package schemacheck
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -205,16 +206,32 @@ func valid(n *node, v *jsonv.Value) bool {
 				return false
 			}
 		}
-		for _, name := range n.required {
+		required := n.required
+		if n.propNames != nil {
+			// The members of props are counted in the walk below.
+			required = n.reqUnscanned
+		}
+		for _, name := range required {
 			if member(v, name) == nil {
 				return false
 			}
 		}
+		seenRequired := 0
 		for i := range ms {
 			if d.shadowed(i) {
 				continue
 			}
-			if p := n.prop(ms[i].Key); p != nil {
+			if n.propNames != nil {
+				if j := slices.Index(n.propNames, ms[i].Key); j >= 0 {
+					if n.propRequired != nil && n.propRequired[j] {
+						seenRequired++
+					}
+					if !valid(n.propNodes[j], &ms[i].Value) {
+						return false
+					}
+					continue
+				}
+			} else if p := n.props[ms[i].Key]; p != nil {
 				if !valid(p, &ms[i].Value) {
 					return false
 				}
@@ -228,6 +245,9 @@ func valid(n *node, v *jsonv.Value) bool {
 					return false
 				}
 			}
+		}
+		if seenRequired < n.reqScanned {
+			return false
 		}
 	case jsonv.Array:
 		es := v.Elems()
