@@ -141,6 +141,12 @@ type node struct {
 	// oneOf is told apart by, when they agree ("" otherwise): valid then
 	// looks it up once, not once per branch.
 	anyTag, oneTag string
+	// anyByTag and oneByTag, with anyTag and oneTag, are the branches
+	// that a value whose tag is a string may match, by its text: those
+	// tagged with it, and the untagged ones, in order (anyOpen and
+	// oneOpen: the untagged alone, for any other tag).
+	anyByTag, oneByTag map[string][]int
+	anyOpen, oneOpen   []int
 
 	minimum, maximum, exclusiveMinimum, exclusiveMaximum *bound
 	minLength, maxLength, minItems, maxItems             int // -1: unset
@@ -252,6 +258,12 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
 		n.anyTag, n.oneTag = sharedTag(n.anyTags), sharedTag(n.oneTags)
+		if n.anyTag != "" {
+			n.anyByTag, n.anyOpen = byTag(n.anyTags)
+		}
+		if n.oneTag != "" {
+			n.oneByTag, n.oneOpen = byTag(n.oneTags)
+		}
 	}
 	return ck, nil
 }
@@ -627,6 +639,32 @@ func sharedTag(ts []tagNeed) string {
 		}
 	}
 	return name
+}
+
+// byTag indexes the branches of a union whose tagged branches share one
+// tag member (tags) by the value of that member: the branches each value
+// may match, and those any other value may match (the untagged ones).
+func byTag(tags []tagNeed) (map[string][]int, []int) {
+	var open []int
+	for i, t := range tags {
+		if t.name == "" {
+			open = append(open, i)
+		}
+	}
+	by := map[string][]int{}
+	for _, t := range tags {
+		if t.name == "" || by[t.value] != nil {
+			continue
+		}
+		var cands []int
+		for j, u := range tags {
+			if u.name == "" || u.value == t.value {
+				cands = append(cands, j)
+			}
+		}
+		by[t.value] = cands
+	}
+	return by, open
 }
 
 // tags finds, for each branch of a union, a member the branch requires

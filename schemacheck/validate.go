@@ -286,15 +286,19 @@ func valid(n *node, v *jsonv.Value) bool {
 	}
 	if n.anyOf != nil {
 		ok := false
-		var tag *jsonv.Value
-		shared := n.anyTag != "" && v.Kind == jsonv.Object
-		if shared {
-			tag = member(v, n.anyTag)
-		}
-		for i, s := range n.anyOf {
-			if !n.anyTags[i].failsWith(v, tag, shared) && valid(s, v) {
-				ok = true
-				break
+		if n.anyTag != "" && v.Kind == jsonv.Object {
+			for _, i := range candidates(v, n.anyTag, n.anyByTag, n.anyOpen) {
+				if valid(n.anyOf[i], v) {
+					ok = true
+					break
+				}
+			}
+		} else {
+			for i, s := range n.anyOf {
+				if !n.anyTags[i].failsWith(v, nil, false) && valid(s, v) {
+					ok = true
+					break
+				}
 			}
 		}
 		if !ok {
@@ -303,16 +307,22 @@ func valid(n *node, v *jsonv.Value) bool {
 	}
 	if n.oneOf != nil {
 		matched := 0
-		var tag *jsonv.Value
-		shared := n.oneTag != "" && v.Kind == jsonv.Object
-		if shared {
-			tag = member(v, n.oneTag)
-		}
-		for i, s := range n.oneOf {
-			if !n.oneTags[i].failsWith(v, tag, shared) && valid(s, v) {
-				matched++
-				if matched > 1 {
-					return false
+		if n.oneTag != "" && v.Kind == jsonv.Object {
+			for _, i := range candidates(v, n.oneTag, n.oneByTag, n.oneOpen) {
+				if valid(n.oneOf[i], v) {
+					matched++
+					if matched > 1 {
+						return false
+					}
+				}
+			}
+		} else {
+			for i, s := range n.oneOf {
+				if !n.oneTags[i].failsWith(v, nil, false) && valid(s, v) {
+					matched++
+					if matched > 1 {
+						return false
+					}
 				}
 			}
 		}
@@ -321,6 +331,18 @@ func valid(n *node, v *jsonv.Value) bool {
 		}
 	}
 	return true
+}
+
+// candidates returns the branches of a union whose tagged branches all
+// name member tag that object v may match, by its value of tag: a branch
+// tagged with another value, or whose tag v lacks, cannot.
+func candidates(v *jsonv.Value, tag string, byTag map[string][]int, open []int) []int {
+	if got := member(v, tag); got != nil && got.Kind == jsonv.String {
+		if cands, ok := byTag[got.Str()]; ok {
+			return cands
+		}
+	}
+	return open
 }
 
 func numberValid(n *node, lit string) bool {
