@@ -127,9 +127,9 @@ type node struct {
 	propRequired []bool
 	reqScanned   int
 	reqUnscanned []string
-	addl      additional
-	addlNode  *node
-	items     *node
+	addl         additional
+	addlNode     *node
+	items        *node
 
 	allOf, anyOf, oneOf []*node
 	not                 *node
