@@ -40,6 +40,10 @@ type Checker struct {
 	// scalar type (ProtocolVersion, SessionId), resolved at load time:
 	// shapes are built lazily, and checks run concurrently.
 	scalarAlias map[string]bool
+	// facts are the tables of the shapes of the messages (extras' walk),
+	// built at load time, read-only after; a shape without is looked up
+	// as it is.
+	facts map[*schemamodel.Shape]*shapeFacts
 }
 
 // types is a set of JSON types in the validator's terms, where integer is
@@ -230,7 +234,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		}
 	}
 	c := &compiler{m: m, nodes: map[string]*node{}}
-	ck := &Checker{model: m, roots: map[schemamodel.Key]root{}, scalarAlias: map[string]bool{}}
+	ck := &Checker{model: m, roots: map[schemamodel.Key]root{}, scalarAlias: map[string]bool{}, facts: map[*schemamodel.Shape]*shapeFacts{}}
 	for name := range m.Defs {
 		if sh := m.DefShape(name); sh != nil && isScalarAlias(sh) {
 			ck.scalarAlias[name] = true
@@ -248,6 +252,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 			return nil, fmt.Errorf("%s: %w", m.File, err)
 		}
 		ck.roots[k] = root{k, n, msg}
+		ck.addFacts(msg.Shape)
 	}
 	if err := c.checkLoops(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
