@@ -18,7 +18,7 @@ var aliasFields = map[string]string{
 	"constVal": "derived", "enumOf": "derived", "propNames": "derived", "propNodes": "derived",
 	"addlNode": "derived", "anyTags": "derived", "oneTags": "derived", "anyTag": "derived", "oneTag": "derived",
 	"anyByTag": "derived", "oneByTag": "derived", "anyOpen": "derived", "oneOpen": "derived",
-	"propRequired": "derived", "reqScanned": "derived", "reqUnscanned": "derived",
+	"typeOnly": "derived", "propRequired": "derived", "reqScanned": "derived", "reqUnscanned": "derived",
 	"never": "asserts", "types": "asserts", "hasConst": "asserts", "enum": "asserts", "required": "asserts",
 	"props": "asserts", "addl": "asserts", "items": "asserts", "anyOf": "asserts", "oneOf": "asserts",
 	"not": "asserts", "minimum": "asserts", "maximum": "asserts", "exclusiveMinimum": "asserts",
@@ -26,8 +26,9 @@ var aliasFields = map[string]string{
 	"maxItems": "asserts", "minProps": "asserts", "maxProps": "asserts", "pattern": "asserts",
 }
 
-// TestAliasesAssertNothing guards aliasOf: a node that valid replaces by
-// its alias must assert nothing of its own.
+// TestAliasesAssertNothing guards aliasOf and typeOnlyOf: a node that
+// valid replaces by its alias must assert nothing of its own, and one it
+// answers by its type alone nothing else.
 func TestAliasesAssertNothing(t *testing.T) {
 	target := &node{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
 	rt := reflect.TypeOf(node{})
@@ -64,9 +65,18 @@ func TestAliasesAssertNothing(t *testing.T) {
 		if aliasOf(&n) != nil {
 			t.Errorf("a node with %s set is taken for an alias of its $ref", name)
 		}
+		if name != "types" {
+			n.ref, n.types = nil, tString
+			if typeOnlyOf(&n) {
+				t.Errorf("a node with %s set is taken for one that asserts its type alone", name)
+			}
+		}
 	}
 	if n := (node{ref: target, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}); aliasOf(&n) != target {
 		t.Errorf("a node with a $ref alone is not an alias of its target")
+	}
+	if n := (node{types: tString, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}); !typeOnlyOf(&n) {
+		t.Errorf(`{"type":"string"} is not taken for a node that asserts its type alone`)
 	}
 }
 

@@ -117,6 +117,9 @@ type node struct {
 	// but one other schema ($ref, or an allOf of one): a third of the
 	// nodes of the ACP schema are such wrappers. nil otherwise.
 	alias *node
+	// typeOnly says n asserts its type and nothing else ({"type":
+	// "string"}), the commonest leaf, which valid answers at once.
+	typeOnly bool
 
 	required []string
 	props    map[string]*node
@@ -259,6 +262,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 	}
 	for _, n := range c.nodes {
 		n.alias = aliasOf(n)
+		n.typeOnly = typeOnlyOf(n)
 		n.splitRequired()
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
@@ -617,17 +621,28 @@ func aliasOf(n *node) *node {
 	default:
 		return nil
 	}
-	if n.never || n.types != 0 || n.hasConst || n.enum != nil || n.required != nil || n.props != nil ||
-		n.addl != addAny || n.items != nil || n.anyOf != nil || n.oneOf != nil || n.not != nil ||
-		n.minimum != nil || n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil ||
-		n.minLength >= 0 || n.maxLength >= 0 || n.minItems >= 0 || n.maxItems >= 0 ||
-		n.minProps >= 0 || n.maxProps >= 0 || n.pattern != nil {
+	if n.types != 0 || n.assertsBesidesType() {
 		return nil
 	}
 	if a := aliasOf(target); a != nil {
 		return a
 	}
 	return target
+}
+
+// typeOnlyOf says whether n asserts its type and nothing else.
+func typeOnlyOf(n *node) bool {
+	return n.types != 0 && n.ref == nil && n.allOf == nil && !n.assertsBesidesType()
+}
+
+// assertsBesidesType says whether n asserts anything but its type, $ref
+// and allOf aside.
+func (n *node) assertsBesidesType() bool {
+	return n.never || n.hasConst || n.enum != nil || n.required != nil || n.props != nil ||
+		n.addl != addAny || n.items != nil || n.anyOf != nil || n.oneOf != nil || n.not != nil ||
+		n.minimum != nil || n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil ||
+		n.minLength >= 0 || n.maxLength >= 0 || n.minItems >= 0 || n.maxItems >= 0 ||
+		n.minProps >= 0 || n.maxProps >= 0 || n.pattern != nil
 }
 
 // sharedTag is the member name of every tag of ts; "" when they name

@@ -180,10 +180,13 @@ func valid(n *node, v *jsonv.Value) bool {
 	if n.alias != nil {
 		n = n.alias
 	}
+	t := typeOf(v)
+	if n.typeOnly {
+		return typeFits(n, v, t)
+	}
 	if n.never {
 		return false
 	}
-	t := typeOf(v)
 	if n.types != 0 && !typeFits(n, v, t) {
 		return false
 	}
