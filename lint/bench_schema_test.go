@@ -10,12 +10,12 @@ import (
 	"github.com/acplint/acplint/schemamodel"
 )
 
-// BenchmarkSchemaCheck is the share of BenchmarkLintSchema that --schema
+// BenchmarkLintSchemaChecks is the share of BenchmarkLintSchema that --schema
 // adds: schemacheck's check of the params of every request and
 // notification of the generated transcript (parsed beforehand, as the
 // codec hands them over), without reading, decoding or the protocol
 // machine. ns/op is per transcript.
-func BenchmarkSchemaCheck(b *testing.B) {
+func BenchmarkLintSchemaChecks(b *testing.B) {
 	schema, err := LoadSchema(stableRef)
 	if err != nil {
 		b.Fatal(err)
