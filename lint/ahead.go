@@ -49,6 +49,10 @@ const batchBytes = 128 << 10
 type decodedFrame struct {
 	fr transcript.Entry
 	d  *codec.Decoded
+	// pre holds, one entry a message of d, the --schema check of the
+	// params the worker made (nil without --schema); it shares the
+	// batch's memory.
+	pre []paramsCheck
 }
 
 type frameBatch struct {
@@ -57,6 +61,8 @@ type frameBatch struct {
 	// batch is read after it.
 	err error
 	dec codec.BatchDecoder
+	// checks is the memory of the frames' pre, reused batch after batch.
+	checks []paramsCheck
 	// lines holds the bytes of the batch's lines (the source's line reader
 	// takes them from here), until the batch is filled again.
 	lines slab.Slab[byte]
@@ -90,12 +96,17 @@ type readAhead struct {
 	whole   func() bool
 	// filling is the batch being read, whose memory takes the lines.
 	filling *frameBatch
+	// schema is --schema, whose checks of params the workers make after
+	// decoding (nil without): off the machine's goroutine, they cost
+	// linting no wall time while a core is free.
+	schema *Schema
 	// finished is set once the source has ended (or failed).
 	finished bool
 }
 
-func startReadAhead(src *transcript.Reader, whole func() bool) *readAhead {
+func startReadAhead(src *transcript.Reader, whole func() bool, schema *Schema) *readAhead {
 	ra := &readAhead{
+		schema:  schema,
 		ordered: make(chan *frameBatch, batchesInFlight),
 		free:    make(chan *frameBatch, batchesInFlight),
 		done:    make(chan struct{}),
@@ -126,15 +137,16 @@ func (ra *readAhead) work() {
 			return
 		}
 		b.dec.Reset()
-		decodeFrames(b)
+		decodeFrames(b, ra.schema)
 		b.decoded <- struct{}{}
 	}
 }
 
-// decodeFrames decodes b's frames. A panic in the decoder is recovered
-// and left in b for the machine's goroutine to report (Transcript): a
-// worker that died would leave the machine waiting for the batch.
-func decodeFrames(b *frameBatch) {
+// decodeFrames decodes b's frames, and checks their params against schema
+// unless it is nil. A panic in the decoder is recovered and left in b for
+// the machine's goroutine to report (Transcript): a worker that died would
+// leave the machine waiting for the batch.
+func decodeFrames(b *frameBatch, schema *Schema) {
 	b.panicAt = -1
 	i := 0
 	defer func() {
@@ -148,6 +160,11 @@ func decodeFrames(b *frameBatch) {
 				testHookDecode(df.fr.Line.Num)
 			}
 			df.d = b.dec.DecodeLine(df.fr.Line)
+			if schema != nil {
+				start := len(b.checks)
+				b.checks = schema.checkParams(df.d, b.checks)
+				df.pre = b.checks[start:len(b.checks):len(b.checks)]
+			}
 		}
 	}
 }
@@ -223,6 +240,8 @@ func (ra *readAhead) recycle(b *frameBatch) {
 	for i := range b.frames {
 		b.frames[i] = decodedFrame{} // drop what the frames point to
 	}
+	clear(b.checks)
+	b.checks = b.checks[:0]
 	ra.free <- b
 }
 

@@ -16,7 +16,7 @@ func TestBatchesEndAtBatchBytes(t *testing.T) {
 	src := transcript.NewReader(strings.NewReader(input), transcript.FormatNDJSON, 0)
 	// Every next line counts as buffered, which a reader of a live tap
 	// cannot assume: batches end for their size alone.
-	ra := startReadAhead(src, func() bool { return true })
+	ra := startReadAhead(src, func() bool { return true }, nil)
 	defer ra.stop()
 	var sizes []int
 	for b := ra.next(); b != nil; b = ra.next() {

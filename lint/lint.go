@@ -97,7 +97,7 @@ func Source(src *transcript.Reader, opts Options) (*Result, error) {
 	if opts.Schema != nil {
 		l.methods = methodTable(opts.Schema.model)
 	}
-	ahead := startReadAhead(src, src.WholeLineBuffered)
+	ahead := startReadAhead(src, src.WholeLineBuffered, opts.Schema)
 	defer ahead.stop()
 	if err := l.run(ahead, opts); err != nil {
 		return nil, fmt.Errorf("%s: %w", displayName(opts.File), err)
@@ -129,6 +129,7 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 				l.line = df.fr.Line.Num
 				panic(b.panicValue)
 			}
+			l.pre = df.pre
 			l.frame(df.fr, df.d)
 			if opts.OnEntry != nil {
 				var msgs []*domain.Message
@@ -139,7 +140,7 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 			}
 		}
 		err := b.err
-		l.decoded = nil // the batch's memory goes back to the readers
+		l.decoded, l.pre = nil, nil // the batch's memory goes back to the readers
 		ahead.recycle(b)
 		if errors.Is(err, io.EOF) {
 			break
@@ -233,7 +234,10 @@ type linter struct {
 	// decoded is the current line as the decoder left it, whose parse
 	// tree gives the columns when it parsed l.raw itself; nil otherwise.
 	decoded *codec.Decoded
-	col     columnTree // l.raw parsed, when a finding needed a column and decoded had no tree of it
+	// pre is the --schema check of the current frame's params, made by
+	// the worker that decoded it (schema.go); nil when none was.
+	pre []paramsCheck
+	col columnTree // l.raw parsed, when a finding needed a column and decoded had no tree of it
 }
 
 // maxColumnLine is the longest line whose findings get a column: finding

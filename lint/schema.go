@@ -121,44 +121,113 @@ var schemaKinds = map[codec.ProblemKind]bool{
 // drops the compiled-in schema problems of the params or result and adds
 // those of l.schema. Without --schema it returns its arguments unchanged.
 // (Whether l.schema defines the method at all is the protocol machine's
-// question, asked of the schema's method table: Event.Methods.)
+// question, asked of the schema's method table: Event.Methods.) Params
+// were checked already, by the read-ahead worker that decoded the line
+// (pre); a result is checked here, since its method is the machine's
+// knowledge.
 func (l *linter) schemaProblems(d *codec.Decoded, i int, m *domain.Message, msgProbs, resultProbs []codec.Problem) (_, _ []codec.Problem) {
-	if l.schema == nil || m.Method == "" || m.Method.IsExtension() {
+	if l.schema == nil {
 		return msgProbs, resultProbs
 	}
-	var key schemamodel.Key
-	var raw json.RawMessage
-	switch m.Kind {
-	case domain.KindRequest:
-		key, raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindRequest}, m.RawParams
-	case domain.KindNotification:
-		key, raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindNotification}, m.RawParams
-	case domain.KindResult:
-		key, raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindResponse}, m.RawResult
-	default:
+	t, ok := schemaTarget(d, i, m)
+	if !ok {
 		return msgProbs, resultProbs
 	}
-	base := "/params"
-	if key.Kind == schemamodel.KindResponse {
-		base = "/result"
+	msgProbs = dropSchemaProblems(msgProbs, t.base)
+	resultProbs = dropSchemaProblems(resultProbs, t.base)
+	var probs []codec.Problem
+	if i < len(l.pre) && l.pre[i].done {
+		if l.pre[i].panicked != nil {
+			panic(l.pre[i].panicked) // where the check itself would have
+		}
+		probs = l.pre[i].probs
+	} else {
+		probs = l.schema.check.Check(t.key, t.raw, t.tree, t.base)
 	}
-	if len(d.Msgs) > 1 || isBatchLine(d) {
-		base = "/" + strconv.Itoa(i) + base
-	}
-	msgProbs = dropSchemaProblems(msgProbs, base)
-	resultProbs = dropSchemaProblems(resultProbs, base)
-
-	// Check finds nothing to say of a method the schema does not define.
-	params, result := d.Trees(i)
-	tree := params
-	if key.Kind == schemamodel.KindResponse {
-		tree = result
-	}
-	probs := l.schema.check.Check(key, raw, tree, base)
-	if key.Kind == schemamodel.KindResponse {
+	if t.key.Kind == schemamodel.KindResponse {
 		return msgProbs, append(resultProbs, probs...)
 	}
 	return append(msgProbs, probs...), resultProbs
+}
+
+// schemaValue is the value --schema checks of one message.
+type schemaValue struct {
+	key  schemamodel.Key
+	raw  json.RawMessage
+	tree *jsonv.Value // raw parsed by the codec; nil when it must be parsed
+	base string       // its JSON Pointer in the line
+}
+
+// schemaTarget returns the params or result of message i of d that
+// --schema checks; false for a message that has none to check (an
+// extension method, an error, a broken envelope).
+func schemaTarget(d *codec.Decoded, i int, m *domain.Message) (schemaValue, bool) {
+	if m.Method == "" || m.Method.IsExtension() {
+		return schemaValue{}, false
+	}
+	var t schemaValue
+	switch m.Kind {
+	case domain.KindRequest:
+		t.key, t.raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindRequest}, m.RawParams
+	case domain.KindNotification:
+		t.key, t.raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindNotification}, m.RawParams
+	case domain.KindResult:
+		t.key, t.raw = schemamodel.Key{Method: string(m.Method), Kind: schemamodel.KindResponse}, m.RawResult
+	default:
+		return schemaValue{}, false
+	}
+	t.base = "/params"
+	if t.key.Kind == schemamodel.KindResponse {
+		t.base = "/result"
+	}
+	if len(d.Msgs) > 1 || isBatchLine(d) {
+		t.base = "/" + strconv.Itoa(i) + t.base
+	}
+	// Check finds nothing to say of a method the schema does not define.
+	params, result := d.Trees(i)
+	t.tree = params
+	if t.key.Kind == schemamodel.KindResponse {
+		t.tree = result
+	}
+	return t, true
+}
+
+// paramsCheck is the --schema check of one message's params, made by the
+// read-ahead worker that decoded its line.
+type paramsCheck struct {
+	done  bool // false for a result, which the machine checks
+	probs []codec.Problem
+	// panicked is what the check panicked with, raised again on the
+	// machine's goroutine when it reaches the message, so that the bug is
+	// reported on its line and after the line's other findings, as before.
+	panicked any
+}
+
+// checkParams checks the params of each request and notification of d
+// against s into out (one entry a message), on a read-ahead worker: their
+// definition depends on the message alone, unlike a result's.
+func (s *Schema) checkParams(d *codec.Decoded, out []paramsCheck) []paramsCheck {
+	for i, m := range d.Msgs {
+		var c paramsCheck
+		if m.Kind == domain.KindRequest || m.Kind == domain.KindNotification {
+			if t, ok := schemaTarget(d, i, m); ok {
+				c = s.checkOne(t)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (s *Schema) checkOne(t schemaValue) (c paramsCheck) {
+	c.done = true
+	defer func() {
+		if v := recover(); v != nil {
+			c.probs, c.panicked = nil, v
+		}
+	}()
+	c.probs = s.check.Check(t.key, t.raw, t.tree, t.base)
+	return c
 }
 
 func dropSchemaProblems(ps []codec.Problem, base string) []codec.Problem {

@@ -40,6 +40,10 @@ type Checker struct {
 	// scalar type (ProtocolVersion, SessionId), resolved at load time:
 	// shapes are built lazily, and checks run concurrently.
 	scalarAlias map[string]bool
+	// facts are the tables of the shapes of the messages (extras' walk),
+	// built at load time, read-only after; a shape without is looked up
+	// as it is.
+	facts map[*schemamodel.Shape]*shapeFacts
 }
 
 // types is a set of JSON types in the validator's terms, where integer is
@@ -109,6 +113,13 @@ type node struct {
 	enumOf   types // the types of the enum's values
 
 	ref *node
+	// alias is what valid checks instead of a node that asserts nothing
+	// but one other schema ($ref, or an allOf of one): a third of the
+	// nodes of the ACP schema are such wrappers. nil otherwise.
+	alias *node
+	// typeOnly says n asserts its type and nothing else ({"type":
+	// "string"}), the commonest leaf, which valid answers at once.
+	typeOnly bool
 
 	required []string
 	props    map[string]*node
@@ -116,9 +127,16 @@ type node struct {
 	// scan of small objects: comparing a few names beats hashing one.
 	propNames []string
 	propNodes []*node
-	addl      additional
-	addlNode  *node
-	items     *node
+	// With propNames, valid counts the required members as it meets
+	// them in its walk of the members rather than looking each one up:
+	// propRequired says which of propNames are required (reqScanned of
+	// them), and reqUnscanned lists the required names props lacks.
+	propRequired []bool
+	reqScanned   int
+	reqUnscanned []string
+	addl         additional
+	addlNode     *node
+	items        *node
 
 	allOf, anyOf, oneOf []*node
 	not                 *node
@@ -130,6 +148,12 @@ type node struct {
 	// oneOf is told apart by, when they agree ("" otherwise): valid then
 	// looks it up once, not once per branch.
 	anyTag, oneTag string
+	// anyByTag and oneByTag, with anyTag and oneTag, are the branches
+	// that a value whose tag is a string may match, by its text: those
+	// tagged with it, and the untagged ones, in order (anyOpen and
+	// oneOpen: the untagged alone, for any other tag).
+	anyByTag, oneByTag map[string][]int
+	anyOpen, oneOpen   []int
 
 	minimum, maximum, exclusiveMinimum, exclusiveMaximum *bound
 	minLength, maxLength, minItems, maxItems             int // -1: unset
@@ -213,7 +237,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		}
 	}
 	c := &compiler{m: m, nodes: map[string]*node{}}
-	ck := &Checker{model: m, roots: map[schemamodel.Key]root{}, scalarAlias: map[string]bool{}}
+	ck := &Checker{model: m, roots: map[schemamodel.Key]root{}, scalarAlias: map[string]bool{}, facts: map[*schemamodel.Shape]*shapeFacts{}}
 	for name := range m.Defs {
 		if sh := m.DefShape(name); sh != nil && isScalarAlias(sh) {
 			ck.scalarAlias[name] = true
@@ -231,14 +255,24 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 			return nil, fmt.Errorf("%s: %w", m.File, err)
 		}
 		ck.roots[k] = root{k, n, msg}
+		ck.addFacts(msg.Shape)
 	}
 	if err := c.checkLoops(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
 	}
 	for _, n := range c.nodes {
+		n.alias = aliasOf(n)
+		n.typeOnly = typeOnlyOf(n)
+		n.splitRequired()
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
 		n.anyTag, n.oneTag = sharedTag(n.anyTags), sharedTag(n.oneTags)
+		if n.anyTag != "" {
+			n.anyByTag, n.anyOpen = byTag(n.anyTags)
+		}
+		if n.oneTag != "" {
+			n.oneByTag, n.oneOpen = byTag(n.oneTags)
+		}
 	}
 	return ck, nil
 }
@@ -554,6 +588,63 @@ func (c *compiler) checkLoops() error {
 	return nil
 }
 
+// splitRequired fills the fields by which valid finds the required members
+// in its walk of an object's members (propRequired, reqScanned,
+// reqUnscanned); without propNames, valid looks them up.
+func (n *node) splitRequired() {
+	if n.propNames == nil || n.required == nil {
+		return
+	}
+	n.propRequired = make([]bool, len(n.propNames))
+	for _, name := range n.required {
+		if i := slices.Index(n.propNames, name); i >= 0 {
+			if !n.propRequired[i] {
+				n.propRequired[i] = true
+				n.reqScanned++
+			}
+		} else if !slices.Contains(n.reqUnscanned, name) {
+			n.reqUnscanned = append(n.reqUnscanned, name)
+		}
+	}
+}
+
+// aliasOf returns the node valid may check in n's place (nil: n itself),
+// following wrappers to the first node that asserts something. checkLoops
+// has ruled out wrappers that lead back to themselves.
+func aliasOf(n *node) *node {
+	var target *node
+	switch {
+	case n.ref != nil && n.allOf == nil:
+		target = n.ref
+	case n.ref == nil && len(n.allOf) == 1:
+		target = n.allOf[0]
+	default:
+		return nil
+	}
+	if n.types != 0 || n.assertsBesidesType() {
+		return nil
+	}
+	if a := aliasOf(target); a != nil {
+		return a
+	}
+	return target
+}
+
+// typeOnlyOf says whether n asserts its type and nothing else.
+func typeOnlyOf(n *node) bool {
+	return n.types != 0 && n.ref == nil && n.allOf == nil && !n.assertsBesidesType()
+}
+
+// assertsBesidesType says whether n asserts anything but its type, $ref
+// and allOf aside.
+func (n *node) assertsBesidesType() bool {
+	return n.never || n.hasConst || n.enum != nil || n.required != nil || n.props != nil ||
+		n.addl != addAny || n.items != nil || n.anyOf != nil || n.oneOf != nil || n.not != nil ||
+		n.minimum != nil || n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil ||
+		n.minLength >= 0 || n.maxLength >= 0 || n.minItems >= 0 || n.maxItems >= 0 ||
+		n.minProps >= 0 || n.maxProps >= 0 || n.pattern != nil
+}
+
 // sharedTag is the member name of every tag of ts; "" when they name
 // different members, or none does.
 func sharedTag(ts []tagNeed) string {
@@ -568,6 +659,32 @@ func sharedTag(ts []tagNeed) string {
 		}
 	}
 	return name
+}
+
+// byTag indexes the branches of a union whose tagged branches share one
+// tag member (tags) by the value of that member: the branches each value
+// may match, and those any other value may match (the untagged ones).
+func byTag(tags []tagNeed) (map[string][]int, []int) {
+	var open []int
+	for i, t := range tags {
+		if t.name == "" {
+			open = append(open, i)
+		}
+	}
+	by := map[string][]int{}
+	for _, t := range tags {
+		if t.name == "" || by[t.value] != nil {
+			continue
+		}
+		var cands []int
+		for j, u := range tags {
+			if u.name == "" || u.value == t.value {
+				cands = append(cands, j)
+			}
+		}
+		by[t.value] = cands
+	}
+	return by, open
 }
 
 // tags finds, for each branch of a union, a member the branch requires

@@ -31,7 +31,7 @@ func (r *report) meta(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 		if sh.Types&schemamodel.TypeObject == 0 {
 			return
 		}
-		d := declared(sh, v)
+		d := r.c.declared(sh, v)
 		ms := v.Members()
 		dd := newDedup(ms)
 		for i := range ms {

@@ -178,7 +178,7 @@ func (r *report) objectDef(loc []string) string {
 		var d decl
 		isObj := v != nil && v.Kind == jsonv.Object
 		if isObj {
-			d = declared(sh, v)
+			d = r.c.declared(sh, v)
 			def = d.def
 		}
 		if i == len(loc) {
@@ -414,7 +414,7 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 		if sh.Types&schemamodel.TypeObject == 0 {
 			return
 		}
-		d := declared(sh, v)
+		d := r.c.declared(sh, v)
 		if d.catchAll != nil {
 			got := toAny(member(v, d.catchAll.Tag))
 			r.probs = append(r.probs, codec.Problem{Kind: codec.ProbOpenEnum, Pointer: r.base + pointer(append(loc[:len(loc):len(loc)], d.catchAll.Tag)),
@@ -502,7 +502,10 @@ func isText(tv textValue, text string) bool {
 
 // decl is what declared says of an object under a shape.
 type decl struct {
+	c  *Checker
 	sh *schemamodel.Shape
+	// facts are sh's (nil when it has none), oneFacts one's when oneFlat.
+	facts, oneFacts *shapeFacts
 	// free: the schema leaves the object free (no declared members).
 	free     bool
 	def      string
@@ -520,27 +523,34 @@ type decl struct {
 // those of the variant its tag selects (all untagged variants' when no tag
 // decides), the definition that names them, and the catch-all variant
 // when that is what the tag selected.
-func declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
-	d := decl{sh: sh, def: sh.Def}
+func (c *Checker) declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
+	d := decl{c: c, sh: sh, def: sh.Def}
 	if sh.Props == nil && sh.Variants == nil {
 		d.free = true
 		return d
 	}
+	d.facts = c.facts[sh]
 	if sh.Variants == nil {
 		return d
 	}
-	// The variants of a union mostly share one tag member: look it up
-	// once, not once per variant.
-	var tag string
-	var got *jsonv.Value
-	for _, v := range sh.Variants {
-		if v.Tag != "" && !v.CatchAll {
-			if v.Tag != tag {
-				tag, got = v.Tag, member(obj, v.Tag)
-			}
-			if got != nil && isText(textValue{v: got}, v.TagValue) {
-				d.one = v
-				break
+	if f := d.facts; f != nil && f.byTag != nil {
+		if got := member(obj, f.tag); got != nil && got.Kind == jsonv.String {
+			d.one = f.byTag[got.Str()]
+		}
+	} else {
+		// The variants of a union mostly share one tag member: look it
+		// up once, not once per variant.
+		var tag string
+		var got *jsonv.Value
+		for _, v := range sh.Variants {
+			if v.Tag != "" && !v.CatchAll {
+				if v.Tag != tag {
+					tag, got = v.Tag, member(obj, v.Tag)
+				}
+				if got != nil && isText(textValue{v: got}, v.TagValue) {
+					d.one = v
+					break
+				}
 			}
 		}
 	}
@@ -582,19 +592,20 @@ func declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 	}
 	if d.allUntagged {
 		for _, v := range sh.Variants {
-			if v.Tag == "" && declared(v.Shape, obj).free {
+			if v.Tag == "" && c.declared(v.Shape, obj).free {
 				d.free = true
 				return d
 			}
 		}
 		return d
 	}
-	inner := declared(d.one.Shape, obj)
+	inner := c.declared(d.one.Shape, obj)
 	if inner.free {
 		d.free = true
 		return d
 	}
 	d.oneFlat = inner.one == nil && !inner.allUntagged
+	d.oneFacts = inner.facts
 	// A union of object types (McpServer, SessionUpdate) names the
 	// member's type after the variant; a union inside an object with
 	// members of its own (CreateElicitationRequest's scopes) after the
@@ -612,21 +623,98 @@ func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
 		vs := d.sh.Variants
 		for i := len(vs) - 1; i >= 0; i-- {
 			if vs[i].Tag == "" {
-				if p := declared(vs[i].Shape, obj).prop(name, obj); p != nil {
+				if p := d.c.declared(vs[i].Shape, obj).prop(name, obj); p != nil {
 					return p
 				}
 			}
 		}
 	} else if d.oneFlat {
-		if p := d.one.Shape.Props[name]; p != nil {
+		if p := d.oneFacts.prop(d.one.Shape, name); p != nil {
 			return p
 		}
 	} else if d.one != nil {
-		if p := declared(d.one.Shape, obj).prop(name, obj); p != nil {
+		if p := d.c.declared(d.one.Shape, obj).prop(name, obj); p != nil {
 			return p
 		}
 	}
-	return d.sh.Props[name]
+	return d.facts.prop(d.sh, name)
+}
+
+// shapeFacts are tables built at load time for what extras looks up in a
+// shape for each object: the members of Props as parallel slices (for a
+// few, a scan beats hashing the name), and, when the variants are told
+// apart by one tag member with string values, the variant of each value.
+type shapeFacts struct {
+	names []string
+	props []*schemamodel.Prop
+	tag   string
+	byTag map[string]*schemamodel.Variant
+}
+
+// prop is sh.Props[name], sh being the shape of f (nil when it has none).
+func (f *shapeFacts) prop(sh *schemamodel.Shape, name string) *schemamodel.Prop {
+	if f == nil || f.names == nil {
+		return sh.Props[name]
+	}
+	for i, k := range f.names {
+		if k == name {
+			return f.props[i]
+		}
+	}
+	return nil
+}
+
+// addFacts builds the facts of sh and of the shapes under it.
+func (c *Checker) addFacts(sh *schemamodel.Shape) {
+	if sh == nil {
+		return
+	}
+	if _, done := c.facts[sh]; done {
+		return
+	}
+	f := &shapeFacts{}
+	c.facts[sh] = f
+	if len(sh.Props) <= propScan {
+		for name, p := range sh.Props {
+			f.names = append(f.names, name)
+			f.props = append(f.props, p)
+		}
+	}
+	f.tag, f.byTag = variantsByTag(sh.Variants)
+	for _, p := range sh.Props {
+		c.addFacts(p.Shape)
+	}
+	c.addFacts(sh.Items)
+	c.addFacts(sh.Values)
+	for _, v := range sh.Variants {
+		c.addFacts(v.Shape)
+	}
+}
+
+// variantsByTag indexes the tagged variants (not the catch-all) by the
+// string their tag holds, the first of each value as declared's walk of
+// them finds it; nil unless they all share one tag whose values are JSON
+// strings without escapes (which compare as their text between quotes).
+func variantsByTag(vs []*schemamodel.Variant) (string, map[string]*schemamodel.Variant) {
+	tag := ""
+	by := map[string]*schemamodel.Variant{}
+	for _, v := range vs {
+		if v.Tag == "" || v.CatchAll {
+			continue
+		}
+		t := v.TagValue
+		if (tag != "" && v.Tag != tag) || len(t) < 2 || t[0] != '"' || t[len(t)-1] != '"' || strings.ContainsRune(t, '\\') {
+			return "", nil
+		}
+		tag = v.Tag
+		if _, seen := by[t[1:len(t)-1]]; !seen {
+			by[t[1:len(t)-1]] = v
+		}
+	}
+	if tag == "" {
+		return "", nil
+	}
+	return tag, by
 }
 
 func hasRequired(sh *schemamodel.Shape, obj *jsonv.Value) bool {

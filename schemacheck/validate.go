@@ -3,6 +3,7 @@ package schemacheck
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -176,10 +177,16 @@ func (t tagNeed) failsWith(v *jsonv.Value, got *jsonv.Value, looked bool) bool {
 
 // valid reports whether v satisfies n.
 func valid(n *node, v *jsonv.Value) bool {
+	if n.alias != nil {
+		n = n.alias
+	}
+	t := typeOf(v)
+	if n.typeOnly {
+		return typeFits(n, v, t)
+	}
 	if n.never {
 		return false
 	}
-	t := typeOf(v)
 	if n.types != 0 && !typeFits(n, v, t) {
 		return false
 	}
@@ -202,16 +209,32 @@ func valid(n *node, v *jsonv.Value) bool {
 				return false
 			}
 		}
-		for _, name := range n.required {
+		required := n.required
+		if n.propNames != nil {
+			// The members of props are counted in the walk below.
+			required = n.reqUnscanned
+		}
+		for _, name := range required {
 			if member(v, name) == nil {
 				return false
 			}
 		}
+		seenRequired := 0
 		for i := range ms {
 			if d.shadowed(i) {
 				continue
 			}
-			if p := n.prop(ms[i].Key); p != nil {
+			if n.propNames != nil {
+				if j := slices.Index(n.propNames, ms[i].Key); j >= 0 {
+					if n.propRequired != nil && n.propRequired[j] {
+						seenRequired++
+					}
+					if !valid(n.propNodes[j], &ms[i].Value) {
+						return false
+					}
+					continue
+				}
+			} else if p := n.props[ms[i].Key]; p != nil {
 				if !valid(p, &ms[i].Value) {
 					return false
 				}
@@ -225,6 +248,9 @@ func valid(n *node, v *jsonv.Value) bool {
 					return false
 				}
 			}
+		}
+		if seenRequired < n.reqScanned {
+			return false
 		}
 	case jsonv.Array:
 		es := v.Elems()
@@ -263,15 +289,19 @@ func valid(n *node, v *jsonv.Value) bool {
 	}
 	if n.anyOf != nil {
 		ok := false
-		var tag *jsonv.Value
-		shared := n.anyTag != "" && v.Kind == jsonv.Object
-		if shared {
-			tag = member(v, n.anyTag)
-		}
-		for i, s := range n.anyOf {
-			if !n.anyTags[i].failsWith(v, tag, shared) && valid(s, v) {
-				ok = true
-				break
+		if n.anyTag != "" && v.Kind == jsonv.Object {
+			for _, i := range candidates(v, n.anyTag, n.anyByTag, n.anyOpen) {
+				if valid(n.anyOf[i], v) {
+					ok = true
+					break
+				}
+			}
+		} else {
+			for i, s := range n.anyOf {
+				if !n.anyTags[i].failsWith(v, nil, false) && valid(s, v) {
+					ok = true
+					break
+				}
 			}
 		}
 		if !ok {
@@ -280,16 +310,22 @@ func valid(n *node, v *jsonv.Value) bool {
 	}
 	if n.oneOf != nil {
 		matched := 0
-		var tag *jsonv.Value
-		shared := n.oneTag != "" && v.Kind == jsonv.Object
-		if shared {
-			tag = member(v, n.oneTag)
-		}
-		for i, s := range n.oneOf {
-			if !n.oneTags[i].failsWith(v, tag, shared) && valid(s, v) {
-				matched++
-				if matched > 1 {
-					return false
+		if n.oneTag != "" && v.Kind == jsonv.Object {
+			for _, i := range candidates(v, n.oneTag, n.oneByTag, n.oneOpen) {
+				if valid(n.oneOf[i], v) {
+					matched++
+					if matched > 1 {
+						return false
+					}
+				}
+			}
+		} else {
+			for i, s := range n.oneOf {
+				if !n.oneTags[i].failsWith(v, nil, false) && valid(s, v) {
+					matched++
+					if matched > 1 {
+						return false
+					}
 				}
 			}
 		}
@@ -298,6 +334,18 @@ func valid(n *node, v *jsonv.Value) bool {
 		}
 	}
 	return true
+}
+
+// candidates returns the branches of a union whose tagged branches all
+// name member tag that object v may match, by its value of tag: a branch
+// tagged with another value, or whose tag v lacks, cannot.
+func candidates(v *jsonv.Value, tag string, byTag map[string][]int, open []int) []int {
+	if got := member(v, tag); got != nil && got.Kind == jsonv.String {
+		if cands, ok := byTag[got.Str()]; ok {
+			return cands
+		}
+	}
+	return open
 }
 
 func numberValid(n *node, lit string) bool {
