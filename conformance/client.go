@@ -405,10 +405,19 @@ func (c *client) answer(msg []byte) {
 // cancel. And once the agent answered an id the client never sent (or
 // already had answered), it is given strayGrace more for the real answer:
 // it believes it has answered.
+//
+// The startup timeout is stretched by the time the machine's load kept the
+// agent or the harness from running (see stallMeter): on a loaded machine
+// a conforming agent's start takes longer than it does on an idle one.
 func (c *client) wait(cc *clientCall, first time.Duration) bool {
 	var deadline time.Time
+	var load *stallMeter
 	if first > 0 {
 		deadline = c.p.start.Add(first)
+		if !cc.done {
+			load = newStallMeter(c.p.pid(), true)
+			defer load.close()
+		}
 	}
 	sent := time.Now()
 	for !cc.done {
@@ -431,6 +440,12 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 		if limit > 0 && c.step(limit) {
 			continue
 		}
+		if first > 0 && limit == timeout && c.failure == nil && !c.interrupted && !c.eof {
+			if stretched := c.p.start.Add(load.stretch(first)); time.Until(stretched) > 0 {
+				deadline = stretched
+				continue
+			}
+		}
 		if idle > 0 && limit == idle && c.failure == nil && !c.interrupted && !c.eof {
 			// A message that arrived as the idle time ran out is read
 			// first: the turn was not silent after all.
@@ -451,7 +466,11 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 		case stray:
 			c.fail(CheckTimeout, "no response to %s: the agent answered an id the client never sent at line %d and then said nothing for %v", what, c.stray, strayGrace)
 		case first > 0:
-			c.fail(CheckStart, "no response to %s within the startup timeout of %v (the agent wrote %d line(s) on stdout meanwhile)", what, first, c.facts[FactAgentLine])
+			stretched := ""
+			if took := deadline.Sub(c.p.start); took > first {
+				stretched = fmt.Sprintf(", stretched to %v for the time the machine's load kept the agent or the harness from running", took.Round(time.Millisecond))
+			}
+			c.fail(CheckStart, "no response to %s within the startup timeout of %v%s (the agent wrote %d line(s) on stdout meanwhile)", what, first, stretched, c.facts[FactAgentLine])
 		default:
 			c.fail(CheckTimeout, "no response to %s and no other message for %v", what, timeout)
 		}

@@ -378,7 +378,7 @@ func TestLongLineRecordedAsGap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { p.shutdown(100*time.Millisecond, nil, nil); p.stop() }()
+	defer func() { p.shutdown(100*time.Millisecond, 100*time.Millisecond, nil, nil); p.stop() }()
 	select {
 	case f := <-p.frames:
 		p.received(f)
