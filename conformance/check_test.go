@@ -47,6 +47,9 @@ func init() {
 	case "slow":
 		stallingAgent(300*time.Millisecond, 100*time.Millisecond)
 		os.Exit(0)
+	case "hasty":
+		hastyAgent()
+		os.Exit(0)
 	case "slowstart", "slowexit", "spin":
 		os.Exit(loadAgent(name))
 	case "reference":

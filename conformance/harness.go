@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,6 +35,9 @@ type frame struct {
 	num  int    // transcript line number
 	at   time.Time
 	size int // bytes it holds against maxInFlight
+	// end is how many bytes the agent had written on stdout up to the end
+	// of this line.
+	end int64
 	// rec is the transcript the line went to (nil between two sequences):
 	// a line of one sequence is never handled by the next on the same
 	// process.
@@ -58,6 +62,8 @@ type proc struct {
 
 	maxLine int
 	stdout  *os.File
+	// pulled counts the bytes the reader has taken from the stdout pipe.
+	pulled atomic.Int64
 	// Lines read but not yet handled by the client are bounded by bytes,
 	// not only by count: flow guards inFlight, and the reader waits while
 	// it is over maxInFlight (one line is always let through).
@@ -166,16 +172,18 @@ func (p *proc) read(r *os.File) {
 	defer close(p.eof)
 	defer close(p.frames)
 	defer r.Close()
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(countingReader{r, &p.pulled}, 64<<10)
+	var end int64
 	for {
 		line, skipped, err := readLine(br, p.maxLine)
+		end += int64(len(line)) + skipped
 		switch {
 		case skipped > 0:
 			p.record(Record{Dir: domain.FromAgent, lostBytes: skipped})
 		case len(line) > 0:
 			num, at, rec := p.record(Record{Dir: domain.FromAgent, Line: line})
 			body := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-			f := frame{line: body, num: num, at: at, size: len(line), rec: rec}
+			f := frame{line: body, num: num, at: at, size: len(line), end: end, rec: rec}
 			if !p.reserve(f.size) {
 				return
 			}
@@ -188,6 +196,38 @@ func (p *proc) read(r *os.File) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// written is how many bytes the agent has written on stdout so far: those
+// the reader took from the pipe and those still in it. It is false where
+// the pipe's content cannot be told (see unreadBytes). It may count a few
+// bytes written just after it was called, never fewer than were written
+// before.
+func (p *proc) written() (int64, bool) {
+	for {
+		before := p.pulled.Load()
+		unread, ok := unreadBytes(p.stdout)
+		if !ok {
+			return 0, false
+		}
+		if after := p.pulled.Load(); after == before {
+			return before + unread, true
+		}
+		// The reader took bytes meanwhile, which unread may or may not
+		// count: ask again.
 	}
 }
 
