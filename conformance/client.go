@@ -422,7 +422,7 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 	if first > 0 {
 		deadline = c.p.start.Add(first)
 		if !cc.done {
-			load = newStallMeter(c.p.pid(), true)
+			load = newStallMeter(c.p.pid(), true, first)
 			defer load.close()
 		}
 	}

@@ -489,7 +489,7 @@ func (p *proc) closeLadder(l *ladder, stdinGrace time.Duration, drain func(frame
 	p.closeStdin()
 	var load *stallMeter
 	if !already {
-		load = newStallMeter(p.pid(), false)
+		load = newStallMeter(p.pid(), false, stdinGrace)
 	}
 	exited := p.waitExit(l, stdinGrace, load, drain)
 	load.close()

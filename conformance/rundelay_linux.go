@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -44,8 +45,9 @@ func (r *runDelays) sample(pid int) {
 // readRunDelay parses a schedstat file: time on the CPU, time waiting on
 // a run queue (both in nanoseconds), timeslices.
 func readRunDelay(path string) (time.Duration, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	var buf [128]byte
+	b, ok := readProcFile(path, buf[:])
+	if !ok {
 		return 0, false
 	}
 	f := bytes.Fields(b)
@@ -61,8 +63,9 @@ func readRunDelay(path string) (time.Duration, bool) {
 
 // appendChildren adds the pids listed in a task's children file.
 func appendChildren(procs []int, path string) []int {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	var buf [512]byte
+	b, ok := readProcFile(path, buf[:])
+	if !ok {
 		return procs
 	}
 	for _, f := range bytes.Fields(b) {
@@ -71,4 +74,24 @@ func appendChildren(procs []int, path string) []int {
 		}
 	}
 	return procs
+}
+
+// readProcFile reads a small /proc file into buf, or in full when it does
+// not fit: the meter reads many, and os.ReadFile spends twice the system
+// calls on each.
+func readProcFile(path string, buf []byte) ([]byte, bool) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	n, err := syscall.Read(fd, buf)
+	syscall.Close(fd)
+	switch {
+	case err != nil || n < 0:
+		return nil, false
+	case n < len(buf):
+		return buf[:n], true
+	}
+	b, err := os.ReadFile(path)
+	return b, err == nil
 }

@@ -30,34 +30,46 @@ import (
 // process of the agent (a wrapper's compiler) is seen before it exits.
 const stallTick = 50 * time.Millisecond
 
+// Reading the agent's run delay costs a few hundred microseconds of
+// system time, most agents start and exit in less than sampleAfter, and
+// load that would make them miss a wait does so for longer: the meter
+// reads it from sampleAfter (or a quarter of the wait, when shorter) into
+// the wait on, and misses at most that much of it.
+const sampleAfter = 200 * time.Millisecond
+
 // maxStretch bounds how many times the wait itself the load may add to it.
 const maxStretch = 3
 
 // stallMeter measures, from its start, the time load kept the agent (or
 // the harness) from running.
 type stallMeter struct {
-	pid  int
-	stop chan struct{}
-	done chan struct{}
+	pid       int
+	fromStart bool
+	began     time.Time
+	// sampleFrom is how far into the wait the run delay is read from.
+	sampleFrom time.Duration
+	stop       chan struct{}
+	done       chan struct{}
 
 	mu sync.Mutex
 	// lag is the harness's lateness so far.
 	lag time.Duration
-	// delays are the agent's run delays; base their sum when the meter
-	// started.
-	delays runDelays
-	base   time.Duration
+	// delays are the agent's run delays, read once sampling; base is their
+	// sum when it began.
+	delays   runDelays
+	sampling bool
+	base     time.Duration
 }
 
 // newStallMeter starts measuring the load on the agent pid and on the
-// harness. With fromStart, everything the agent waited for a CPU since it
-// started counts (a fresh process: its start is what is being waited
-// for); otherwise only what it waits from now.
-func newStallMeter(pid int, fromStart bool) *stallMeter {
-	m := &stallMeter{pid: pid, stop: make(chan struct{}), done: make(chan struct{})}
-	m.delays.sample(pid)
-	if !fromStart {
-		m.base = m.delays.total()
+// harness during a wait of d. With fromStart, everything the agent waited
+// for a CPU since it started counts (a fresh process: its start is what
+// is being waited for); otherwise only what it waits once the meter reads
+// it (see sampleAfter).
+func newStallMeter(pid int, fromStart bool, d time.Duration) *stallMeter {
+	m := &stallMeter{
+		pid: pid, fromStart: fromStart, began: time.Now(), sampleFrom: min(sampleAfter, d/4),
+		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go m.run()
 	return m
@@ -78,9 +90,21 @@ func (m *stallMeter) run() {
 		late := time.Since(asked) - stallTick
 		m.mu.Lock()
 		m.lag += max(late, 0)
-		m.delays.sample(m.pid)
+		if m.sampling || time.Since(m.began) >= m.sampleFrom {
+			m.sample()
+		}
 		m.mu.Unlock()
 	}
+}
+
+// sample reads the agent's run delays, the first time as the base unless
+// they count from the agent's start. m.mu is held.
+func (m *stallMeter) sample() {
+	m.delays.sample(m.pid)
+	if !m.sampling && !m.fromStart {
+		m.base = m.delays.total()
+	}
+	m.sampling = true
 }
 
 // close stops the meter.
@@ -99,7 +123,7 @@ func (m *stallMeter) lost() time.Duration {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.delays.sample(m.pid)
+	m.sample()
 	return max(m.lag, m.delays.total()-m.base)
 }
 
