@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,17 +18,19 @@ import (
 // agent gets a fraction of a CPU. They pin busy processes and the agent
 // to one CPU, where the kernel shares it out evenly, so the agent's share
 // is at most 1/(loadProcs+1) whatever else the machine runs, and they
-// burn one CPU only. The agents need a fixed amount of CPU time to start
+// burn one CPU only. What else the machine runs lowers the share further;
+// a machine so busy that the agent would need more than the check
+// stretches a wait for (maxStretch) skips the tests that want a pass. The agents need a fixed amount of CPU time to start
 // or to exit, as real ones do (a runtime starting, caches written on the
 // way out), so under that load their start or their exit takes several
 // times the wait the harness would give them on the wall clock.
 
 const (
 	// loadProcs is how many busy processes share the agent's CPU.
-	loadProcs = 5
+	loadProcs = 9
 	// agentCPU is the CPU time the load agents need to start or to exit:
 	// under the load, loadProcs+1 times that on the wall clock at least.
-	agentCPU = 250 * time.Millisecond
+	agentCPU = 130 * time.Millisecond
 	// loadWait is the startup timeout and close grace of the load tests,
 	// which the agents would make in agentCPU on an idle machine.
 	loadWait = time.Second
@@ -156,6 +159,9 @@ func TestStartUnderLoad(t *testing.T) {
 	}
 	run := execute(context.Background(), &opts, ws, &Plan{Version: 1})
 	defer run.Transcript.release()
+	if f := run.Failure; f != nil && f.Check == CheckStart && strings.Contains(f.Message, fmt.Sprintf("stretched to %v ", (1+maxStretch)*loadWait)) {
+		t.Skipf("the machine is busier than the check stretches the startup timeout for: %s", f.Message)
+	}
 	if run.Failure != nil {
 		t.Fatalf("a conforming agent slowed down by the load fails %s: %s", run.Failure.Check, run.Failure.Message)
 	}
@@ -224,6 +230,9 @@ func TestCloseUnderLoad(t *testing.T) {
 	}
 	step, waited := p.shutdown(loadWait, loadWait, nil, nil)
 	p.stop()
+	if step != ClosedOnStdin && waited == (1+maxStretch)*loadWait {
+		t.Skipf("the machine is busier than the check stretches the close grace for: the agent did not exit within %v", waited)
+	}
 	if step != ClosedOnStdin {
 		t.Errorf("a conforming agent slowed down by the load closed on %q, want %q", step, ClosedOnStdin)
 	}

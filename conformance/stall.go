@@ -18,7 +18,8 @@ import (
 //     however quick the agent);
 //   - the agent's run delay, where the system tells it (Linux: schedstat):
 //     how long the threads of the agent and of its children were ready to
-//     run and waited for a CPU.
+//     run and waited for a CPU, added up (a runtime moves its work from
+//     thread to thread), and at most the time the wait has lasted.
 //
 // The larger of the two counts: both measure the same load. An agent that
 // really hangs, blocked on a read or asleep, never waits for a CPU, so its
@@ -124,7 +125,8 @@ func (m *stallMeter) lost() time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sample()
-	return max(m.lag, m.delays.total()-m.base)
+	// (Threads that wait side by side add up to more than the wait.)
+	return min(max(m.lag, m.delays.total()-m.base), time.Since(m.began))
 }
 
 // stretch is d extended by the time load took since the meter started, by
@@ -137,32 +139,25 @@ func (m *stallMeter) stretch(d time.Duration) time.Duration {
 // that ended keeps the delay it was last seen with, so the sum only grows.
 type runDelays struct {
 	byTID map[int]time.Duration
-	// ended is the delay of threads whose id a later thread took.
-	ended time.Duration
 }
 
 // maxThreads bounds the threads remembered: a tree with more has its
 // later threads' delays uncounted, and waits are stretched less.
 const maxThreads = 4096
 
-// note records that thread tid has waited d for a CPU in all.
+// note records that thread tid has waited d for a CPU in all. (A thread
+// that takes the id of one that ended counts once it waited longer.)
 func (r *runDelays) note(tid int, d time.Duration) {
 	if r.byTID == nil {
 		r.byTID = map[int]time.Duration{}
 	}
-	old, ok := r.byTID[tid]
-	switch {
-	case !ok && len(r.byTID) >= maxThreads:
-		return
-	case d < old:
-		// A new thread with the id of one that ended.
-		r.ended += old
+	if old, ok := r.byTID[tid]; ok || len(r.byTID) < maxThreads {
+		r.byTID[tid] = max(old, d)
 	}
-	r.byTID[tid] = d
 }
 
 func (r *runDelays) total() time.Duration {
-	sum := r.ended
+	var sum time.Duration
 	for _, d := range r.byTID {
 		sum += d
 	}
