@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,90 @@ func TestCancelGraceScalesWithLoad(t *testing.T) {
 	}
 	if got := run.failing(findings.SeverityError); len(got) > 0 || len(run.ReadLines) > 0 {
 		t.Errorf("a slow agent's response that crossed the cancel fails %v (read lines %v)\n%s", sortedKeys(got), run.ReadLines, run.Transcript.JSONL())
+	}
+	if len(run.RaceLines) != 1 {
+		t.Errorf("race lines %v, want the response to the cancelled prompt", run.RaceLines)
+	}
+}
+
+// hastyAgent is a conforming agent that writes a whole turn at once,
+// without waiting for the answers to its requests: five requests to read
+// a file, a message, one more request, hastyUpdates more messages and the
+// response, end_turn. A cancel the client sends on reading the first
+// message is read after the turn has ended: a race.
+func hastyAgent() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil || len(m.ID) == 0 || m.Method == "" {
+			continue // notifications (session/cancel) and answers
+		}
+		var out strings.Builder
+		read := func(id string) {
+			fmt.Fprintf(&out, `{"jsonrpc":"2.0","id":%q,"method":"fs/read_text_file","params":{"sessionId":"sess_1","path":"/README.md"}}`+"\n", id)
+		}
+		update := func(text string) {
+			fmt.Fprintf(&out, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":%q}}}}`+"\n", text)
+		}
+		switch m.Method {
+		case "initialize":
+			fmt.Fprintf(&out, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}`+"\n", m.ID)
+		case "session/new":
+			fmt.Fprintf(&out, `{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"sess_1"}}`+"\n", m.ID)
+		case "session/prompt":
+			for i := range 5 {
+				read(fmt.Sprint("early-", i))
+			}
+			update("Reading README.md.")
+			read("late")
+			for i := range hastyUpdates {
+				update(fmt.Sprintf("Line %d of the summary.", i))
+			}
+			fmt.Fprintf(&out, `{"jsonrpc":"2.0","id":%s,"result":{"stopReason":"end_turn"}}`+"\n", m.ID)
+		default:
+			fmt.Fprintf(&out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`+"\n", m.ID)
+		}
+		os.Stdout.WriteString(out.String())
+	}
+}
+
+// hastyUpdates is how many messages the hasty agent writes after its
+// last request: more than the harness reads ahead of the client (the
+// frames a proc queues), fewer bytes than the pipe and the reader's
+// buffer hold, so that its whole turn is written at once.
+const hastyUpdates = 400
+
+// TestResponseInPipeIsNoProofOfCancelRead: the client answers an agent's
+// requests late (FaultLate), and cancels the turn on reading its first
+// message, by which time the agent has written the whole turn: the rest
+// of it waits in the pipe, behind what the harness read ahead. The client
+// answers the agent's last request after the cancel, and before it reads
+// the response, so that answer lies between the cancel and the response
+// in the transcript; but the agent wrote the response before it could
+// read either. The verdict must take it for a race, not fail ACP-CXL-001.
+func TestResponseInPipeIsNoProofOfCancelRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the harness tells the bytes in the pipe on Linux only")
+	}
+	t.Parallel()
+	opts := testOptions(t, "hasty")
+	opts.defaults()
+	ws, err := NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := execute(context.Background(), &opts, ws, &Plan{Version: 1, Caps: []Capability{CapReadTextFile}, Faults: []Fault{FaultLate},
+		Actions: []Action{{Kind: ActPrompt, Task: 1, Cancel: 1, CancelAfter: 5}}})
+	defer run.Transcript.release()
+	if run.Facts[FactCancelSent] != 1 || run.Facts[FactFS] != 6 {
+		t.Fatalf("want a prompt cancelled after its sixth message, and the agent's six reads answered; steps %q", run.Steps)
+	}
+	if got := run.failing(findings.SeverityError); run.Failure != nil || len(got) > 0 || len(run.ReadLines) > 0 {
+		t.Errorf("a response written before the cancel was sent: failure %+v, fails %v (read lines %v)", run.Failure, sortedKeys(got), run.ReadLines)
 	}
 	if len(run.RaceLines) != 1 {
 		t.Errorf("race lines %v, want the response to the cancelled prompt", run.RaceLines)

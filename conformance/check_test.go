@@ -47,6 +47,11 @@ func init() {
 	case "slow":
 		stallingAgent(300*time.Millisecond, 100*time.Millisecond)
 		os.Exit(0)
+	case "hasty":
+		hastyAgent()
+		os.Exit(0)
+	case "slowstart", "slowexit", "spin":
+		os.Exit(loadAgent(name))
 	case "reference":
 		name = ""
 	}
@@ -240,7 +245,7 @@ func TestCloseLadder(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-p.frames // it ignores SIGTERM from now on
-	if step := p.shutdown(200*time.Millisecond, nil, nil); step != ClosedOnKill {
+	if step, _ := p.shutdown(200*time.Millisecond, 200*time.Millisecond, nil, nil); step != ClosedOnKill {
 		t.Errorf("stubborn agent closed on %q, want %q", step, ClosedOnKill)
 	}
 	rec2 := &Transcript{}
@@ -248,7 +253,7 @@ func TestCloseLadder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if step := p.shutdown(2*time.Second, nil, nil); step != ClosedOnStdin {
+	if step, _ := p.shutdown(2*time.Second, 2*time.Second, nil, nil); step != ClosedOnStdin {
 		t.Errorf("reference agent closed on %q, want %q", step, ClosedOnStdin)
 	}
 }

@@ -94,6 +94,9 @@ type clientCall struct {
 	// was read.
 	respLine int
 	respAt   time.Time
+	// respEnd is how many bytes the agent had written on stdout up to the
+	// end of the response (see frame.end).
+	respEnd int64
 }
 
 type rpcErr struct {
@@ -167,7 +170,11 @@ type activeTurn struct {
 	// session/close that cancelled the turn.
 	cancelLine int
 	cancelAt   time.Time
-	closeCall  *clientCall
+	// writtenAtCancel is how many bytes the agent had written on stdout
+	// when the cancel was sent, read or not (0 where that cannot be told,
+	// see proc.written).
+	writtenAtCancel int64
+	closeCall       *clientCall
 	// firstAnswer is the transcript line of the client's first answer to an
 	// agent request after the cancel.
 	firstAnswer int
@@ -405,10 +412,19 @@ func (c *client) answer(msg []byte) {
 // cancel. And once the agent answered an id the client never sent (or
 // already had answered), it is given strayGrace more for the real answer:
 // it believes it has answered.
+//
+// The startup timeout is stretched by the time the machine's load kept the
+// agent or the harness from running (see stallMeter): on a loaded machine
+// a conforming agent's start takes longer than it does on an idle one.
 func (c *client) wait(cc *clientCall, first time.Duration) bool {
 	var deadline time.Time
+	var load *stallMeter
 	if first > 0 {
 		deadline = c.p.start.Add(first)
+		if !cc.done {
+			load = newStallMeter(c.p.pid(), true, first)
+			defer load.close()
+		}
 	}
 	sent := time.Now()
 	for !cc.done {
@@ -431,6 +447,12 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 		if limit > 0 && c.step(limit) {
 			continue
 		}
+		if first > 0 && limit == timeout && c.failure == nil && !c.interrupted && !c.eof {
+			if stretched := c.p.start.Add(load.stretch(first)); time.Until(stretched) > 0 {
+				deadline = stretched
+				continue
+			}
+		}
 		if idle > 0 && limit == idle && c.failure == nil && !c.interrupted && !c.eof {
 			// A message that arrived as the idle time ran out is read
 			// first: the turn was not silent after all.
@@ -451,7 +473,11 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 		case stray:
 			c.fail(CheckTimeout, "no response to %s: the agent answered an id the client never sent at line %d and then said nothing for %v", what, c.stray, strayGrace)
 		case first > 0:
-			c.fail(CheckStart, "no response to %s within the startup timeout of %v (the agent wrote %d line(s) on stdout meanwhile)", what, first, c.facts[FactAgentLine])
+			stretched := ""
+			if took := deadline.Sub(c.p.start); took > first {
+				stretched = fmt.Sprintf(", stretched to %v for the time the machine's load kept the agent or the harness from running", took.Round(time.Millisecond))
+			}
+			c.fail(CheckStart, "no response to %s within the startup timeout of %v%s (the agent wrote %d line(s) on stdout meanwhile)", what, first, stretched, c.facts[FactAgentLine])
 		default:
 			c.fail(CheckTimeout, "no response to %s and no other message for %v", what, timeout)
 		}
@@ -622,6 +648,7 @@ func (c *client) onResponse(f frame, m *wireMsg) {
 	cc.done = true
 	cc.respLine = f.num
 	cc.respAt = f.at
+	cc.respEnd = f.end
 	cc.result = m.Result
 	if m.Error != nil {
 		cc.err = &rpcErr{Code: m.Error.Code, Message: m.Error.Message}
@@ -862,12 +889,14 @@ func (c *client) cancelTurn(why string, args ...any) {
 		c.logf("close %s "+why, append([]any{t.sess.id}, args...)...)
 		t.closeCall = c.call("session/close", map[string]any{"sessionId": t.sess.id})
 		t.cancelLine, t.cancelAt = t.closeCall.line, c.sentAt
+		t.writtenAtCancel, _ = c.p.written()
 		c.facts[FactCloseSent]++
 		return
 	}
 	c.logf("cancel %s "+why, append([]any{t.sess.id}, args...)...)
 	t.cancelLine = c.notify("session/cancel", map[string]any{"sessionId": t.sess.id})
 	t.cancelAt = c.sentAt
+	t.writtenAtCancel, _ = c.p.written()
 	c.facts[FactCancelSent]++
 }
 
@@ -887,8 +916,15 @@ func (c *client) cancelTurn(why string, args ...any) {
 // own: on a loaded machine the rest of a turn it was busy with (a pause in
 // the agent, or lines the harness had not read yet) comes right after a
 // cancel that it crossed, as a slow turn's end does.
+//
+// And none of it holds for a response the agent had already written when
+// the cancel was sent, which the harness, slow to read, read later: where
+// the pipe tells the bytes in it (Linux), such a response is a race,
+// whatever came between in the transcript.
 func (c *client) cancelRead(t *activeTurn, cc *clientCall) string {
 	switch {
+	case t.writtenAtCancel > 0 && cc.respEnd > 0 && cc.respEnd <= t.writtenAtCancel:
+		return ""
 	case t.firstAnswer > t.cancelLine && t.firstAnswer < cc.respLine:
 		return fmt.Sprintf("the client answered one of the agent's requests (line %d) between the cancel and this response, and stdin is read in order, so the agent had read the cancel", t.firstAnswer)
 	case t.stuck && t.seen == t.seenAtCancel+1 && !c.pace.endsTurns():

@@ -91,14 +91,16 @@ func TestFaultMatrix(t *testing.T) {
 			name:      "floods stdout and never answers",
 			script:    `echo $$ >>"$PIDFILE"; exec yes '` + floodUpdate + `'`,
 			wantStart: "within the startup timeout of 1s",
-			within:    startup + 3*time.Second,
-			memory:    256 << 20,
+			// yes computes, so on a loaded machine it waits for the CPU, and
+			// the startup timeout is stretched by that (see stallMeter).
+			within: (1+maxStretch)*startup + 3*time.Second,
+			memory: 256 << 20,
 		},
 		{
 			name:      "prints garbage",
 			script:    `echo $$ >>"$PIDFILE"; exec yes 'garbage garbage'`,
 			wantStart: "within the startup timeout of 1s",
-			within:    startup + 3*time.Second,
+			within:    (1+maxStretch)*startup + 3*time.Second,
 			memory:    256 << 20,
 		},
 		{
@@ -378,7 +380,7 @@ func TestLongLineRecordedAsGap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { p.shutdown(100*time.Millisecond, nil, nil); p.stop() }()
+	defer func() { p.shutdown(100*time.Millisecond, 100*time.Millisecond, nil, nil); p.stop() }()
 	select {
 	case f := <-p.frames:
 		p.received(f)

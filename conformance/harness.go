@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,6 +35,9 @@ type frame struct {
 	num  int    // transcript line number
 	at   time.Time
 	size int // bytes it holds against maxInFlight
+	// end is how many bytes the agent had written on stdout up to the end
+	// of this line.
+	end int64
 	// rec is the transcript the line went to (nil between two sequences):
 	// a line of one sequence is never handled by the next on the same
 	// process.
@@ -58,6 +62,8 @@ type proc struct {
 
 	maxLine int
 	stdout  *os.File
+	// pulled counts the bytes the reader has taken from the stdout pipe.
+	pulled atomic.Int64
 	// Lines read but not yet handled by the client are bounded by bytes,
 	// not only by count: flow guards inFlight, and the reader waits while
 	// it is over maxInFlight (one line is always let through).
@@ -166,16 +172,18 @@ func (p *proc) read(r *os.File) {
 	defer close(p.eof)
 	defer close(p.frames)
 	defer r.Close()
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(countingReader{r, &p.pulled}, 64<<10)
+	var end int64
 	for {
 		line, skipped, err := readLine(br, p.maxLine)
+		end += int64(len(line)) + skipped
 		switch {
 		case skipped > 0:
 			p.record(Record{Dir: domain.FromAgent, lostBytes: skipped})
 		case len(line) > 0:
 			num, at, rec := p.record(Record{Dir: domain.FromAgent, Line: line})
 			body := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-			f := frame{line: body, num: num, at: at, size: len(line), rec: rec}
+			f := frame{line: body, num: num, at: at, size: len(line), end: end, rec: rec}
 			if !p.reserve(f.size) {
 				return
 			}
@@ -188,6 +196,38 @@ func (p *proc) read(r *os.File) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// written is how many bytes the agent has written on stdout so far: those
+// the reader took from the pipe and those still in it. It is false where
+// the pipe's content cannot be told (see unreadBytes). It may count a few
+// bytes written just after it was called, never fewer than were written
+// before.
+func (p *proc) written() (int64, bool) {
+	for {
+		before := p.pulled.Load()
+		unread, ok := unreadBytes(p.stdout)
+		if !ok {
+			return 0, false
+		}
+		if after := p.pulled.Load(); after == before {
+			return before + unread, true
+		}
+		// The reader took bytes meanwhile, which unread may or may not
+		// count: ask again.
 	}
 }
 
@@ -375,6 +415,14 @@ func (p *proc) closeStdin() {
 	}
 }
 
+// pid is the agent's process id, the leader of its process group.
+func (p *proc) pid() int {
+	if p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // alive reports whether the process is still running.
 func (p *proc) alive() bool {
 	select {
@@ -402,16 +450,21 @@ const (
 // and everything it says on the way out is recorded). drain receives the
 // frames read meanwhile.
 //
+// The first rung, the one an agent is judged by (CHECK-CLOSE), waits
+// stdinGrace, stretched by the time the machine's load kept the agent or
+// the harness from running meanwhile (see stallMeter); shutdown returns
+// how long that was. The other rungs wait grace.
+//
 // Once interrupt is closed (the user stopped the check), each rung waits
 // at most interruptGrace, including the one in progress.
-func (p *proc) shutdown(grace time.Duration, interrupt <-chan struct{}, drain func(frame)) CloseStep {
+func (p *proc) shutdown(stdinGrace, grace time.Duration, interrupt <-chan struct{}, drain func(frame)) (CloseStep, time.Duration) {
 	l := &ladder{grace: grace, interrupt: interrupt}
-	step := p.closeLadder(l, drain)
+	step := p.closeLadder(l, stdinGrace, drain)
 	// Whatever the rung, nothing of the agent's process group outlives the
 	// run: a grandchild (a wrapper's child, a forked helper) that still
 	// holds stdout open, or that the agent left behind when it exited.
 	p.signal(syscall.SIGKILL)
-	return step
+	return step, l.stdinWait
 }
 
 // signal sends sig to the agent's whole process group.
@@ -426,50 +479,66 @@ func (p *proc) signal(sig syscall.Signal) {
 type ladder struct {
 	grace     time.Duration
 	interrupt <-chan struct{}
+	// stdinWait is how long the first rung waited for the agent to exit at
+	// most, once stretched for the load.
+	stdinWait time.Duration
 }
 
-func (p *proc) closeLadder(l *ladder, drain func(frame)) CloseStep {
+func (p *proc) closeLadder(l *ladder, stdinGrace time.Duration, drain func(frame)) CloseStep {
 	already := !p.alive()
 	p.closeStdin()
-	if p.waitExit(l, drain) {
+	var load *stallMeter
+	if !already {
+		load = newStallMeter(p.pid(), false, stdinGrace)
+	}
+	exited := p.waitExit(l, stdinGrace, load, drain)
+	load.close()
+	if exited {
 		if already {
 			return ClosedBefore
 		}
 		return ClosedOnStdin
 	}
 	p.signal(syscall.SIGTERM)
-	if p.waitExit(l, drain) {
+	if p.waitExit(l, l.grace, nil, drain) {
 		return ClosedOnTerm
 	}
 	p.signal(syscall.SIGKILL)
-	if p.waitExit(l, drain) {
+	if p.waitExit(l, l.grace, nil, drain) {
 		return ClosedOnKill
 	}
 	return ClosedNever
 }
 
 // waitExit drains stdout until the process has exited and stdout is at
-// end of file, or the grace period is over. A process that exited while
-// something else (a grandchild) still holds stdout open counts as exited
-// when the grace period ends.
-func (p *proc) waitExit(l *ladder, drain func(frame)) bool {
+// end of file, or grace is over, stretched by what load measures (when
+// not nil). A process that exited while something else (a grandchild)
+// still holds stdout open counts as exited when the grace period ends.
+func (p *proc) waitExit(l *ladder, grace time.Duration, load *stallMeter, drain func(frame)) bool {
 	interrupt := l.interrupt
+	interrupted := func() {
+		interrupt, load = nil, nil
+		l.grace = min(l.grace, interruptGrace)
+		grace = min(grace, interruptGrace)
+	}
 	select {
 	case <-interrupt:
-		l.grace = min(l.grace, interruptGrace)
-		interrupt = nil
+		interrupted()
 	default:
 	}
-	timer := time.NewTimer(l.grace)
+	began := time.Now()
+	if load != nil {
+		l.stdinWait = grace
+	}
+	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	frames := p.frames
 	exited := p.exited
 	for {
 		select {
 		case <-interrupt:
-			interrupt = nil
-			l.grace = min(l.grace, interruptGrace)
-			timer.Reset(l.grace)
+			interrupted()
+			timer.Reset(grace)
 		case f, ok := <-frames:
 			if !ok {
 				frames = nil
@@ -488,6 +557,15 @@ func (p *proc) waitExit(l *ladder, drain func(frame)) bool {
 				return true
 			}
 		case <-timer.C:
+			if load != nil {
+				if stretched := load.stretch(grace); time.Until(began.Add(stretched)) > 0 {
+					// The load kept the agent from running: it gets that time
+					// back.
+					timer.Reset(time.Until(began.Add(stretched)))
+					l.stdinWait = stretched
+					continue
+				}
+			}
 			return exited == nil
 		}
 	}

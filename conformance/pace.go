@@ -15,7 +15,8 @@ type pace struct {
 	mu sync.Mutex
 	// idleCancel and responseTimeout are the configured values, the upper
 	// bounds. (The startup timeout is not scaled: starting varies too much,
-	// with compilers and package managers in front of many agents.)
+	// with compilers and package managers in front of many agents. It is
+	// stretched only by the time the machine's load took, see stallMeter.)
 	idleCancel, responseTimeout time.Duration
 
 	// slowest is the longest the agent took to answer a request or to say
@@ -115,6 +116,14 @@ func (p *pace) cancelGrace(configured time.Duration) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return max(configured, graceFactor*p.slowestReply)
+}
+
+// closeGrace is how long an agent is given to exit once its stdin closed:
+// the configured grace, or a multiple of the slowest reply the agent gave,
+// when the machine's load (or the agent) makes answering one line take
+// that long.
+func (p *pace) closeGrace(configured time.Duration) time.Duration {
+	return p.cancelGrace(configured)
 }
 
 // turnEnded notes how a prompt turn ended: on its own, with gap the

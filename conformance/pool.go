@@ -77,7 +77,7 @@ type agentConn struct {
 
 // retire ends a process no sequence will use, by the close ladder.
 func (cn *agentConn) retire(grace time.Duration, interrupt <-chan struct{}) {
-	cn.p.shutdown(grace, interrupt, nil)
+	cn.p.shutdown(grace, grace, interrupt, nil)
 	cn.p.stop()
 }
 

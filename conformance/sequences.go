@@ -233,7 +233,11 @@ func executeOn(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 		// Whatever the agent still says is read (and recorded) while the
 		// close ladder runs.
 		c.closing = true
-		run.Close = p.shutdown(opts.CloseGrace, interrupt, c.handle)
+		// The stdin rung's grace grows with the agent's slowest reply: on a
+		// machine loaded enough that answering one line takes that long,
+		// exiting takes long too.
+		var stdinWait time.Duration
+		run.Close, stdinWait = p.shutdown(pc.closeGrace(opts.CloseGrace), opts.CloseGrace, interrupt, c.handle)
 		// A grandchild that keeps stdout open must not keep the run going.
 		p.stop()
 		cn = nil
@@ -244,7 +248,7 @@ func executeOn(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 		case run.Close != ClosedOnStdin && !(c.disconnectLine > 0 && run.Close == ClosedBefore):
 			// (After a disconnect the agent exits before the close ladder
 			// begins: stdin was closed then.)
-			c.fail(CheckClose, "the agent did not exit within %v of its stdin closing; it needed %s", opts.CloseGrace, run.Close)
+			c.fail(CheckClose, "the agent did not exit within %v of its stdin closing%s; it needed %s", opts.CloseGrace, closeStretch(opts.CloseGrace, stdinWait), run.Close)
 		}
 	}
 	run.Steps = c.steps
@@ -266,6 +270,15 @@ func executeOn(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 	run.Findings = rec.finish()
 	run.Duration = time.Since(start)
 	return run, cn
+}
+
+// closeStretch says how far the close grace was stretched (see
+// pace.closeGrace and stallMeter), or nothing when it was not.
+func closeStretch(configured, waited time.Duration) string {
+	if waited <= configured {
+		return ""
+	}
+	return fmt.Sprintf(" (stretched to %v for the agent's pace and the machine's load)", waited.Round(time.Millisecond))
 }
 
 // lintTranscript judges a JSONL transcript exactly as `acplint lint
