@@ -183,7 +183,10 @@ func buildStructPlan(t reflect.Type) *structPlan {
 			sp.unknown = i
 			continue
 		}
-		if domain.IsInline(f) {
+		// Each tag is read once: StructTag.Get unquotes, the costly part
+		// of planning a type on a first lint.
+		jsonTag, schemaTag := f.Tag.Get("json"), f.Tag.Get("jsonschema")
+		if domain.InlineTag(jsonTag) {
 			u, ok := domain.UnionOf(f.Type)
 			if !ok {
 				panic("codec: inline field " + t.Name() + "." + f.Name + " is not a union")
@@ -192,8 +195,7 @@ func buildStructPlan(t reflect.Type) *structPlan {
 			sp.fields = append(sp.fields, field{index: i, inline: u, typ: f.Type})
 			continue
 		}
-		tag := f.Tag.Get("json")
-		name, _, _ := strings.Cut(tag, ",")
+		name, _, _ := strings.Cut(jsonTag, ",")
 		if name == "-" {
 			continue
 		}
@@ -204,8 +206,8 @@ func buildStructPlan(t reflect.Type) *structPlan {
 		sp.fields = append(sp.fields, field{
 			name:     name,
 			index:    i,
-			required: strings.Contains(f.Tag.Get("jsonschema"), "required"),
-			notNull:  domain.IsNotNull(f),
+			required: strings.Contains(schemaTag, "required"),
+			notNull:  domain.NotNullTag(schemaTag),
 			typ:      f.Type,
 		})
 	}

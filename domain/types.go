@@ -44,23 +44,27 @@ import (
 // to carry their own union tag; the schema describes them by that $def.
 
 // IsInline reports whether f holds an inline union (`json:",inline"`).
-func IsInline(f reflect.StructField) bool {
-	name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-	if name != "" {
-		return false
-	}
-	for _, o := range strings.Split(opts, ",") {
-		if o == "inline" {
-			return true
-		}
-	}
-	return false
+func IsInline(f reflect.StructField) bool { return InlineTag(f.Tag.Get("json")) }
+
+// InlineTag is IsInline of a field whose json tag is json: the codec
+// reads each tag once while it plans a type (StructTag.Get unquotes).
+func InlineTag(json string) bool {
+	name, opts, _ := strings.Cut(json, ",")
+	return name == "" && hasTagOption(opts, "inline")
 }
 
 // IsNotNull reports whether optional field f must not be null on the wire.
-func IsNotNull(f reflect.StructField) bool {
-	for _, o := range strings.Split(f.Tag.Get("jsonschema"), ",") {
-		if o == "notnull" {
+func IsNotNull(f reflect.StructField) bool { return NotNullTag(f.Tag.Get("jsonschema")) }
+
+// NotNullTag is IsNotNull of a field whose jsonschema tag is jsonschema.
+func NotNullTag(jsonschema string) bool { return hasTagOption(jsonschema, "notnull") }
+
+// hasTagOption reports whether the comma-separated list holds option.
+func hasTagOption(list, option string) bool {
+	for list != "" {
+		var item string
+		item, list, _ = strings.Cut(list, ",")
+		if item == option {
 			return true
 		}
 	}
