@@ -69,6 +69,20 @@ func TestParseHeaderRejects(t *testing.T) {
 	}
 }
 
+// ParseHeader's quick refusal of lines without the format's name must not
+// refuse a header that escapes it, or whose keys differ in case (which
+// encoding/json accepts).
+func TestParseHeaderEscaped(t *testing.T) {
+	for _, line := range []string{
+		`{"format":"acplint\u002dtranscript","version":1}`,
+		`{"FORMAT":"acplint-transcript","version":1}`,
+	} {
+		if _, ok, err := ParseHeader([]byte(line)); !ok || err != nil {
+			t.Errorf("ParseHeader(%s): ok=%v err=%v, want a header", line, ok, err)
+		}
+	}
+}
+
 func TestParseFrameRejects(t *testing.T) {
 	for _, line := range []string{
 		`not json`,
