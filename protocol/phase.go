@@ -106,7 +106,7 @@ type Phase struct {
 
 	// pending holds unanswered requests by the direction that sent them,
 	// keyed by the exact id spelling.
-	pending [3]Map[string, Pending]
+	pending [3]pendingRequests
 	// answered remembers ids already answered, per sender direction, to
 	// tell a duplicate response from an unknown id and a reuse from a clash.
 	answered [3]answeredIDs
