@@ -278,6 +278,7 @@ func (p *Phase) Clone() Phase {
 	flow.fs.extraRoots = flow.fs.extraRoots.Clone()
 	flow.term.exits = flow.term.exits.Clone()
 	flow.term.released = slices.Clone(flow.term.released)
+	flow.term.unreleased = flow.term.unreleased.Clone()
 	c.upd.reported, c.upd.plans = c.upd.reported.Clone(), c.upd.plans.Clone()
 	life := &c.life
 	life.seq.early, life.seq.loaded = life.seq.early.Clone(), life.seq.loaded.Clone()
