@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/acplint/acplint/codec"
@@ -249,4 +250,46 @@ func keptCountsDiffer(p *Phase) string {
 		}
 	}
 	return ""
+}
+
+// TestAuthenticateWorkIgnoresAuthMethods: an authenticate costs the same
+// whatever the number of auth methods the agent advertised (one line may
+// list millions): the bytes allocated per authenticate stay the same with
+// eight times as many.
+func TestAuthenticateWorkIgnoresAuthMethods(t *testing.T) {
+	perRequest := func(n int) float64 {
+		w := &adversary{t: t, p: newPhase(), methods: map[string]domain.Method{}}
+		var methods strings.Builder
+		for i := range n {
+			if i > 0 {
+				methods.WriteByte(',')
+			}
+			fmt.Fprintf(&methods, `{"id":"m%d","name":"M"}`, i)
+		}
+		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+		w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[`+methods.String()+`]}}`)
+		if len(w.p.AuthMethods) != n {
+			t.Fatalf("%d auth methods kept, want %d", len(w.p.AuthMethods), n)
+		}
+		const requests = 500
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range requests {
+			// One advertised and one not, in turn.
+			id := fmt.Sprintf("m%d", n-1)
+			if i%2 == 1 {
+				id = "none"
+			}
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"authenticate","params":{"methodId":%q}}`, i+1, id))
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / requests
+	}
+	const n = 1000
+	small, large := perRequest(n), perRequest(8*n)
+	t.Logf("bytes allocated per authenticate: %.0f with %d auth methods, %.0f with %d", small, n, large, 8*n)
+	if large > 2*small {
+		t.Errorf("an authenticate costs more the more auth methods there are: %.0f bytes with %d, %.0f with %d", small, n, large, 8*n)
+	}
 }

@@ -282,7 +282,7 @@ func (p *Phase) Clone() Phase {
 	c.upd.reported, c.upd.plans = c.upd.reported.Clone(), c.upd.plans.Clone()
 	life := &c.life
 	life.seq.early, life.seq.loaded = life.seq.early.Clone(), life.seq.loaded.Clone()
-	life.auth.refused = life.auth.refused.Clone()
+	life.auth.refused, life.auth.methods = life.auth.refused.Clone(), life.auth.methods.Clone()
 	life.ses.listed, life.ses.historyAt = life.ses.listed.Clone(), life.ses.historyAt.Clone()
 	life.ses.closing = life.ses.closing.Clone()
 	life.sid.unknown, life.sid.deleted = life.sid.unknown.Clone(), life.sid.deleted.Clone()
@@ -329,7 +329,19 @@ func (p *Phase) setClientCaps(caps *domain.ClientCapabilities) { p.ClientCaps = 
 
 func (p *Phase) setAgentCaps(caps *domain.AgentCapabilities) { p.AgentCaps = detachPtr(caps) }
 
-func (p *Phase) setAuthMethods(m []domain.AuthMethod) { p.AuthMethods = domain.Detach(m) }
+func (p *Phase) setAuthMethods(m []domain.AuthMethod) {
+	p.AuthMethods = domain.Detach(m)
+	auth := &p.life.auth
+	auth.methods, auth.unreadable = Map[domain.AuthMethodID, int]{}, false
+	for i, method := range p.AuthMethods {
+		if _, unknown := method.(domain.UnknownAuthMethod); unknown {
+			auth.unreadable = true
+		}
+		if id, ok := authMethodID(method); ok && !auth.methods.Has(id) {
+			auth.methods.Set(id, i)
+		}
+	}
+}
 
 // Pending returns the unanswered request that sender sent with id.
 func (p *Phase) Pending(sender domain.Direction, id domain.RequestID) (Pending, bool) {
