@@ -26,6 +26,17 @@ const maxMessageBytes = 32 << 20
 type wireState struct {
 	crlf      map[domain.Direction]*crlfRun
 	malformed []*malformedLine
+	// awaiting and open are the malformed lines whose outcome a later
+	// message may still change, oldest first, so that a message visits
+	// those alone: a transcript may hold any number of malformed lines,
+	// and the work per message must not grow with it (DEVELOPERS.md:
+	// every path is linear). awaiting holds those whose receiver is
+	// unknown that may still take a reply; open[d] those whose receiver d
+	// has sent nothing else since, the ones d answered (the first
+	// answered[d]) first, as replies go to the oldest unanswered one.
+	awaiting []*malformedLine
+	open     [3][]*malformedLine
+	answered [3]int
 }
 
 // crlfRun is the finding for a sender's first "\r\n" line, held until
@@ -50,6 +61,8 @@ type malformedLine struct {
 	// waited counts the messages seen while the receiver is unknown: a
 	// parse-error reply only counts when it comes soon after.
 	waited int
+	// seq is the line's place in wireState.malformed.
+	seq int
 }
 
 // replyWindow is how many messages a parse-error reply may trail a
@@ -232,38 +245,73 @@ func telemetryKind(text []byte) string {
 // noteMalformed starts watching how the receiver reacts to a line it
 // could not take as a message (ACP-RPC-012).
 func (l *linter) noteMalformed(line int, sender domain.Direction, what string) {
-	l.wire.malformed = append(l.wire.malformed, &malformedLine{line: line, sender: sender, what: what, receiver: sender.Opposite()})
+	w := &l.wire
+	r := &malformedLine{line: line, sender: sender, what: what, receiver: sender.Opposite(), seq: len(w.malformed)}
+	w.malformed = append(w.malformed, r)
+	if r.receiver == domain.DirUnknown {
+		w.awaiting = append(w.awaiting, r)
+	} else {
+		w.open[r.receiver] = append(w.open[r.receiver], r)
+	}
 }
 
 // observe lets the open malformed-line records see message m, in
-// transcript order, once its sender is known.
+// transcript order, once its sender is known. Records of the line m is on
+// do not see it. A parse-error reply answers the oldest record that takes
+// one: of its receiver's, the oldest unanswered; of those whose receiver
+// is unknown, one that has not waited more than replyWindow messages.
+// Any other message of a receiver ends the watch of its records, and
+// every message counts as waited for the records of unknown receiver that
+// no reply went to before.
 func (l *linter) observe(m *domain.Message, line int) {
-	for _, r := range l.wire.malformed {
-		if r.next > 0 || line <= r.line {
-			continue
+	w := &l.wire
+	if len(w.malformed) == 0 {
+		return // most transcripts
+	}
+	d := m.Dir
+	if isParseReply(m) {
+		var mine, anyone *malformedLine
+		if d != domain.DirUnknown && w.answered[d] < len(w.open[d]) && w.open[d][w.answered[d]].line < line {
+			mine = w.open[d][w.answered[d]]
 		}
-		if r.receiver == domain.DirUnknown {
-			// Who should have reacted is unknown: only a parse-error
-			// reply soon after says something.
-			if r.reply == 0 && r.waited < replyWindow && isParseReply(m) {
-				r.reply, r.code = line, m.Error.Code
+		if len(w.awaiting) > 0 && w.awaiting[0].line < line {
+			anyone = w.awaiting[0]
+		}
+		switch {
+		case anyone != nil && (mine == nil || anyone.seq < mine.seq):
+			anyone.reply, anyone.code = line, m.Error.Code
+			w.awaiting = w.awaiting[1:]
+			return
+		case mine != nil:
+			mine.reply, mine.code = line, m.Error.Code
+			w.answered[d]++
+			return
+		}
+	} else if d != domain.DirUnknown {
+		ended := 0
+		for _, r := range w.open[d] {
+			if r.line >= line {
 				break
 			}
-			r.waited++
-			continue
+			r.next = line
+			ended++
 		}
-		if m.Dir != r.receiver {
-			continue
-		}
-		if isParseReply(m) {
-			if r.reply == 0 {
-				r.reply, r.code = line, m.Error.Code
-				break // one reply answers one malformed line
-			}
-			continue // further replies to further pieces of the same line
-		}
-		r.next = line
+		w.open[d] = w.open[d][ended:]
+		w.answered[d] = max(0, w.answered[d]-ended)
 	}
+	// The older a record, the more messages it has waited: those that
+	// waited too long are at the front.
+	for _, r := range w.awaiting {
+		if r.line >= line {
+			break
+		}
+		r.waited++
+	}
+	late := 0
+	for late < len(w.awaiting) && w.awaiting[late].waited >= replyWindow {
+		late++
+	}
+	w.awaiting = w.awaiting[late:]
 }
 
 func isParseReply(m *domain.Message) bool {

@@ -22,7 +22,18 @@ type authState struct {
 	// refused maps a session method to the -32000 answer that refused it
 	// since the latest successful authenticate (ACP-AUTHN-005).
 	refused Map[domain.Method, int]
+	// methods maps the id of each auth method of Phase.AuthMethods to the
+	// index of the first with that id, and unreadable says one could not
+	// be read: an authenticate finds its method without a scan of a list
+	// that may be as long as a line (setAuthMethods keeps both).
+	methods    Map[domain.AuthMethodID, int]
+	unreadable bool
 }
+
+// maxListedAuthMethods is how many advertised ids ACP-AUTHN-001 lists:
+// listing them all would make every authenticate cost as much as the
+// initialize response.
+const maxListedAuthMethods = 5
 
 // checkAuthMethodIDs reports auth methods that share an id (ACP-AUTHN-003).
 func checkAuthMethodIDs(p *Phase, c *ctx, req Pending) {
@@ -71,26 +82,28 @@ func checkAuthenticateMethod(p *Phase, c *ctx) {
 	if _, ok := wireString(c.m.RawParams, "/methodId"); !ok {
 		return // missing or not a string: a schema problem
 	}
+	auth := &p.life.auth
+	if i, ok := auth.methods.Get(req.MethodID); ok {
+		if _, terminal := p.AuthMethods[i].(domain.AuthMethodTerminal); terminal {
+			c.add(findings.AUTHNTerminalMethod, "/params/methodId",
+				"authenticate names %q, a terminal auth method; the client runs terminal login itself, as a separate interactive process, and must not pass it to authenticate, where the agent has no flow to run", req.MethodID)
+		}
+		return
+	}
+	if auth.unreadable {
+		return // an auth method acplint could not read may carry that id
+	}
 	var ids []string
 	for _, m := range p.AuthMethods {
 		id, ok := authMethodID(m)
 		if !ok {
 			continue
 		}
-		if id != req.MethodID {
-			ids = append(ids, fmt.Sprintf("%q", id))
-			continue
+		if len(ids) == maxListedAuthMethods {
+			ids = append(ids, "…")
+			break
 		}
-		if _, terminal := m.(domain.AuthMethodTerminal); terminal {
-			c.add(findings.AUTHNTerminalMethod, "/params/methodId",
-				"authenticate names %q, a terminal auth method; the client runs terminal login itself, as a separate interactive process, and must not pass it to authenticate, where the agent has no flow to run", req.MethodID)
-		}
-		return
-	}
-	for _, m := range p.AuthMethods {
-		if _, unknown := m.(domain.UnknownAuthMethod); unknown {
-			return // an auth method acplint could not read may carry that id
-		}
+		ids = append(ids, fmt.Sprintf("%q", id))
 	}
 	c.add(findings.AUTHNUnknownMethod, "/params/methodId",
 		"authenticate names method %q, which is not among the authMethods of the initialize response (%s); the agent has no such flow to run", req.MethodID, strings.Join(ids, ", "))

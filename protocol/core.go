@@ -331,6 +331,6 @@ func coreCancelRequest(p *Phase, c *ctx) {
 	}
 	if req.CancelLine == 0 {
 		req.CancelLine = c.line()
-		p.pending[c.m.Dir] = p.pending[c.m.Dir].Set(key, req)
+		p.pending[c.m.Dir].Set(key, req)
 	}
 }

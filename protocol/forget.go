@@ -39,24 +39,24 @@ func (p *Phase) retire(id domain.SessionID) {
 	if dropped.Len() == 0 {
 		return
 	}
+	// This runs once per doneWindow/2 sessions done: its work must follow
+	// those sessions, not every terminal the transcript keeps.
 	forget := map[domain.SessionID]bool{}
-	for sid := range dropped.All() {
-		// Skip sessions reopened since, or closed again recently.
-		if s, ok := p.Session(sid); ok && s.done() && !d.older.Has(sid) {
+	for sid := range dropped.m {
+		// Skip sessions reopened since, or closed again recently. A
+		// session with a terminal never released keeps its record: the
+		// end of the transcript reports the leak with the line of the
+		// close.
+		if s, ok := p.Session(sid); ok && s.done() && !d.older.Has(sid) && !p.flow.term.unreleased.Has(sid) {
 			forget[sid] = true
 		}
 	}
-	// A session with a terminal never released keeps its record: the end
-	// of the transcript reports the leak with the line of the close.
-	for _, t := range p.Terminals.All() {
-		if t.ReleasedLine == 0 {
-			delete(forget, t.Session)
-		}
-	}
-	for tid, t := range p.Terminals.All() {
-		if forget[t.Session] {
-			p.Terminals = p.Terminals.Delete(tid)
-			p.flow.term.exits = p.flow.term.exits.Delete(tid)
+	// The terminals of the sessions forgotten are all released, so the
+	// list of the latest releases holds them.
+	for _, r := range p.flow.term.released {
+		if t, ok := p.Terminals.Get(r.id); ok && forget[t.Session] {
+			p.Terminals = p.Terminals.Delete(r.id)
+			p.flow.term.exits = p.flow.term.exits.Delete(r.id)
 		}
 	}
 	for sid := range forget {

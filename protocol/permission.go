@@ -67,12 +67,7 @@ func checkPermissionRequest(p *Phase, c *ctx) {
 // session/set_config_option pending for session id: applying either may
 // need the user's approval too.
 func settingPending(p *Phase, id domain.SessionID) bool {
-	for _, req := range p.pending[domain.FromClient].All() {
-		if req.Session == id && (req.Method == domain.MethodSessionSetMode || req.Method == domain.MethodSessionSetConfigOption) {
-			return true
-		}
-	}
-	return false
+	return p.pending[domain.FromClient].settingPending(id)
 }
 
 // checkPermissionAnswer reports a selected option the request did not

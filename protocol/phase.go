@@ -106,7 +106,7 @@ type Phase struct {
 
 	// pending holds unanswered requests by the direction that sent them,
 	// keyed by the exact id spelling.
-	pending [3]Map[string, Pending]
+	pending [3]pendingRequests
 	// answered remembers ids already answered, per sender direction, to
 	// tell a duplicate response from an unknown id and a reuse from a clash.
 	answered [3]answeredIDs
@@ -278,10 +278,11 @@ func (p *Phase) Clone() Phase {
 	flow.fs.extraRoots = flow.fs.extraRoots.Clone()
 	flow.term.exits = flow.term.exits.Clone()
 	flow.term.released = slices.Clone(flow.term.released)
+	flow.term.unreleased = flow.term.unreleased.Clone()
 	c.upd.reported, c.upd.plans = c.upd.reported.Clone(), c.upd.plans.Clone()
 	life := &c.life
 	life.seq.early, life.seq.loaded = life.seq.early.Clone(), life.seq.loaded.Clone()
-	life.auth.refused = life.auth.refused.Clone()
+	life.auth.refused, life.auth.methods = life.auth.refused.Clone(), life.auth.methods.Clone()
 	life.ses.listed, life.ses.historyAt = life.ses.listed.Clone(), life.ses.historyAt.Clone()
 	life.ses.closing = life.ses.closing.Clone()
 	life.sid.unknown, life.sid.deleted = life.sid.unknown.Clone(), life.sid.deleted.Clone()
@@ -328,7 +329,19 @@ func (p *Phase) setClientCaps(caps *domain.ClientCapabilities) { p.ClientCaps = 
 
 func (p *Phase) setAgentCaps(caps *domain.AgentCapabilities) { p.AgentCaps = detachPtr(caps) }
 
-func (p *Phase) setAuthMethods(m []domain.AuthMethod) { p.AuthMethods = domain.Detach(m) }
+func (p *Phase) setAuthMethods(m []domain.AuthMethod) {
+	p.AuthMethods = domain.Detach(m)
+	auth := &p.life.auth
+	auth.methods, auth.unreadable = Map[domain.AuthMethodID, int]{}, false
+	for i, method := range p.AuthMethods {
+		if _, unknown := method.(domain.UnknownAuthMethod); unknown {
+			auth.unreadable = true
+		}
+		if id, ok := authMethodID(method); ok && !auth.methods.Has(id) {
+			auth.methods.Set(id, i)
+		}
+	}
+}
 
 // Pending returns the unanswered request that sender sent with id.
 func (p *Phase) Pending(sender domain.Direction, id domain.RequestID) (Pending, bool) {

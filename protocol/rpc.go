@@ -69,7 +69,7 @@ func onRequest(p *Phase, c *ctx) {
 		// The sender is unknown (an extension request in a raw transcript):
 		// keep the request so that its response is not taken for one that
 		// matches nothing, but run no rule that needs the sender.
-		p.pending[domain.DirUnknown] = p.pending[domain.DirUnknown].Set(key, pend)
+		p.pending[domain.DirUnknown].Set(key, pend)
 		return
 	}
 	if old, dup := p.pending[m.Dir].Get(key); dup {
@@ -81,7 +81,7 @@ func onRequest(p *Phase, c *ctx) {
 		c.related(f, line, "the earlier request")
 	}
 	runRequestChecks(p, c)
-	p.pending[m.Dir] = p.pending[m.Dir].Set(key, pend)
+	p.pending[m.Dir].Set(key, pend)
 }
 
 func onNotification(p *Phase, c *ctx) {
@@ -151,7 +151,7 @@ func onResponse(p *Phase, c *ctx) {
 		}
 		return
 	}
-	p.pending[requester] = p.pending[requester].Delete(key)
+	p.pending[requester].Delete(key)
 	p.answered[requester] = p.answered[requester].Set(key, c.line())
 	if m.Kind == domain.KindError && m.Error != nil {
 		c.runResponseHooks(p, c.d.errorAnswer, req)
@@ -173,7 +173,7 @@ func unattributedResponse(p *Phase, c *ctx) {
 		return
 	}
 	if _, ok := p.pending[domain.DirUnknown].Get(key); ok {
-		p.pending[domain.DirUnknown] = p.pending[domain.DirUnknown].Delete(key)
+		p.pending[domain.DirUnknown].Delete(key)
 		p.answered[domain.DirUnknown] = p.answered[domain.DirUnknown].Set(key, c.line())
 		return
 	}
@@ -218,14 +218,14 @@ func parseFailureReply(m *domain.Message) bool {
 }
 
 func pendingHint(p *Phase, sender domain.Direction) string {
-	pending := p.pending[sender]
+	pending := &p.pending[sender]
 	if pending.Len() == 0 {
 		return " (none is pending)"
 	}
 	// The ids as their requests spelled them: the map's keys are the
-	// canonical forms (domain.RequestID.Key).
+	// canonical forms (domain.RequestID.Key). A sixth says there are more.
 	var ids []string
-	for _, req := range inIDOrder(pending) {
+	for _, req := range pending.lowest(6) {
 		if len(ids) == 5 {
 			ids = append(ids, "…")
 			break
@@ -433,7 +433,7 @@ func inIDOrder(pending Map[string, Pending]) []Pending {
 func finish(p *Phase, c *ctx) {
 	ev := c.ev
 	for _, dir := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
-		for _, req := range inIDOrder(p.pending[dir]) {
+		for _, req := range inIDOrder(p.pending[dir].reqs) {
 			at := findings.Location{File: ev.Loc.File, Line: req.Line}
 			id := req.ID.String() // as spelled; the map's key is canonical
 			switch {

@@ -137,14 +137,7 @@ func checkAgentSession(p *Phase, c *ctx, id domain.SessionID) {
 
 // newSessionPending reports whether a session/new of the client awaits
 // its response.
-func newSessionPending(p *Phase) bool {
-	for _, req := range p.pending[domain.FromClient].All() {
-		if req.Method == domain.MethodSessionNew {
-			return true
-		}
-	}
-	return false
-}
+func newSessionPending(p *Phase) bool { return p.pending[domain.FromClient].newSessions > 0 }
 
 // checkUnknownSessionAnswer judges how the agent refuses a request for a
 // session it does not have (ACP-SID-004): -32002 with data.sessionId set

@@ -14,8 +14,13 @@ type termState struct {
 	// reported it (ACP-TERM-005).
 	exits Map[domain.TerminalID, terminalExit]
 	// released lists the terminals released lately, oldest first, with
-	// the line of the release, to forget older ones.
+	// the line of the release, to forget older ones. Every released
+	// terminal of Phase.Terminals is in it.
 	released []releasedTerminal
+	// unreleased counts the terminals of Phase.Terminals not released, by
+	// session: a session with one is never forgotten (retire), and
+	// counting spares retire a scan of every terminal.
+	unreleased Map[domain.SessionID, int]
 }
 
 // releasedWindow is how many released terminals the machine remembers
@@ -100,8 +105,22 @@ func terminalCreated(p *Phase, c *ctx, req Pending) {
 	if r, ok := requestParams[domain.CreateTerminalRequest](req); ok {
 		t.OutputLimit, t.HasLimit = r.OutputByteLimit.Get()
 	}
+	if old, ok := p.Terminals.Get(res.TerminalID); ok && old.ReleasedLine == 0 {
+		p.countUnreleased(old.Session, -1)
+	}
 	p.Terminals = p.Terminals.Set(res.TerminalID, t)
+	p.countUnreleased(t.Session, 1)
 	p.flow.term.exits = p.flow.term.exits.Delete(res.TerminalID)
+}
+
+// countUnreleased adds delta to the unreleased terminals of session sid.
+func (p *Phase) countUnreleased(sid domain.SessionID, delta int) {
+	term := &p.flow.term
+	if n, _ := term.unreleased.Get(sid); n+delta > 0 {
+		term.unreleased.Set(sid, n+delta)
+	} else {
+		term.unreleased.Delete(sid)
+	}
 }
 
 // terminalOf returns the terminal id a terminal/* request names.
@@ -158,6 +177,7 @@ func checkTerminalUse(p *Phase, c *ctx) {
 	}
 	if c.m.Method == domain.MethodTerminalRelease {
 		p.withTerminal(id, func(t *Terminal) { t.ReleasedLine = c.line() })
+		p.countUnreleased(t.Session, -1)
 		p.noteRelease(id, c.line())
 	}
 }

@@ -1,0 +1,295 @@
+package protocol
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/transcriptgen"
+)
+
+// TestPerMessageWorkIgnoresPendingRequests: the work of a message must not
+// grow with the number of requests left pending (DEVELOPERS.md: every
+// path is linear). Each case leaves n client requests pending, then steps
+// n agent messages of one kind; the bytes allocated per message, a
+// measure of work that machine load does not change, must stay the same
+// when n grows eightfold. A check that collects or sorts the pending
+// requests on such a message allocates in proportion to n per message.
+func TestPerMessageWorkIgnoresPendingRequests(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		msg  func(i int) string
+	}{
+		{"response with an unknown id", func(i int) string { // pendingHint
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"u%d","result":{}}`, i)
+		}},
+		{"update for an unknown session", func(i int) string { // newSessionPending
+			return fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"ghost%d","update":{"sessionUpdate":"plan","entries":[]}}}`, i)
+		}},
+		{"permission request outside a turn", func(i int) string { // settingPending
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t%d"},"options":[{"optionId":"o","name":"Allow","kind":"allow_once"}]}}`, i, i)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			perMessage := func(n int) float64 {
+				w := newAdversary(t)
+				for i := range n {
+					w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/set_mode","params":{"sessionId":"s%d","modeId":"m"}}`, 1000+i, i%7))
+				}
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for i := range n {
+					w.send(domain.FromAgent, tc.msg(i))
+				}
+				runtime.ReadMemStats(&after)
+				return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+			}
+			const n = 500
+			small, large := perMessage(n), perMessage(8*n)
+			t.Logf("bytes allocated per message: %.0f with %d requests pending, %.0f with %d", small, n, large, 8*n)
+			// Linear work gives a ratio near 1, work in proportion to the
+			// pending requests one near 8.
+			if large > 2.5*small {
+				t.Errorf("the work per message grows with the pending requests: %.0f bytes per message with %d pending, %.0f with %d", small, n, large, 8*n)
+			}
+		})
+	}
+}
+
+// adversary steps a phase with messages, decoding results as lint does.
+type adversary struct {
+	t       *testing.T
+	p       Phase
+	line    int
+	methods map[string]domain.Method
+}
+
+// newAdversary returns an adversary past initialize, with session s1 idle.
+func newAdversary(t *testing.T) *adversary {
+	w := &adversary{t: t, p: newPhase(), methods: map[string]domain.Method{}}
+	w.send(domain.FromClient, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}`)
+	w.send(domain.FromClient, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
+	w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}`)
+	return w
+}
+
+func (w *adversary) send(dir domain.Direction, text string) {
+	w.t.Helper()
+	w.line++
+	d := codec.DecodeLine(codec.Line{Num: w.line, Bytes: []byte(text)})
+	m := d.Msgs[0]
+	m.Dir = dir
+	switch m.Kind {
+	case domain.KindRequest:
+		w.methods[m.ID.Key()] = m.Method
+	case domain.KindResult:
+		if method, ok := w.methods[m.ID.Key()]; ok {
+			m.Method = method
+			mi, _ := domain.LookupMethod(m.Method)
+			d.DecodeResult(0, mi)
+		}
+	}
+	err := StepInPlace(&w.p, Event{Msg: m, Loc: findings.Location{File: "t", Line: w.line}})
+	if _, other := Violations(err); len(other) > 0 {
+		w.t.Fatalf("line %d: %v", w.line, other)
+	}
+}
+
+// TestLowestPendingMatchesSort: the index pendingHint reads gives the ids
+// a sort of all pending requests gives, through requests answered, ids
+// reused and numbers spelled in different forms.
+func TestLowestPendingMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	spellings := []string{"%d", `"%d"`, "%d.0", "%de0", `"id-%d"`}
+	var q pendingRequests
+	for step := range 20000 {
+		raw := fmt.Sprintf(spellings[rng.IntN(len(spellings))], rng.IntN(300))
+		id := domain.RequestID{Raw: []byte(raw)}
+		key := id.Key()
+		if _, ok := q.Get(key); ok && rng.IntN(3) > 0 {
+			q.Delete(key)
+		} else {
+			q.Set(key, Pending{ID: id, Line: step})
+		}
+		if step%7 != 0 {
+			continue
+		}
+		want := inIDOrder(q.reqs)
+		want = want[:min(len(want), 6)]
+		got := q.lowest(6)
+		if len(got) != len(want) {
+			t.Fatalf("step %d: %d lowest, want %d", step, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].ID.String() != want[i].ID.String() || got[i].Line != want[i].Line {
+				t.Fatalf("step %d: lowest[%d] is %s (line %d), want %s (line %d)", step, i, got[i].ID, got[i].Line, want[i].ID, want[i].Line)
+			}
+		}
+		if len(q.order.entries) > 2*q.Len()+32+1 {
+			t.Fatalf("step %d: the index holds %d entries for %d pending requests", step, len(q.order.entries), q.Len())
+		}
+	}
+}
+
+// TestRetireWorkIgnoresTerminals: forgetting done sessions (retire, once
+// per doneWindow/2 of them) must not visit every terminal the phase
+// keeps, such as the unreleased ones of a long session: the bytes
+// allocated per session closed stay the same with eight times as many.
+func TestRetireWorkIgnoresTerminals(t *testing.T) {
+	perClose := func(terminals int) float64 {
+		p := newPhase()
+		for i := range terminals {
+			id := domain.TerminalID(fmt.Sprintf("term_%d", i))
+			p.Terminals.Set(id, &Terminal{Session: "long", Line: 1})
+			p.countUnreleased("long", 1)
+		}
+		const closes = 4 * doneWindow
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range closes {
+			sid := domain.SessionID(fmt.Sprintf("sess_%d", i))
+			p.putSession(newSession(sid, SessionIdle, i, "/w"))
+			closed := newSession(sid, SessionClosed, i, "/w")
+			p.putSession(closed)
+		}
+		runtime.ReadMemStats(&after)
+		if p.Terminals.Len() != terminals || p.closed.Len() > doneWindow {
+			t.Fatalf("%d terminals and %d done sessions kept, want %d and at most %d", p.Terminals.Len(), p.closed.Len(), terminals, doneWindow)
+		}
+		return float64(after.TotalAlloc-before.TotalAlloc) / closes
+	}
+	const n = 4000
+	small, large := perClose(n), perClose(8*n)
+	t.Logf("bytes allocated per session closed: %.0f with %d terminals, %.0f with %d", small, n, large, 8*n)
+	if large > 2*small {
+		t.Errorf("closing sessions costs more the more terminals the phase keeps: %.0f bytes per close with %d, %.0f with %d", small, n, large, 8*n)
+	}
+}
+
+// TestKeptCountsMatchScans: after every message of the golden corpus and
+// of a generated transcript, what the phase keeps in place of a scan (the
+// counts of pending requests and of unreleased terminals, the index of
+// pending ids) agrees with the scan.
+func TestKeptCountsMatchScans(t *testing.T) {
+	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
+	if len(cases) == 0 {
+		t.Fatal("no golden transcripts found")
+	}
+	var generated bytes.Buffer
+	if err := transcriptgen.Write(&generated, transcriptgen.Options{Seed: 5, Bytes: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(cases, "generated") {
+		var events []Event
+		if name == "generated" {
+			events = transcriptEvents(generated.Bytes(), name)
+		} else {
+			events = corpusEvents(t, name)
+		}
+		p := newPhase()
+		for i, ev := range events {
+			StepInPlace(&p, ev)
+			if where := keptCountsDiffer(&p); where != "" {
+				t.Fatalf("%s: message %d (line %d): %s", name, i, ev.Loc.Line, where)
+			}
+		}
+	}
+}
+
+// keptCountsDiffer says which count of p disagrees with a scan, or "".
+func keptCountsDiffer(p *Phase) string {
+	unreleased := map[domain.SessionID]int{}
+	for _, term := range p.Terminals.All() {
+		if term.ReleasedLine == 0 {
+			unreleased[term.Session]++
+		}
+	}
+	if p.flow.term.unreleased.Len() != len(unreleased) {
+		return fmt.Sprintf("unreleased terminals counted for %d sessions, %d have some", p.flow.term.unreleased.Len(), len(unreleased))
+	}
+	for sid, n := range unreleased {
+		if got, _ := p.flow.term.unreleased.Get(sid); got != n {
+			return fmt.Sprintf("session %s: %d unreleased terminals counted, %d kept", sid, got, n)
+		}
+	}
+	for dir := range p.pending {
+		q := &p.pending[dir]
+		newSessions, settings := 0, map[domain.SessionID]int{}
+		for _, req := range q.reqs.All() {
+			switch req.Method {
+			case domain.MethodSessionNew:
+				newSessions++
+			case domain.MethodSessionSetMode, domain.MethodSessionSetConfigOption:
+				settings[req.Session]++
+			}
+		}
+		if q.newSessions != newSessions || !maps.Equal(q.settings, settings) && len(q.settings)+len(settings) > 0 {
+			return fmt.Sprintf("direction %d: counted %d session/new and settings %v, pending %d and %v", dir, q.newSessions, q.settings, newSessions, settings)
+		}
+		want := inIDOrder(q.reqs)
+		want = want[:min(len(want), 6)]
+		got := q.lowest(6)
+		if len(got) != len(want) {
+			return fmt.Sprintf("direction %d: %d lowest pending ids, want %d", dir, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].ID.String() != want[i].ID.String() {
+				return fmt.Sprintf("direction %d: lowest pending id %d is %s, want %s", dir, i, got[i].ID, want[i].ID)
+			}
+		}
+	}
+	return ""
+}
+
+// TestAuthenticateWorkIgnoresAuthMethods: an authenticate costs the same
+// whatever the number of auth methods the agent advertised (one line may
+// list millions): the bytes allocated per authenticate stay the same with
+// eight times as many.
+func TestAuthenticateWorkIgnoresAuthMethods(t *testing.T) {
+	perRequest := func(n int) float64 {
+		w := &adversary{t: t, p: newPhase(), methods: map[string]domain.Method{}}
+		var methods strings.Builder
+		for i := range n {
+			if i > 0 {
+				methods.WriteByte(',')
+			}
+			fmt.Fprintf(&methods, `{"id":"m%d","name":"M"}`, i)
+		}
+		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+		w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[`+methods.String()+`]}}`)
+		if len(w.p.AuthMethods) != n {
+			t.Fatalf("%d auth methods kept, want %d", len(w.p.AuthMethods), n)
+		}
+		const requests = 500
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range requests {
+			// One advertised and one not, in turn.
+			id := fmt.Sprintf("m%d", n-1)
+			if i%2 == 1 {
+				id = "none"
+			}
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"authenticate","params":{"methodId":%q}}`, i+1, id))
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / requests
+	}
+	const n = 1000
+	small, large := perRequest(n), perRequest(8*n)
+	t.Logf("bytes allocated per authenticate: %.0f with %d auth methods, %.0f with %d", small, n, large, 8*n)
+	if large > 2*small {
+		t.Errorf("an authenticate costs more the more auth methods there are: %.0f bytes with %d, %.0f with %d", small, n, large, 8*n)
+	}
+}
