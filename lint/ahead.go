@@ -36,6 +36,18 @@ import (
 // keep the 1 GB benchmark near 30 MiB resident.
 const batchesInFlight = 6
 
+// soloBatchesInFlight replaces batchesInFlight at GOMAXPROCS=1. With one
+// thread the worker runs until every free batch is read and decoded, and
+// only then does the machine judge them: six batches, about 2 MiB, have
+// left the core's cache by the time the machine reads them back.
+// With two the machine judges lines the worker has just decoded:
+// cachegrind (1 MiB last-level cache, 8 MB of either mix) counted 71-78%
+// fewer last-level misses, and lint took 5-7% less CPU time. (One
+// batch missed a little less still, but the machine's goroutine does not
+// always give a batch back before it takes the next: after a panic, drain
+// takes the rest with the batch that panicked still out.)
+const soloBatchesInFlight = 2
+
 // batchLines is a variable only so that tests can change it.
 var batchLines = 64
 
@@ -105,15 +117,19 @@ type readAhead struct {
 }
 
 func startReadAhead(src *transcript.Reader, whole func() bool, schema *Schema) *readAhead {
+	inFlight := batchesInFlight
+	if runtime.GOMAXPROCS(0) == 1 {
+		inFlight = soloBatchesInFlight
+	}
 	ra := &readAhead{
 		schema:  schema,
-		ordered: make(chan *frameBatch, batchesInFlight),
-		free:    make(chan *frameBatch, batchesInFlight),
+		ordered: make(chan *frameBatch, inFlight),
+		free:    make(chan *frameBatch, inFlight),
 		done:    make(chan struct{}),
 		src:     src,
 		whole:   whole,
 	}
-	for range batchesInFlight {
+	for range inFlight {
 		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, min(batchLines, 64)), decoded: make(chan struct{}, 1)}
 	}
 	src.SetLineAlloc(func(n int) []byte { return ra.filling.lines.Take(n) })

@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -125,58 +126,63 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // goroutine (a rule) or in a read-ahead worker (the decoder), becomes one
 // ACP-LINT-003 naming the line and the panic value, quoted; linting stops
 // there and the rest of the input is read, so a writer is not blocked.
+// At GOMAXPROCS=1 fewer batches circulate (soloBatchesInFlight), and the
+// drain after a panic must still get every batch it needs.
 func TestPanicIsOneFinding(t *testing.T) {
-	for _, hook := range []struct {
-		name string
-		set  *func(int)
-	}{{"rule", &testHookFrame}, {"decoder", &testHookDecode}} {
-		for _, live := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/live=%v", hook.name, live), func(t *testing.T) {
-				*hook.set = func(line int) {
-					if line == 150 {
-						panic("boom\x1b[31m\n")
+	for _, procs := range []int{1, 2} {
+		for _, hook := range []struct {
+			name string
+			set  *func(int)
+		}{{"rule", &testHookFrame}, {"decoder", &testHookDecode}} {
+			for _, live := range []bool{false, true} {
+				t.Run(fmt.Sprintf("procs=%d/%s/live=%v", procs, hook.name, live), func(t *testing.T) {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+					*hook.set = func(line int) {
+						if line == 150 {
+							panic("boom\x1b[31m\n")
+						}
 					}
-				}
-				defer func() { *hook.set = nil }()
-				input := repeatLines(orphanResponse, 1000)
-				in := &countingReader{r: strings.NewReader(input)}
-				var fs []findings.ValidationFinding
-				opts := Options{Format: transcript.FormatNDJSON, File: "t", MaxPerRule: -1}
-				if live {
-					opts.OnFinding = func(f findings.ValidationFinding) { fs = append(fs, f) }
-				}
-				res, err := Transcript(in, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !live {
-					fs = res.Findings
-				}
-				if in.n != len(input) {
-					t.Errorf("read %d of %d bytes after the panic; want the input drained", in.n, len(input))
-				}
-				var internal []findings.ValidationFinding
-				for _, f := range fs {
-					if f.RuleID == findings.LINTInternal.ID {
-						internal = append(internal, f)
-					} else if f.Location.Line >= 150 {
-						t.Errorf("finding at line %d after the panic at line 150: %s", f.Location.Line, f.Message)
+					defer func() { *hook.set = nil }()
+					input := repeatLines(orphanResponse, 1000)
+					in := &countingReader{r: strings.NewReader(input)}
+					var fs []findings.ValidationFinding
+					opts := Options{Format: transcript.FormatNDJSON, File: "t", MaxPerRule: -1}
+					if live {
+						opts.OnFinding = func(f findings.ValidationFinding) { fs = append(fs, f) }
 					}
-				}
-				if len(internal) != 1 {
-					t.Fatalf("%d ACP-LINT-003 findings, want 1: %v", len(internal), internal)
-				}
-				f := internal[0]
-				if f.Location.Line != 150 || !strings.Contains(f.Message, "line 150") || !strings.Contains(f.Message, `"boom\x1b[31m\n"`) {
-					t.Errorf("ACP-LINT-003 at line %d: %q; want line 150 and the quoted panic value", f.Location.Line, f.Message)
-				}
-				if f.Severity != findings.SeverityError {
-					t.Errorf("ACP-LINT-003 is %s, want error", f.Severity)
-				}
-				if n := len(fs) - 1; n != 149 {
-					t.Errorf("%d findings before the panic, want one per line before it (149)", n)
-				}
-			})
+					res, err := Transcript(in, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !live {
+						fs = res.Findings
+					}
+					if in.n != len(input) {
+						t.Errorf("read %d of %d bytes after the panic; want the input drained", in.n, len(input))
+					}
+					var internal []findings.ValidationFinding
+					for _, f := range fs {
+						if f.RuleID == findings.LINTInternal.ID {
+							internal = append(internal, f)
+						} else if f.Location.Line >= 150 {
+							t.Errorf("finding at line %d after the panic at line 150: %s", f.Location.Line, f.Message)
+						}
+					}
+					if len(internal) != 1 {
+						t.Fatalf("%d ACP-LINT-003 findings, want 1: %v", len(internal), internal)
+					}
+					f := internal[0]
+					if f.Location.Line != 150 || !strings.Contains(f.Message, "line 150") || !strings.Contains(f.Message, `"boom\x1b[31m\n"`) {
+						t.Errorf("ACP-LINT-003 at line %d: %q; want line 150 and the quoted panic value", f.Location.Line, f.Message)
+					}
+					if f.Severity != findings.SeverityError {
+						t.Errorf("ACP-LINT-003 is %s, want error", f.Severity)
+					}
+					if n := len(fs) - 1; n != 149 {
+						t.Errorf("%d findings before the panic, want one per line before it (149)", n)
+					}
+				})
+			}
 		}
 	}
 }
