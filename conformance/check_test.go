@@ -45,7 +45,11 @@ func init() {
 		stallingAgent(300*time.Millisecond, 0)
 		os.Exit(0)
 	case "slow":
-		stallingAgent(300*time.Millisecond, 100*time.Millisecond)
+		// Its hello turn (slow+stall, 300 ms) outlasts the configured cancel
+		// grace of TestCancelGraceScalesWithLoad and stays 100 ms inside the
+		// grace its replies earn (4x100 ms): with a turn of 400 ms, a few
+		// milliseconds of load failed it.
+		stallingAgent(200*time.Millisecond, 100*time.Millisecond)
 		os.Exit(0)
 	case "hasty":
 		hastyAgent()

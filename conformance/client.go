@@ -887,16 +887,19 @@ func (c *client) cancelTurn(why string, args ...any) {
 	t.cancelled = true
 	if t.plan.viaClose {
 		c.logf("close %s "+why, append([]any{t.sess.id}, args...)...)
+		// Measured before the close is sent: measured after, it could count
+		// a response the agent wrote once it had read the close.
+		t.writtenAtCancel, _ = c.p.written()
 		t.closeCall = c.call("session/close", map[string]any{"sessionId": t.sess.id})
 		t.cancelLine, t.cancelAt = t.closeCall.line, c.sentAt
-		t.writtenAtCancel, _ = c.p.written()
 		c.facts[FactCloseSent]++
 		return
 	}
 	c.logf("cancel %s "+why, append([]any{t.sess.id}, args...)...)
+	// Before the cancel is sent, as for a close.
+	t.writtenAtCancel, _ = c.p.written()
 	t.cancelLine = c.notify("session/cancel", map[string]any{"sessionId": t.sess.id})
 	t.cancelAt = c.sentAt
-	t.writtenAtCancel, _ = c.p.written()
 	c.facts[FactCancelSent]++
 }
 

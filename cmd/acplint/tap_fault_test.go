@@ -32,6 +32,8 @@ func faultAgent(kind string) {
 	}
 	w := bufio.NewWriter(os.Stdout)
 	switch kind {
+	case "burst":
+		burstAgent()
 	case "noisy":
 		// Log lines on stdout, each a finding, then the end of a turn.
 		for i := range n {

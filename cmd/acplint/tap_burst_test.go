@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acplint/acplint/internal/proctest"
+	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/transcript"
+)
+
+// burstLines is what the burst agent (and the editor, in the other
+// direction) writes just before the end: JSON-RPC notifications with a
+// line every 7th that is not JSON-RPC, a finding each.
+func burstLines(n int, who string) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		if i%7 == 3 {
+			fmt.Fprintf(&b, "log: %s step %d, not JSON-RPC %s\n", who, i, strings.Repeat("x", i%200))
+			continue
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"_fixture/%s","params":{"i":%d,"pad":%q}}`+"\n", who, i, strings.Repeat("y", i%300))
+	}
+	return b.Bytes()
+}
+
+// burstAgent writes FAULT_LINES lines at once, notes in FAULT_LATE that
+// they are in the pipe, and then, as FAULT_END says, exits at once
+// ("exit"), reads its stdin to the end and exits ("stdin"), or reads its
+// stdin until a signal ends it ("signal").
+func burstAgent() {
+	n, _ := strconv.Atoi(os.Getenv("FAULT_LINES"))
+	os.Stdout.Write(burstLines(n, "agent"))
+	if f := os.Getenv("FAULT_LATE"); f != "" {
+		os.WriteFile(f, []byte("written"), 0o600)
+	}
+	switch os.Getenv("FAULT_END") {
+	case "stdin":
+		io.Copy(io.Discard, os.Stdin)
+	case "signal":
+		// Reading what the editor sends, until the signal.
+		io.Copy(io.Discard, os.Stdin)
+		time.Sleep(time.Hour)
+	}
+}
+
+// TestTapCleanEndsLoseNothing: the agent and the editor each write a
+// large burst just before the session ends cleanly, by the agent's exit,
+// by the editor closing its stdin, or by SIGTERM or SIGINT to the tap.
+// Every byte reaches the other side, the recording holds every line of
+// both bursts, and the findings printed live are exactly those of
+// `acplint lint` of the recording.
+func TestTapCleanEndsLoseNothing(t *testing.T) {
+	n := 20000
+	if proctest.RaceEnabled {
+		// A race build lints 40 000 lines in more than the 10 s the tap
+		// waits for its observers once the agent has gone.
+		n = 3000
+	}
+	for _, end := range []string{"exit", "stdin", "SIGTERM", "SIGINT"} {
+		t.Run(end, func(t *testing.T) {
+			dir := t.TempDir()
+			rec, live, written := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "live.txt"), filepath.Join(dir, "written")
+			agentEnd := end
+			if strings.HasPrefix(end, "SIG") {
+				agentEnd = "signal"
+			}
+			c := tapProcess(t, "burst", []string{"FAULT_LINES=" + strconv.Itoa(n), "FAULT_END=" + agentEnd, "FAULT_LATE=" + written},
+				"--record", rec, "--lint-out", live)
+			editorIn, _ := c.StdinPipe()
+			stdout, _ := c.StdoutPipe()
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			got := make(chan []byte)
+			go func() {
+				b, _ := io.ReadAll(stdout)
+				got <- b
+			}()
+			clientBurst := burstLines(n, "client")
+			if end == "exit" {
+				// The agent ends the session: the editor has nothing to say.
+				clientBurst = nil
+			}
+			if _, err := editorIn.Write(clientBurst); err != nil {
+				t.Fatalf("writing the editor's burst: %v", err)
+			}
+			switch end {
+			case "stdin":
+				editorIn.Close()
+			case "SIGTERM", "SIGINT":
+				deadline := time.Now().Add(20 * time.Second)
+				for time.Now().Before(deadline) {
+					if _, err := os.Stat(written); err == nil {
+						break
+					}
+					time.Sleep(time.Millisecond)
+				}
+				sig := syscall.SIGTERM
+				if end == "SIGINT" {
+					sig = syscall.SIGINT
+				}
+				c.Process.Signal(sig)
+			}
+			var forwarded []byte
+			select {
+			case forwarded = <-got:
+			case <-time.After(60 * time.Second):
+				c.Process.Kill()
+				t.Fatalf("the tap did not end within a minute")
+			}
+			waitExit(t, c, 30*time.Second)
+			editorIn.Close()
+			if want := burstLines(n, "agent"); !bytes.Equal(forwarded, want) {
+				t.Errorf("the editor got %d bytes, want the agent's %d", len(forwarded), len(want))
+			}
+			if frames := recordedFrames(t, rec); frames != n {
+				t.Errorf("recorded %d agent frames, want all %d", frames, n)
+			}
+			if frames := recordedClientFrames(t, rec); frames != bytes.Count(clientBurst, []byte("\n")) {
+				t.Errorf("recorded %d client frames, want all %d", frames, bytes.Count(clientBurst, []byte("\n")))
+			}
+			liveFindings, err := os.ReadFile(live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recording, err := os.ReadFile(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := lint.Transcript(bytes.NewReader(recording), lint.Options{File: rec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, f := range res.Findings {
+				want = append(want, fmt.Sprintf("%s: %s: [%s] %s (%s)", f.Location, f.Severity, f.Blame, f.Message, f.RuleID))
+			}
+			var gotFindings []string
+			for _, l := range strings.Split(strings.TrimSpace(string(liveFindings)), "\n") {
+				if l != "" && !strings.HasPrefix(l, "\t") {
+					gotFindings = append(gotFindings, l)
+				}
+			}
+			sort.Strings(gotFindings)
+			sort.Strings(want)
+			if len(want) == 0 || strings.Join(gotFindings, "\n") != strings.Join(want, "\n") {
+				t.Errorf("live findings (%d) differ from lint of the recording (%d); stderr:\n%s", len(gotFindings), len(want), stderr.String())
+				lintSet := map[string]bool{}
+				for _, f := range want {
+					lintSet[f] = true
+				}
+				for _, f := range gotFindings {
+					if !lintSet[f] && !strings.Contains(f, "more like this") {
+						t.Errorf("live only: %s", f)
+					}
+				}
+			}
+		})
+	}
+}
+
+// recordedClientFrames counts the client frames in a recording.
+func recordedClientFrames(t *testing.T, file string) int {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if fr, err := transcript.ParseFrame(sc.Bytes()); err == nil && fr.Lost == nil && fr.From.String() == "client" {
+			n++
+		}
+	}
+	return n
+}
