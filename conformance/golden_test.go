@@ -277,7 +277,7 @@ func TestGoldenLive(t *testing.T) {
 				frames = frames[n:]
 				return b, nil
 			}
-			got, err := lint.Source(transcript.NewFrameReader(next, h.Started), observe(&live))
+			got, err := lint.Source(transcript.NewFrameReader(next, h.Started, 0), observe(&live))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acplint/acplint/codec"
+	"github.com/acplint/acplint/internal/jsonv"
 )
 
 // FormatTranscript is acplint's own recording format (Writer, ParseFrame),
@@ -68,8 +69,17 @@ func (s *canonicalSource) Next() (Entry, error) {
 // gives (the header on line 1, the frames from line 2 on, with times from
 // started; split messages rebuilt and text grouped alike), with no line
 // written or parsed on the way. They share the frames' Data.
-func NewFrameReader(next func() ([]Frame, error), started time.Time) *Reader {
-	fs := &frameSource{next: next, started: started, num: 1}
+//
+// A frame whose line in the recording would be longer than maxLine bytes (0
+// means DefaultMaxLine, as for NewReader) is given as the skipped line that
+// reading the recording gives: escaping can make a frame's line several
+// times its own length, and live lint must judge the line lint of the
+// recording will read.
+func NewFrameReader(next func() ([]Frame, error), started time.Time, maxLine int) *Reader {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
+	fs := &frameSource{next: next, started: started, num: 1, maxLine: maxLine}
 	return &Reader{src: &blockSource{src: fs}, format: FormatTranscript, frames: fs}
 }
 
@@ -79,6 +89,7 @@ type frameSource struct {
 	batch   []Frame // handed over, not yet given out
 	num     int     // the line of the last frame given out
 	started time.Time
+	maxLine int
 }
 
 func (s *frameSource) Next() (Entry, error) {
@@ -93,6 +104,12 @@ func (s *frameSource) Next() (Entry, error) {
 	s.batch[0] = Frame{} // given out: the reader no longer holds it
 	s.batch = s.batch[1:]
 	s.num++
+	// Only a frame whose escaped line might pass maxLine is measured.
+	if f.Lost == nil && len(f.Data) > (s.maxLine-maxFrameFraming)/jsonv.MaxEscapedLen {
+		if n := writtenLen(f); n > int64(s.maxLine) {
+			return tooLong(codec.Line{Num: s.num, TooLong: n}, s.maxLine), nil
+		}
+	}
 	return FrameEntry(f, s.num, s.started), nil
 }
 

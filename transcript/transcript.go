@@ -163,6 +163,31 @@ func (tw *Writer) Write(f Frame) error {
 	return tw.err
 }
 
+// maxFrameFraming bounds what Write puts around a frame's data: the
+// members' names, the time, the connection and the sender.
+const maxFrameFraming = 128
+
+// writtenLen is the length of the line Write makes of data frame f, its
+// newline excluded, counted in bounded pieces without holding the line.
+func writtenLen(f Frame) int64 {
+	n := len(`{"t":`) + len(strconv.FormatInt(int64(f.T), 10)) + len(`,"conn":`) + len(strconv.Itoa(f.Conn)) +
+		len(`,"from":"`) + len(f.From.String()) + len(`"}`)
+	if !utf8.Valid(f.Data) {
+		return int64(n+len(`","frame_b64":"`)) + int64(base64.StdEncoding.EncodedLen(len(f.Data)))
+	}
+	total := int64(n + len(`","frame":"`))
+	// The zero Mode escapes byte by byte, as writeJSONString relies on, so
+	// the pieces may end anywhere.
+	const piece = 4096
+	buf := make([]byte, 0, piece*jsonv.MaxEscapedLen)
+	for b := f.Data; len(b) > 0; {
+		k := min(len(b), piece)
+		total += int64(len(jsonv.AppendStringBody(buf[:0], b[:k], 0)))
+		b = b[k:]
+	}
+	return total
+}
+
 // writeJSONString writes valid UTF-8 text as the body of a JSON string:
 // quotes, backslashes and control characters escaped, every other byte as
 // it is (no HTML escaping: a recording is not a web page). It escapes in

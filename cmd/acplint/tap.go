@@ -319,7 +319,7 @@ func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlrepo
 		}
 		// With the recording's start, so that the page's times are the
 		// recording's.
-		src := transcript.NewFrameReader(next, started)
+		src := transcript.NewFrameReader(next, started, opts.MaxLine)
 		var err error
 		if page != nil {
 			// Closed here, after the last entry, even if lint panics.
