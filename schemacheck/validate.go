@@ -50,10 +50,13 @@ func member(v *jsonv.Value, key string) *jsonv.Value {
 
 // shadowed says whether member i of ms is overwritten by a later one of
 // the same name. Objects are small; past a few dozen members the check
-// uses an index built once per object.
+// uses an index built once per object. Below, a set of bits taken from
+// each name's length and end bytes proves most objects free of repeated
+// names in one pass, and only the others are scanned pair by pair.
 type dedup struct {
-	ms   []jsonv.Member
-	last map[string]int
+	ms     []jsonv.Member
+	last   map[string]int
+	unique bool // no name repeats
 }
 
 const dedupScan = 32
@@ -65,11 +68,29 @@ func newDedup(ms []jsonv.Member) dedup {
 		for i := range ms {
 			d.last[ms[i].Key] = i
 		}
+		return d
 	}
+	var seen [2]uint64
+	for i := range ms {
+		k := ms[i].Key
+		h := uint(len(k))
+		if len(k) > 0 {
+			h += uint(k[0])*7 + uint(k[len(k)-1])*13
+		}
+		h &= 127
+		if seen[h>>6]&(1<<(h&63)) != 0 {
+			return d // two names may be equal: scan
+		}
+		seen[h>>6] |= 1 << (h & 63)
+	}
+	d.unique = true
 	return d
 }
 
 func (d *dedup) shadowed(i int) bool {
+	if d.unique {
+		return false
+	}
 	if d.last != nil {
 		return d.last[d.ms[i].Key] != i
 	}
@@ -82,6 +103,9 @@ func (d *dedup) shadowed(i int) bool {
 }
 
 func (d *dedup) count() int {
+	if d.unique {
+		return len(d.ms)
+	}
 	if d.last != nil {
 		return len(d.last)
 	}
