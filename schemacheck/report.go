@@ -299,16 +299,15 @@ func (r *report) union(e *verr, def string) {
 		keyword = "oneOf"
 	}
 	members, _ := e.n.raw[keyword].([]any)
+	facts := e.n.anyFacts
+	if e.kind == eOneOf {
+		facts = e.n.oneFacts
+	}
 	var bs []*branch
 	for i, c := range e.causes {
-		b := &branch{err: c, tags: map[string]tag{}}
-		var node any
+		b := &branch{err: c}
 		if len(members) == len(e.causes) {
-			node = members[i]
-		}
-		collectTags(r.c.model, node, b.tags, 0)
-		if nm, ok := node.(map[string]any); ok {
-			_, b.constant = nm["const"]
+			b.tags, b.constant = facts[i].tags, facts[i].constant
 		}
 		if c.kind == eType && len(c.loc) == len(loc) {
 			b.wrongTyp = true
@@ -394,6 +393,30 @@ func (r *report) union(e *verr, def string) {
 		}
 		r.add(loc, codec.Problem{Kind: codec.ProbUnknownVariant, Def: def, Detail: detail})
 	}
+}
+
+// branchFacts are the discriminators and constancy of one union branch's
+// schema, which union reads each time the union fails.
+type branchFacts struct {
+	tags     map[string]tag
+	constant bool // the branch is one constant of an enum
+}
+
+// unionFacts are the facts of each member of a union keyword's array.
+func unionFacts(m *schemamodel.Schema, keyword any) []branchFacts {
+	members, _ := keyword.([]any)
+	if members == nil {
+		return nil
+	}
+	out := make([]branchFacts, len(members))
+	for i, node := range members {
+		out[i].tags = map[string]tag{}
+		collectTags(m, node, out[i].tags, 0)
+		if nm, ok := node.(map[string]any); ok {
+			_, out[i].constant = nm["const"]
+		}
+	}
+	return out
 }
 
 // requiredMissing lists the members a failed branch says are missing on
