@@ -494,8 +494,9 @@ func unionTag(bs []*branch) (string, []string) {
 // accepts but the protocol still flags: members the schema does not
 // declare (ACP-SCH-004 and its more specific rules) and values of open
 // enums it does not list. Subtrees with validation errors are skipped.
-// loc is a stack the walk pushes onto and pops; bad is r.bad under loc.
-func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string, bad *badLocs) {
+// loc is a stack the walk pushes onto and pops; bad is r.bad under loc;
+// f is the facts of sh when the caller has them at hand.
+func (r *report) extras(sh *schemamodel.Shape, f *shapeFacts, v *jsonv.Value, loc []string, bad *badLocs) {
 	if sh == nil {
 		return
 	}
@@ -508,7 +509,7 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string, bad
 		if sh.Types&schemamodel.TypeObject == 0 {
 			return
 		}
-		d := r.c.declared(sh, v)
+		d := r.c.declaredWith(sh, f, v)
 		if d.catchAll != nil {
 			got := toAny(member(v, d.catchAll.Tag))
 			r.probs = append(r.probs, codec.Problem{Kind: codec.ProbOpenEnum, Pointer: r.base + pointer(append(loc[:len(loc):len(loc)], d.catchAll.Tag)),
@@ -528,13 +529,13 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string, bad
 			}
 			child := append(loc, k)
 			if !d.free {
-				if p := d.prop(k, v); p != nil {
-					r.extras(p.Shape, &ms[i].Value, child, bad.kid(k))
+				if p, pf := d.propFacts(k); p != nil {
+					r.extras(p.Shape, pf, &ms[i].Value, child, bad.kid(k))
 					continue
 				}
 			}
 			if sh.Values != nil {
-				r.extras(sh.Values, &ms[i].Value, child, bad.kid(k))
+				r.extras(sh.Values, nil, &ms[i].Value, child, bad.kid(k))
 				continue
 			}
 			if d.free {
@@ -545,9 +546,13 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string, bad
 		}
 	case jsonv.Array:
 		es := v.Elems()
+		var itemFacts *shapeFacts
+		if f != nil {
+			itemFacts = f.items
+		}
 		for i := range es {
 			tok := index(i)
-			r.extras(sh.Items, &es[i], append(loc, tok), bad.kid(tok))
+			r.extras(sh.Items, itemFacts, &es[i], append(loc, tok), bad.kid(tok))
 		}
 	case jsonv.String:
 		if x := v.Str(); sh.Enum != nil && sh.Open && !enumHas(sh.Enum, x) {
@@ -623,12 +628,21 @@ type decl struct {
 // decides), the definition that names them, and the catch-all variant
 // when that is what the tag selected.
 func (c *Checker) declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
+	return c.declaredWith(sh, nil, obj)
+}
+
+// declaredWith is declared with the facts of sh, when known (f not nil),
+// which saves looking them up.
+func (c *Checker) declaredWith(sh *schemamodel.Shape, f *shapeFacts, obj *jsonv.Value) decl {
 	d := decl{c: c, sh: sh, def: sh.Def}
 	if sh.Props == nil && sh.Variants == nil {
 		d.free = true
 		return d
 	}
-	d.facts = c.facts[sh]
+	if f == nil {
+		f = c.facts[sh]
+	}
+	d.facts = f
 	if sh.Variants == nil {
 		return d
 	}
@@ -725,15 +739,22 @@ func (c *Checker) declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 // prop returns the declared member name of obj; later variants win over
 // earlier ones and over the shape's own members, as they were merged.
 func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
+	p, _ := d.propFacts(name)
+	return p
+}
+
+// propFacts is prop with the facts of the member's shape, when the tables
+// hold them (nil otherwise).
+func (d decl) propFacts(name string) (*schemamodel.Prop, *shapeFacts) {
 	if d.oneFlat {
-		if p := d.oneFacts.prop(d.one.Shape, name); p != nil {
-			return p
+		if p, f := d.oneFacts.prop(d.one.Shape, name); p != nil {
+			return p, f
 		}
 	} else {
 		// Untagged variants in reverse order; a one that is not flat.
 		for i := len(d.subs) - 1; i >= 0; i-- {
-			if p := d.subs[i].prop(name, obj); p != nil {
-				return p
+			if p, f := d.subs[i].propFacts(name); p != nil {
+				return p, f
 			}
 		}
 	}
@@ -747,21 +768,25 @@ func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
 type shapeFacts struct {
 	names []string
 	props []*schemamodel.Prop
+	// kids are the facts of props' shapes, items of sh.Items.
+	kids  []*shapeFacts
+	items *shapeFacts
 	tag   string
 	byTag map[string]*schemamodel.Variant
 }
 
-// prop is sh.Props[name], sh being the shape of f (nil when it has none).
-func (f *shapeFacts) prop(sh *schemamodel.Shape, name string) *schemamodel.Prop {
+// prop is sh.Props[name], sh being the shape of f (nil when it has none),
+// and the facts of its shape when f holds them.
+func (f *shapeFacts) prop(sh *schemamodel.Shape, name string) (*schemamodel.Prop, *shapeFacts) {
 	if f == nil || f.names == nil {
-		return sh.Props[name]
+		return sh.Props[name], nil
 	}
 	for i, k := range f.names {
 		if k == name {
-			return f.props[i]
+			return f.props[i], f.kids[i]
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // addFacts builds the facts of sh and of the shapes under it.
@@ -785,6 +810,14 @@ func (c *Checker) addFacts(sh *schemamodel.Shape) {
 		c.addFacts(p.Shape)
 	}
 	c.addFacts(sh.Items)
+	// The facts of a shape are made before those under it (a shape may
+	// hold itself), so the links to them are made after.
+	for _, p := range f.props {
+		f.kids = append(f.kids, c.facts[p.Shape])
+	}
+	if sh.Items != nil {
+		f.items = c.facts[sh.Items]
+	}
 	c.addFacts(sh.Values)
 	for _, v := range sh.Variants {
 		c.addFacts(v.Shape)
