@@ -16,7 +16,7 @@ import (
 var aliasFields = map[string]string{
 	"ptr": "free", "def": "free", "raw": "free", "ref": "free", "allOf": "free", "alias": "free",
 	"constVal": "derived", "enumOf": "derived", "propNames": "derived", "propNodes": "derived",
-	"addlNode": "derived", "anyTags": "derived", "oneTags": "derived", "anyTag": "derived", "oneTag": "derived",
+	"addlNode": "derived", "anyTags": "derived", "oneTags": "derived", "anyFacts": "derived", "oneFacts": "derived", "anyTag": "derived", "oneTag": "derived",
 	"anyByTag": "derived", "oneByTag": "derived", "anyOpen": "derived", "oneOpen": "derived",
 	"typeOnly": "derived", "propRequired": "derived", "reqScanned": "derived", "reqUnscanned": "derived",
 	"never": "asserts", "types": "asserts", "hasConst": "asserts", "enum": "asserts", "required": "asserts",

@@ -122,7 +122,11 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 			}
 		}
 	}
-	rep.extras(msg.Shape, v, r.loc[:0])
+	var bad *badLocs
+	if rep.bad.here || rep.bad.kids != nil {
+		bad = &rep.bad
+	}
+	rep.extras(msg.Shape, nil, v, r.loc[:0], bad)
 	// extras saw every "_meta" meta would judge, unless it left a part
 	// out; then the text says whether there is any.
 	if rep.sawMeta || (rep.partial && bytes.Contains(raw, metaKey)) {

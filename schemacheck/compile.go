@@ -144,6 +144,9 @@ type node struct {
 	// and oneOf: what a value must carry for the branch to be able to
 	// match, so that a valid check skips the others.
 	anyTags, oneTags []tagNeed
+	// anyFacts and oneFacts are what the report reads of each branch's
+	// schema when the union fails, one per member of the keyword's array.
+	anyFacts, oneFacts []branchFacts
 	// anyTag and oneTag name the member every tagged branch of anyOf and
 	// oneOf is told apart by, when they agree ("" otherwise): valid then
 	// looks it up once, not once per branch.
@@ -266,6 +269,8 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		n.splitRequired()
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
+		n.anyFacts = unionFacts(m, n.raw["anyOf"])
+		n.oneFacts = unionFacts(m, n.raw["oneOf"])
 		n.anyTag, n.oneTag = sharedTag(n.anyTags), sharedTag(n.oneTags)
 		if n.anyTag != "" {
 			n.anyByTag, n.anyOpen = byTag(n.anyTags)

@@ -43,7 +43,7 @@ func (r *report) meta(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 			if !d.free {
 				p = d.prop(k, v)
 			}
-			child := append(loc[:len(loc):len(loc)], k)
+			child := append(loc, k) // a stack: judgeMeta keeps only its pointer
 			switch {
 			case p != nil && k == "_meta":
 				r.judgeMeta(p.Shape, d.def, &ms[i].Value, child)
@@ -56,7 +56,7 @@ func (r *report) meta(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 	case jsonv.Array:
 		es := v.Elems()
 		for i := range es {
-			r.meta(sh.Items, &es[i], append(loc[:len(loc):len(loc)], index(i)))
+			r.meta(sh.Items, &es[i], append(loc, index(i)))
 		}
 	}
 }

@@ -615,3 +615,12 @@ func (r *oValidation) meta(sh *schemamodel.Shape, v any, loc []string) {
 		}
 	}
 }
+
+func equalPrefix(prefix, loc []string) bool {
+	for i := range prefix {
+		if prefix[i] != loc[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -20,7 +20,10 @@ type report struct {
 	base  string
 	def   string
 	probs []codec.Problem
-	bad   [][]string // instance locations with a validation error
+	bad   badLocs // instance locations with a validation error
+	// index is report.member's, defs objectDef's, for large objects.
+	index map[*jsonv.Value]map[string]int
+	defs  map[*jsonv.Value]decl
 	// sawMeta: extras met a "_meta" member; partial: it left out a part
 	// of the value that meta walks (a recursive type, or a subtree with
 	// errors). Without either, meta has nothing to judge.
@@ -40,34 +43,66 @@ func (r *report) add(loc []string, p codec.Problem) {
 	}
 	p.Pointer = r.base + pointer(loc)
 	r.probs = append(r.probs, p)
-	r.bad = append(r.bad, loc)
+	r.bad.insert(loc)
 }
 
-// at returns the instance value at loc, decoded as the validator saw it;
-// nil when loc leaves the value.
-func (r *report) at(loc []string) any { return toAny(r.value(loc)) }
-
-func (r *report) value(loc []string) *jsonv.Value {
-	cur := r.root
-	for _, tok := range loc {
-		if cur == nil {
-			return nil
-		}
-		switch cur.Kind {
-		case jsonv.Object:
-			cur = member(cur, tok)
-		case jsonv.Array:
-			i, err := strconv.Atoi(tok)
-			es := cur.Elems()
-			if err != nil || i < 0 || i >= len(es) {
-				return nil
-			}
-			cur = &es[i]
-		default:
-			return nil
-		}
+// member is member(v, key) for the lookups the report repeats from the
+// root, one per problem: a large object is indexed once, so that many
+// problems in one object cost linear time, not quadratic.
+func (r *report) member(v *jsonv.Value, key string) *jsonv.Value {
+	ms := v.Members()
+	if len(ms) <= dedupScan {
+		return member(v, key)
 	}
-	return cur
+	if r.index == nil {
+		r.index = map[*jsonv.Value]map[string]int{}
+	}
+	last := r.index[v]
+	if last == nil {
+		last = make(map[string]int, len(ms))
+		for i := range ms {
+			last[ms[i].Key] = i
+		}
+		r.index[v] = last
+	}
+	if i, ok := last[key]; ok {
+		return &ms[i].Value
+	}
+	return nil
+}
+
+// badLocs holds the instance locations with a validation error as a tree
+// of their tokens, which extras descends with the value: whether a
+// location lies under one costs a step per level, not a scan of them all.
+type badLocs struct {
+	here bool
+	kids map[string]*badLocs
+}
+
+func (b *badLocs) insert(loc []string) {
+	for _, tok := range loc {
+		if b.here {
+			return
+		}
+		next := b.kids[tok]
+		if next == nil {
+			if b.kids == nil {
+				b.kids = map[string]*badLocs{}
+			}
+			next = &badLocs{}
+			b.kids[tok] = next
+		}
+		b = next
+	}
+	b.here = true
+}
+
+// kid is the tree under token tok; nil when nothing under it failed.
+func (b *badLocs) kid(tok string) *badLocs {
+	if b == nil {
+		return nil
+	}
+	return b.kids[tok]
 }
 
 // toAny decodes v as encoding/json does with UseNumber (nil for nil).
@@ -124,15 +159,15 @@ func (r *report) walk(e *verr) {
 				Detail: fmt.Sprintf("%s lacks required %q", def, name)})
 		}
 	case eType:
-		v := r.at(loc)
+		v := toAny(e.v)
 		r.add(loc, codec.Problem{Kind: codec.ProbType, Def: def, Member: last(loc), Value: short(v),
 			Detail: fmt.Sprintf("%s is %s; want %s", short(v), article(e.got), wantTypes(e.names))})
 	case eConst:
-		v := r.at(loc)
+		v := toAny(e.v)
 		r.add(loc, codec.Problem{Kind: codec.ProbEnum, Def: def, Member: last(loc), Value: short(v),
 			Detail: fmt.Sprintf("%s is not %s", short(v), short(e.want))})
 	case eEnum:
-		v := r.at(loc)
+		v := toAny(e.v)
 		want := make([]string, len(e.wants))
 		for i, w := range e.wants {
 			want[i] = short(w)
@@ -140,7 +175,7 @@ func (r *report) walk(e *verr) {
 		r.add(loc, codec.Problem{Kind: codec.ProbEnum, Def: def, Member: last(loc), Value: short(v),
 			Detail: fmt.Sprintf("%s is not one of %s", short(v), strings.Join(want, ", "))})
 	case eRange:
-		v := r.at(loc)
+		v := toAny(e.v)
 		r.add(loc, codec.Problem{Kind: codec.ProbRange, Def: def, Member: last(loc), Value: short(v),
 			Detail: fmt.Sprintf("%s is out of range: %s", short(v), e.msg)})
 	case eAdditional:
@@ -155,7 +190,7 @@ func (r *report) walk(e *verr) {
 			}
 			return
 		}
-		v := r.at(loc)
+		v := toAny(e.v)
 		r.add(loc, codec.Problem{Kind: codec.ProbType, Def: def, Member: last(loc), Value: short(v),
 			Detail: fmt.Sprintf("%s is invalid: %s", short(v), e.msg)})
 	}
@@ -169,16 +204,16 @@ func isScalarAlias(sh *schemamodel.Shape) bool {
 // resolved shapes (and the variants the value selects) from the root.
 func (r *report) objectDef(loc []string) string {
 	sh := r.c.model.Message(r.key.Method, r.key.Kind).Shape
+	v := r.root
 	for i := 0; ; i++ {
 		if sh == nil {
 			return ""
 		}
-		v := r.value(loc[:i])
 		def := sh.Def
 		var d decl
 		isObj := v != nil && v.Kind == jsonv.Object
 		if isObj {
-			d = r.c.declared(sh, v)
+			d = r.declared(sh, v)
 			def = d.def
 		}
 		if i == len(loc) {
@@ -198,7 +233,44 @@ func (r *report) objectDef(loc []string) string {
 		default:
 			return ""
 		}
+		v = r.value1(v, loc[i])
 	}
+}
+
+// value1 is the value at token tok under v; nil when there is none.
+func (r *report) value1(v *jsonv.Value, tok string) *jsonv.Value {
+	if v == nil {
+		return nil
+	}
+	switch v.Kind {
+	case jsonv.Object:
+		return r.member(v, tok)
+	case jsonv.Array:
+		i, err := strconv.Atoi(tok)
+		es := v.Elems()
+		if err != nil || i < 0 || i >= len(es) {
+			return nil
+		}
+		return &es[i]
+	}
+	return nil
+}
+
+// declared is c.declared, kept for large objects, whose members objectDef
+// would otherwise look through once per problem among them.
+func (r *report) declared(sh *schemamodel.Shape, v *jsonv.Value) decl {
+	if len(v.Members()) <= dedupScan {
+		return r.c.declared(sh, v)
+	}
+	if d, ok := r.defs[v]; ok && d.sh == sh {
+		return d
+	}
+	if r.defs == nil {
+		r.defs = map[*jsonv.Value]decl{}
+	}
+	d := r.c.declared(sh, v)
+	r.defs[v] = d
+	return d
 }
 
 // branch is one member of a failed union, as the value sees it.
@@ -220,24 +292,22 @@ type tag struct {
 // union resolves a failed anyOf or oneOf.
 func (r *report) union(e *verr, def string) {
 	loc := e.loc
-	val := r.value(loc)
-	v := toAny(val)
+	v := toAny(e.v)
 	obj, isObj := v.(map[string]any)
 	keyword := "anyOf"
 	if e.kind == eOneOf {
 		keyword = "oneOf"
 	}
 	members, _ := e.n.raw[keyword].([]any)
+	facts := e.n.anyFacts
+	if e.kind == eOneOf {
+		facts = e.n.oneFacts
+	}
 	var bs []*branch
 	for i, c := range e.causes {
-		b := &branch{err: c, tags: map[string]tag{}}
-		var node any
+		b := &branch{err: c}
 		if len(members) == len(e.causes) {
-			node = members[i]
-		}
-		collectTags(r.c.model, node, b.tags, 0)
-		if nm, ok := node.(map[string]any); ok {
-			_, b.constant = nm["const"]
+			b.tags, b.constant = facts[i].tags, facts[i].constant
 		}
 		if c.kind == eType && len(c.loc) == len(loc) {
 			b.wrongTyp = true
@@ -288,13 +358,13 @@ func (r *report) union(e *verr, def string) {
 		if got, has := obj[name]; name != "" && has {
 			r.add(append(loc[:len(loc):len(loc)], name), codec.Problem{Kind: codec.ProbUnknownVariant, Def: def, Member: name, Value: short(got),
 				Detail: fmt.Sprintf("%s is not a known %s %q (known: %s)", short(got), def, name, strings.Join(known, ", "))})
-			r.bad = append(r.bad, loc) // the members cannot be checked either
+			r.bad.insert(loc) // the members cannot be checked either
 			return
 		}
 		if name != "" {
 			r.add(append(loc[:len(loc):len(loc)], name), codec.Problem{Kind: codec.ProbMissing, Def: def, Member: name,
 				Detail: fmt.Sprintf("%s lacks its discriminator %q (one of %s)", def, name, strings.Join(known, ", "))})
-			r.bad = append(r.bad, loc)
+			r.bad.insert(loc)
 			return
 		}
 		r.add(loc, codec.Problem{Kind: codec.ProbUnknownVariant, Def: def,
@@ -323,6 +393,30 @@ func (r *report) union(e *verr, def string) {
 		}
 		r.add(loc, codec.Problem{Kind: codec.ProbUnknownVariant, Def: def, Detail: detail})
 	}
+}
+
+// branchFacts are the discriminators and constancy of one union branch's
+// schema, which union reads each time the union fails.
+type branchFacts struct {
+	tags     map[string]tag
+	constant bool // the branch is one constant of an enum
+}
+
+// unionFacts are the facts of each member of a union keyword's array.
+func unionFacts(m *schemamodel.Schema, keyword any) []branchFacts {
+	members, _ := keyword.([]any)
+	if members == nil {
+		return nil
+	}
+	out := make([]branchFacts, len(members))
+	for i, node := range members {
+		out[i].tags = map[string]tag{}
+		collectTags(m, node, out[i].tags, 0)
+		if nm, ok := node.(map[string]any); ok {
+			_, out[i].constant = nm["const"]
+		}
+	}
+	return out
 }
 
 // requiredMissing lists the members a failed branch says are missing on
@@ -400,12 +494,13 @@ func unionTag(bs []*branch) (string, []string) {
 // accepts but the protocol still flags: members the schema does not
 // declare (ACP-SCH-004 and its more specific rules) and values of open
 // enums it does not list. Subtrees with validation errors are skipped.
-// loc is a stack the walk pushes onto and pops.
-func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
+// loc is a stack the walk pushes onto and pops; bad is r.bad under loc;
+// f is the facts of sh when the caller has them at hand.
+func (r *report) extras(sh *schemamodel.Shape, f *shapeFacts, v *jsonv.Value, loc []string, bad *badLocs) {
 	if sh == nil {
 		return
 	}
-	if sh.Cycle || r.failedAt(loc) {
+	if sh.Cycle || (bad != nil && bad.here) {
 		r.partial = true
 		return
 	}
@@ -414,7 +509,7 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 		if sh.Types&schemamodel.TypeObject == 0 {
 			return
 		}
-		d := r.c.declared(sh, v)
+		d := r.c.declaredWith(sh, f, v)
 		if d.catchAll != nil {
 			got := toAny(member(v, d.catchAll.Tag))
 			r.probs = append(r.probs, codec.Problem{Kind: codec.ProbOpenEnum, Pointer: r.base + pointer(append(loc[:len(loc):len(loc)], d.catchAll.Tag)),
@@ -434,13 +529,13 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 			}
 			child := append(loc, k)
 			if !d.free {
-				if p := d.prop(k, v); p != nil {
-					r.extras(p.Shape, &ms[i].Value, child)
+				if p, pf := d.propFacts(k); p != nil {
+					r.extras(p.Shape, pf, &ms[i].Value, child, bad.kid(k))
 					continue
 				}
 			}
 			if sh.Values != nil {
-				r.extras(sh.Values, &ms[i].Value, child)
+				r.extras(sh.Values, nil, &ms[i].Value, child, bad.kid(k))
 				continue
 			}
 			if d.free {
@@ -451,8 +546,13 @@ func (r *report) extras(sh *schemamodel.Shape, v *jsonv.Value, loc []string) {
 		}
 	case jsonv.Array:
 		es := v.Elems()
+		var itemFacts *shapeFacts
+		if f != nil {
+			itemFacts = f.items
+		}
 		for i := range es {
-			r.extras(sh.Items, &es[i], append(loc, index(i)))
+			tok := index(i)
+			r.extras(sh.Items, itemFacts, &es[i], append(loc, tok), bad.kid(tok))
 		}
 	case jsonv.String:
 		if x := v.Str(); sh.Enum != nil && sh.Open && !enumHas(sh.Enum, x) {
@@ -517,6 +617,10 @@ type decl struct {
 	// oneFlat says one's shape declares its members itself (no union
 	// inside), so prop looks them up without judging the object again.
 	oneFlat bool
+	// subs are what declared says under the untagged variants, in order
+	// (allUntagged), or under one when it is not flat: prop asks them per
+	// member, and judging the object again per member would be quadratic.
+	subs []decl
 }
 
 // declared finds the members an object may carry under sh: its own and
@@ -524,12 +628,21 @@ type decl struct {
 // decides), the definition that names them, and the catch-all variant
 // when that is what the tag selected.
 func (c *Checker) declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
+	return c.declaredWith(sh, nil, obj)
+}
+
+// declaredWith is declared with the facts of sh, when known (f not nil),
+// which saves looking them up.
+func (c *Checker) declaredWith(sh *schemamodel.Shape, f *shapeFacts, obj *jsonv.Value) decl {
 	d := decl{c: c, sh: sh, def: sh.Def}
 	if sh.Props == nil && sh.Variants == nil {
 		d.free = true
 		return d
 	}
-	d.facts = c.facts[sh]
+	if f == nil {
+		f = c.facts[sh]
+	}
+	d.facts = f
 	if sh.Variants == nil {
 		return d
 	}
@@ -592,9 +705,13 @@ func (c *Checker) declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 	}
 	if d.allUntagged {
 		for _, v := range sh.Variants {
-			if v.Tag == "" && c.declared(v.Shape, obj).free {
-				d.free = true
-				return d
+			if v.Tag == "" {
+				sub := c.declared(v.Shape, obj)
+				if sub.free {
+					d.free, d.subs = true, nil
+					return d
+				}
+				d.subs = append(d.subs, sub)
 			}
 		}
 		return d
@@ -606,6 +723,9 @@ func (c *Checker) declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 	}
 	d.oneFlat = inner.one == nil && !inner.allUntagged
 	d.oneFacts = inner.facts
+	if !d.oneFlat {
+		d.subs = []decl{inner}
+	}
 	// A union of object types (McpServer, SessionUpdate) names the
 	// member's type after the variant; a union inside an object with
 	// members of its own (CreateElicitationRequest's scopes) after the
@@ -619,22 +739,23 @@ func (c *Checker) declared(sh *schemamodel.Shape, obj *jsonv.Value) decl {
 // prop returns the declared member name of obj; later variants win over
 // earlier ones and over the shape's own members, as they were merged.
 func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
-	if d.allUntagged {
-		vs := d.sh.Variants
-		for i := len(vs) - 1; i >= 0; i-- {
-			if vs[i].Tag == "" {
-				if p := d.c.declared(vs[i].Shape, obj).prop(name, obj); p != nil {
-					return p
-				}
+	p, _ := d.propFacts(name)
+	return p
+}
+
+// propFacts is prop with the facts of the member's shape, when the tables
+// hold them (nil otherwise).
+func (d decl) propFacts(name string) (*schemamodel.Prop, *shapeFacts) {
+	if d.oneFlat {
+		if p, f := d.oneFacts.prop(d.one.Shape, name); p != nil {
+			return p, f
+		}
+	} else {
+		// Untagged variants in reverse order; a one that is not flat.
+		for i := len(d.subs) - 1; i >= 0; i-- {
+			if p, f := d.subs[i].propFacts(name); p != nil {
+				return p, f
 			}
-		}
-	} else if d.oneFlat {
-		if p := d.oneFacts.prop(d.one.Shape, name); p != nil {
-			return p
-		}
-	} else if d.one != nil {
-		if p := d.c.declared(d.one.Shape, obj).prop(name, obj); p != nil {
-			return p
 		}
 	}
 	return d.facts.prop(d.sh, name)
@@ -647,21 +768,25 @@ func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
 type shapeFacts struct {
 	names []string
 	props []*schemamodel.Prop
+	// kids are the facts of props' shapes, items of sh.Items.
+	kids  []*shapeFacts
+	items *shapeFacts
 	tag   string
 	byTag map[string]*schemamodel.Variant
 }
 
-// prop is sh.Props[name], sh being the shape of f (nil when it has none).
-func (f *shapeFacts) prop(sh *schemamodel.Shape, name string) *schemamodel.Prop {
+// prop is sh.Props[name], sh being the shape of f (nil when it has none),
+// and the facts of its shape when f holds them.
+func (f *shapeFacts) prop(sh *schemamodel.Shape, name string) (*schemamodel.Prop, *shapeFacts) {
 	if f == nil || f.names == nil {
-		return sh.Props[name]
+		return sh.Props[name], nil
 	}
 	for i, k := range f.names {
 		if k == name {
-			return f.props[i]
+			return f.props[i], f.kids[i]
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // addFacts builds the facts of sh and of the shapes under it.
@@ -685,6 +810,14 @@ func (c *Checker) addFacts(sh *schemamodel.Shape) {
 		c.addFacts(p.Shape)
 	}
 	c.addFacts(sh.Items)
+	// The facts of a shape are made before those under it (a shape may
+	// hold itself), so the links to them are made after.
+	for _, p := range f.props {
+		f.kids = append(f.kids, c.facts[p.Shape])
+	}
+	if sh.Items != nil {
+		f.items = c.facts[sh.Items]
+	}
 	c.addFacts(sh.Values)
 	for _, v := range sh.Variants {
 		c.addFacts(v.Shape)
@@ -734,24 +867,6 @@ func knownTags(sh *schemamodel.Shape, name string) []string {
 		}
 	}
 	return out
-}
-
-func (r *report) failedAt(loc []string) bool {
-	for _, b := range r.bad {
-		if len(b) <= len(loc) && equalPrefix(b, loc) {
-			return true
-		}
-	}
-	return false
-}
-
-func equalPrefix(prefix, loc []string) bool {
-	for i := range prefix {
-		if prefix[i] != loc[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func pointer(loc []string) string {

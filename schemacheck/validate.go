@@ -50,10 +50,13 @@ func member(v *jsonv.Value, key string) *jsonv.Value {
 
 // shadowed says whether member i of ms is overwritten by a later one of
 // the same name. Objects are small; past a few dozen members the check
-// uses an index built once per object.
+// uses an index built once per object. Below, a set of bits taken from
+// each name's length and end bytes proves most objects free of repeated
+// names in one pass, and only the others are scanned pair by pair.
 type dedup struct {
-	ms   []jsonv.Member
-	last map[string]int
+	ms     []jsonv.Member
+	last   map[string]int
+	unique bool // no name repeats
 }
 
 const dedupScan = 32
@@ -65,11 +68,29 @@ func newDedup(ms []jsonv.Member) dedup {
 		for i := range ms {
 			d.last[ms[i].Key] = i
 		}
+		return d
 	}
+	var seen [2]uint64
+	for i := range ms {
+		k := ms[i].Key
+		h := uint(len(k))
+		if len(k) > 0 {
+			h += uint(k[0])*7 + uint(k[len(k)-1])*13
+		}
+		h &= 127
+		if seen[h>>6]&(1<<(h&63)) != 0 {
+			return d // two names may be equal: scan
+		}
+		seen[h>>6] |= 1 << (h & 63)
+	}
+	d.unique = true
 	return d
 }
 
 func (d *dedup) shadowed(i int) bool {
+	if d.unique {
+		return false
+	}
 	if d.last != nil {
 		return d.last[d.ms[i].Key] != i
 	}
@@ -82,6 +103,9 @@ func (d *dedup) shadowed(i int) bool {
 }
 
 func (d *dedup) count() int {
+	if d.unique {
+		return len(d.ms)
+	}
 	if d.last != nil {
 		return len(d.last)
 	}
@@ -379,7 +403,8 @@ const (
 
 // verr is one node of the validator's error tree.
 type verr struct {
-	n    *node // the schema whose keyword failed (the validator's SchemaURL)
+	n    *node        // the schema whose keyword failed (the validator's SchemaURL)
+	v    *jsonv.Value // the instance value at loc
 	loc  []string
 	kind errKind
 	// names are Required's missing members, Additional's unknown ones and
@@ -394,32 +419,32 @@ type verr struct {
 	causes []*verr
 }
 
-func newErr(n *node, loc []string, k errKind) *verr {
-	return &verr{n: n, loc: append([]string(nil), loc...), kind: k}
+func newErr(n *node, v *jsonv.Value, loc []string, k errKind) *verr {
+	return &verr{n: n, v: v, loc: append([]string(nil), loc...), kind: k}
 }
 
 // check returns the validator's error for v against n, nil when v is
 // valid. loc is where v sits; the caller keeps it.
 func check(n *node, v *jsonv.Value, loc []string) *verr {
 	if n.never {
-		e := newErr(n, loc, eOther)
+		e := newErr(n, v, loc, eOther)
 		e.msg = "false schema"
 		return e
 	}
 	t := typeOf(v)
 	if n.types != 0 && !typeFits(n, v, t) {
-		e := newErr(n, loc, eType)
+		e := newErr(n, v, loc, eType)
 		e.got = t.names()[0]
 		e.names = n.types.names()
 		return e
 	}
 	if n.hasConst && !equal(v, n.constVal) {
-		e := newErr(n, loc, eConst)
+		e := newErr(n, v, loc, eConst)
 		e.want = n.constVal
 		return e
 	}
 	if n.enum != nil && !inEnum(n, v) {
-		e := newErr(n, loc, eEnum)
+		e := newErr(n, v, loc, eEnum)
 		e.wants = n.enum
 		return e
 	}
@@ -431,7 +456,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 	}
 	if n.ref != nil {
 		if e := check(n.ref, v, loc); e != nil {
-			re := newErr(n, loc, eReference)
+			re := newErr(n, v, loc, eReference)
 			if e.kind == eGroup {
 				re.causes = e.causes
 			} else {
@@ -441,7 +466,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 		}
 	}
 	other := func(format string, args ...any) {
-		e := newErr(n, loc, eOther)
+		e := newErr(n, v, loc, eOther)
 		e.msg = fmt.Sprintf(format, args...)
 		errs = append(errs, e)
 	}
@@ -462,7 +487,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 			}
 		}
 		if missing != nil {
-			e := newErr(n, loc, eRequired)
+			e := newErr(n, v, loc, eRequired)
 			e.names = missing
 			errs = append(errs, e)
 		}
@@ -484,7 +509,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 			}
 		}
 		if extra != nil {
-			e := newErr(n, loc, eAdditional)
+			e := newErr(n, v, loc, eAdditional)
 			e.names = extra
 			errs = append(errs, e)
 		}
@@ -528,7 +553,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 			{n.exclusiveMaximum, "exclusiveMaximum", func(c int) bool { return c >= 0 }},
 		} {
 			if r.b != nil && r.bad(d.cmp(r.b.dec)) {
-				e := newErr(n, loc, eRange)
+				e := newErr(n, v, loc, eRange)
 				e.msg = fmt.Sprintf("%s: got %s, want %s", r.name, printFloat(got), printFloat(r.b.f))
 				errs = append(errs, e)
 			}
@@ -545,7 +570,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 			}
 		}
 		if causes != nil {
-			e := newErr(n, loc, eAllOf)
+			e := newErr(n, v, loc, eAllOf)
 			e.causes = causes
 			errs = append(errs, e)
 		}
@@ -561,7 +586,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 			causes = append(causes, check(s, v, loc))
 		}
 		if !matched {
-			e := newErr(n, loc, eAnyOf)
+			e := newErr(n, v, loc, eAnyOf)
 			e.causes = causes
 			errs = append(errs, e)
 		}
@@ -580,13 +605,13 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 				matched = i
 				continue
 			}
-			e := newErr(n, loc, eOneOf)
+			e := newErr(n, v, loc, eOneOf)
 			e.pair = true
 			errs = append(errs, e)
 			break
 		}
 		if matched == -1 {
-			e := newErr(n, loc, eOneOf)
+			e := newErr(n, v, loc, eOneOf)
 			e.causes = causes
 			errs = append(errs, e)
 		}
@@ -597,7 +622,7 @@ func check(n *node, v *jsonv.Value, loc []string) *verr {
 	case 1:
 		return errs[0]
 	}
-	e := newErr(n, loc, eGroup)
+	e := newErr(n, v, loc, eGroup)
 	e.causes = errs
 	return e
 }
