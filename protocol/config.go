@@ -230,7 +230,7 @@ func checkSetMode(p *Phase, c *ctx) {
 		f := c.add(findings.MODEUnknownMode, "/params/modeId",
 			"session/set_mode asks for mode %q, but the session never reported modes; there is nothing to switch to, and the agent should answer -32602", req.ModeID)
 		c.related(f, s.Line, "the session's setup, without modes")
-	case !hasMode(s.Modes, req.ModeID):
+	case !s.hasMode(req.ModeID):
 		f := c.add(findings.MODEUnknownMode, "/params/modeId",
 			"session/set_mode asks for mode %q, which is not among the session's availableModes (%s); the agent should answer -32602", req.ModeID, modeList(s.Modes))
 		c.related(f, s.Line, "the availableModes of the session")
@@ -244,7 +244,7 @@ func modeSet(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	p.withSession(params.SessionID, func(s *Session) {
-		if s.Modes != nil && hasMode(s.Modes, params.ModeID) {
+		if s.hasMode(params.ModeID) {
 			s.Modes = withCurrentMode(s.Modes, params.ModeID)
 		}
 	})

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/domain"
@@ -291,5 +293,105 @@ func TestAuthenticateWorkIgnoresAuthMethods(t *testing.T) {
 	t.Logf("bytes allocated per authenticate: %.0f with %d auth methods, %.0f with %d", small, n, large, 8*n)
 	if large > 2*small {
 		t.Errorf("an authenticate costs more the more auth methods there are: %.0f bytes with %d, %.0f with %d", small, n, large, 8*n)
+	}
+}
+
+// TestSessionListWorkIgnoresListLength: a message that names a mode, a
+// config option or a file path costs the same whatever the number of
+// modes, options or additional directories the session was opened with
+// (one line may list millions). Findings that list them would allocate
+// in proportion (bytes per message), and a lookup that scans them takes
+// time in proportion (nanoseconds per message, the least of three runs
+// so that machine load does not decide); both must stay the same with
+// eight times as many.
+func TestSessionListWorkIgnoresListLength(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times thousands of messages")
+	}
+	// Long ids that differ only at their end make a comparison cost
+	// what a scan of the list costs: the timings tell a lookup from a
+	// scan.
+	pad := strings.Repeat("x", 1000)
+	open := func(w *adversary, n int) {
+		var modes, opts, dirs strings.Builder
+		for i := range n {
+			if i > 0 {
+				modes.WriteByte(',')
+				opts.WriteByte(',')
+				dirs.WriteByte(',')
+			}
+			fmt.Fprintf(&modes, `{"id":"m%s%05d","name":"M"}`, pad, i)
+			fmt.Fprintf(&opts, `{"id":"o%s%05d","name":"O","type":"select","currentValue":"v","options":[{"value":"v","name":"V"}]}`, pad, i)
+			fmt.Fprintf(&dirs, `"/d/%s%05d"`, pad, i)
+		}
+		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/w","additionalDirectories":[`+dirs.String()+`],"mcpServers":[]}}`)
+		w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":9,"result":{"sessionId":"s9","modes":{"currentModeId":"m`+pad+`0","availableModes":[`+modes.String()+`]},"configOptions":[`+opts.String()+`]}}`)
+		s, _ := w.p.Session("s9")
+		if s.Modes == nil || len(s.Modes.AvailableModes) != n || len(s.ConfigOptions) != n {
+			t.Fatalf("the session keeps modes %v and %d config options, want %d of each", s.Modes != nil, len(s.ConfigOptions), n)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		// msgs returns the messages of step i for a session opened with n
+		// of each list; the last entry of a list is the slowest to find.
+		msgs func(i, n int) []string
+		dirs []domain.Direction
+	}{
+		{"current_mode_update", func(i, n int) []string {
+			return []string{
+				fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s9","update":{"sessionUpdate":"current_mode_update","currentModeId":"m%s%05d"}}}`, pad, n-1),
+				`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s9","update":{"sessionUpdate":"current_mode_update","currentModeId":"none"}}}`,
+			}
+		}, []domain.Direction{domain.FromAgent, domain.FromAgent}},
+		{"session/set_mode and an error answer", func(i, n int) []string {
+			return []string{
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"a%d","method":"session/set_mode","params":{"sessionId":"s9","modeId":"m%s%05d"}}`, i, pad, n-1),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"a%d","error":{"code":-32603,"message":"no"}}`, i),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","method":"session/set_mode","params":{"sessionId":"s9","modeId":"m%s"}}`, i, pad),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","error":{"code":-32603,"message":"no"}}`, i),
+			}
+		}, []domain.Direction{domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const steps = 100
+			perMessage := func(n int) (bytes, nanos float64) {
+				nanos = math.Inf(1)
+				for range 3 {
+					w := newAdversary(t)
+					open(w, n)
+					msgs := make([][]string, steps)
+					for i := range msgs {
+						msgs[i] = tc.msgs(i, n)
+					}
+					runtime.GC()
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					start := time.Now()
+					for _, step := range msgs {
+						for j, m := range step {
+							w.send(tc.dirs[j], m)
+						}
+					}
+					elapsed := time.Since(start)
+					runtime.ReadMemStats(&after)
+					count := float64(steps * len(tc.dirs))
+					bytes = float64(after.TotalAlloc-before.TotalAlloc) / count
+					nanos = min(nanos, float64(elapsed.Nanoseconds())/count)
+				}
+				return bytes, nanos
+			}
+			const n = 250
+			smallBytes, smallNanos := perMessage(n)
+			largeBytes, largeNanos := perMessage(8 * n)
+			t.Logf("per message: %.0f bytes, %.0f ns with %d entries; %.0f bytes, %.0f ns with %d", smallBytes, smallNanos, n, largeBytes, largeNanos, 8*n)
+			if largeBytes > 2*smallBytes {
+				t.Errorf("the bytes allocated per message grow with the list: %.0f with %d entries, %.0f with %d", smallBytes, n, largeBytes, 8*n)
+			}
+			// A scan makes the ratio near 8; a lookup near 1.
+			if largeNanos > 3*smallNanos {
+				t.Errorf("the time per message grows with the list: %.0f ns with %d entries, %.0f ns with %d", smallNanos, n, largeNanos, 8*n)
+			}
+		})
 	}
 }

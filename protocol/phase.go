@@ -200,6 +200,10 @@ type Session struct {
 	// Modes and ConfigOptions are set by setModes and setConfigOptions.
 	Modes         *domain.SessionModeState
 	ConfigOptions []domain.SessionConfigOption
+	// modeIDs maps the id of each of Modes.AvailableModes to its index:
+	// a message that names a mode finds it without a scan of a list that
+	// may be as long as a line (setModes keeps it).
+	modeIDs Map[domain.SessionModeID, int]
 
 	// Messages maps messageId to the chunk kind that used it and whether the
 	// message is still the current one, for ACP-TURN-005.
@@ -296,7 +300,7 @@ func (s *Session) clone() *Session {
 	c := *s
 	c.ToolCalls, c.OpenToolCalls = s.ToolCalls.Clone(), s.OpenToolCalls.Clone()
 	c.Messages, c.Compactions = s.Messages.Clone(), s.Compactions.Clone()
-	c.Modes = detachPtr(s.Modes)
+	c.Modes, c.modeIDs = detachPtr(s.Modes), s.modeIDs.Clone()
 	c.ConfigOptions = domain.Detach(s.ConfigOptions)
 	return &c
 }
@@ -317,7 +321,22 @@ func newSession(id domain.SessionID, state SessionState, line int, cwd string) *
 
 // setModes and setConfigOptions keep copies of the modes and config
 // options a message reports.
-func (s *Session) setModes(m *domain.SessionModeState) { s.Modes = detachPtr(m) }
+func (s *Session) setModes(m *domain.SessionModeState) {
+	s.Modes, s.modeIDs = detachPtr(m), Map[domain.SessionModeID, int]{}
+	if s.Modes == nil {
+		return
+	}
+	for i, mode := range s.Modes.AvailableModes {
+		if !s.modeIDs.Has(mode.ID) {
+			s.modeIDs.Set(mode.ID, i)
+		}
+	}
+}
+
+// hasMode reports whether the session's availableModes include id.
+func (s *Session) hasMode(id domain.SessionModeID) bool {
+	return s.Modes != nil && s.modeIDs.Has(id)
+}
 
 func (s *Session) setConfigOptions(o []domain.SessionConfigOption) {
 	s.ConfigOptions = domain.Detach(o)

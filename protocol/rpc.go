@@ -316,13 +316,8 @@ func invalidParams(p *Phase, req Pending) string {
 			return ""
 		}
 		s, ok := p.Session(params.SessionID)
-		if !ok || s.Modes == nil {
+		if !ok || s.Modes == nil || s.hasMode(params.ModeID) {
 			return ""
-		}
-		for _, mode := range s.Modes.AvailableModes {
-			if mode.ID == params.ModeID {
-				return ""
-			}
 		}
 		return "names mode " + quote(string(params.ModeID)) + ", which is not among the session's availableModes"
 	case *domain.SetSessionConfigOptionRequest:

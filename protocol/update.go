@@ -157,7 +157,7 @@ func currentModeUpdated(p *Phase, c *ctx, s *Session, u domain.CurrentModeUpdate
 		c.related(f, s.Line, "the session's setup, without modes")
 		return
 	}
-	if !hasMode(s.Modes, u.CurrentModeID) {
+	if !s.hasMode(u.CurrentModeID) {
 		f := c.add(findings.UPDUnknownCurrentMode, "/params/update/currentModeId",
 			"current_mode_update switches to %q, which is not among the session's availableModes (%s); the client has no name or description to show for it", u.CurrentModeID, modeList(s.Modes))
 		c.related(f, s.Line, "the availableModes of the session")
@@ -166,6 +166,8 @@ func currentModeUpdated(p *Phase, c *ctx, s *Session, u domain.CurrentModeUpdate
 	p.withSession(s.ID, func(s *Session) { s.Modes = withCurrentMode(s.Modes, u.CurrentModeID) })
 }
 
+// hasMode reports whether m's availableModes include id; a session's
+// modes are looked up with Session.hasMode instead.
 func hasMode(m *domain.SessionModeState, id domain.SessionModeID) bool {
 	for _, mode := range m.AvailableModes {
 		if mode.ID == id {
@@ -175,13 +177,23 @@ func hasMode(m *domain.SessionModeState, id domain.SessionModeID) bool {
 	return false
 }
 
+// maxListedModes is how many mode ids a finding lists: listing them all
+// would make every message that names an unknown mode cost as much as
+// the message that reported the modes.
+const maxListedModes = 5
+
+// modeList lists the first maxListedModes ids of m's availableModes.
 func modeList(m *domain.SessionModeState) string {
 	if len(m.AvailableModes) == 0 {
 		return "none"
 	}
-	ids := make([]string, len(m.AvailableModes))
+	ids := make([]string, 0, min(len(m.AvailableModes), maxListedModes+1))
 	for i, mode := range m.AvailableModes {
-		ids[i] = string(mode.ID)
+		if i == maxListedModes {
+			ids = append(ids, "…")
+			break
+		}
+		ids = append(ids, string(mode.ID))
 	}
 	return strings.Join(ids, ", ")
 }
