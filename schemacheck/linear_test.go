@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acplint/acplint/internal/proctest"
 	"github.com/acplint/acplint/schemamodel"
 )
 
@@ -17,6 +18,11 @@ import (
 func TestHostileValuesLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds values of megabytes")
+	}
+	if proctest.RaceEnabled {
+		// The race detector multiplies the time the bound is about;
+		// .ci/run runs this test without it.
+		t.Skip("bounds wall time: timed, run without -race (.ci/run does)")
 	}
 	p := loadPair(t, "../internal/reference/acp-schema.unstable.json")
 	prompt := schemamodel.Key{Method: "session/prompt", Kind: schemamodel.KindRequest}
