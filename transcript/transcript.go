@@ -143,17 +143,11 @@ func (tw *Writer) Write(f Frame) error {
 	// recorder must not hold that (or twice that, with a marshaller's
 	// growing buffer) to write it.
 	w := tw.w
-	w.WriteString(`{"t":`)
-	w.WriteString(strconv.FormatInt(int64(f.T), 10))
-	w.WriteString(`,"conn":`)
-	w.WriteString(strconv.Itoa(f.Conn))
-	w.WriteString(`,"from":"`)
-	w.WriteString(f.From.String())
-	if utf8.Valid(f.Data) {
-		w.WriteString(`","frame":"`)
+	text := utf8.Valid(f.Data)
+	w.Write(appendFrameHead(w.AvailableBuffer(), f, text))
+	if text {
 		writeJSONString(w, f.Data)
 	} else {
-		w.WriteString(`","frame_b64":"`)
 		enc := base64.NewEncoder(base64.StdEncoding, w)
 		enc.Write(f.Data)
 		enc.Close()
@@ -170,12 +164,13 @@ const maxFrameFraming = 128
 // writtenLen is the length of the line Write makes of data frame f, its
 // newline excluded, counted in bounded pieces without holding the line.
 func writtenLen(f Frame) int64 {
-	n := len(`{"t":`) + len(strconv.FormatInt(int64(f.T), 10)) + len(`,"conn":`) + len(strconv.Itoa(f.Conn)) +
-		len(`,"from":"`) + len(f.From.String()) + len(`"}`)
-	if !utf8.Valid(f.Data) {
-		return int64(n+len(`","frame_b64":"`)) + int64(base64.StdEncoding.EncodedLen(len(f.Data)))
+	var head [maxFrameFraming]byte
+	text := utf8.Valid(f.Data)
+	n := len(appendFrameHead(head[:0], f, text)) + len(`"}`)
+	if !text {
+		return int64(n) + int64(base64.StdEncoding.EncodedLen(len(f.Data)))
 	}
-	total := int64(n + len(`","frame":"`))
+	total := int64(n)
 	// The zero Mode escapes byte by byte, as writeJSONString relies on, so
 	// the pieces may end anywhere.
 	const piece = 4096
@@ -186,6 +181,22 @@ func writtenLen(f Frame) int64 {
 		b = b[k:]
 	}
 	return total
+}
+
+// appendFrameHead appends what Write puts before a data frame's data: the
+// time, connection and sender, and the name of the member the data is in
+// (frame for text, frame_b64 for other bytes).
+func appendFrameHead(dst []byte, f Frame, text bool) []byte {
+	dst = append(dst, `{"t":`...)
+	dst = strconv.AppendInt(dst, int64(f.T), 10)
+	dst = append(dst, `,"conn":`...)
+	dst = strconv.AppendInt(dst, int64(f.Conn), 10)
+	dst = append(dst, `,"from":"`...)
+	dst = append(dst, f.From.String()...)
+	if text {
+		return append(dst, `","frame":"`...)
+	}
+	return append(dst, `","frame_b64":"`...)
 }
 
 // writeJSONString writes valid UTF-8 text as the body of a JSON string:
