@@ -74,6 +74,12 @@ func findMCPServer(self string) (string, error) {
 		}
 	}
 	path, err := exec.LookPath(mcpServerName)
+	if errors.Is(err, exec.ErrDot) {
+		// Running a program that a relative PATH entry resolved to the
+		// current directory is how a checked-out repository hijacks a
+		// command; os/exec refuses it, and so does acplint.
+		return "", fmt.Errorf("%s is not beside acplint, and PATH finds only %s, through a relative PATH entry, which is not run", mcpServerName, path)
+	}
 	if err != nil {
 		return "", fmt.Errorf("%s is neither beside acplint nor in PATH", mcpServerName)
 	}

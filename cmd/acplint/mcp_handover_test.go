@@ -81,6 +81,11 @@ func TestMCPServerNotRunnable(t *testing.T) {
 		if code != exitUsage || stdout.Len() > 0 || !strings.Contains(stderr.String(), "go install") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 2, nothing run and how to install", name, code, stdout.String(), stderr.String())
 		}
+		// Where PATH did find a server, the message must not deny it:
+		// it says why the one found is not run.
+		if strings.HasPrefix(name, "relative") && !strings.Contains(stderr.String(), "relative PATH entry") {
+			t.Errorf("%s: stderr %q does not say the server found was refused for its relative PATH entry", name, stderr.String())
+		}
 	}
 	// With nothing to run, -h still prints the command's help.
 	t.Setenv("PATH", dirAsServer)
