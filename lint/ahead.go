@@ -169,15 +169,24 @@ func (ra *readAhead) work() {
 }
 
 // decodeFrames decodes b's frames, and checks their params against schema
-// unless it is nil. A panic in the decoder is recovered and left in b for
-// the machine's goroutine to report (Transcript): a worker that died would
-// leave the machine waiting for the batch.
+// unless it is nil: it parses every frame first and then types them, so
+// that the parser's code and then the decoders' stay in the instruction
+// cache (codec.BatchDecoder.ParseLine). A panic in the decoder is
+// recovered and left in b for the machine's goroutine to report
+// (Transcript): a worker that died would leave the machine waiting for
+// the batch.
 func decodeFrames(b *frameBatch, schema *Schema) {
 	b.panicAt = -1
+	typeFrames(b, parseFrames(b), schema)
+}
+
+// parseFrames parses b's frames and returns how many it did: all of them
+// unless parsing one panicked, which it records in b.
+func parseFrames(b *frameBatch) (parsed int) {
 	i := 0
 	defer func() {
 		if v := recover(); v != nil {
-			b.panicAt, b.panicValue = i, v
+			b.panicAt, b.panicValue, parsed = i, v, i
 		}
 	}()
 	for ; i < len(b.frames); i++ {
@@ -185,7 +194,28 @@ func decodeFrames(b *frameBatch, schema *Schema) {
 			if testHookDecode != nil {
 				testHookDecode(df.fr.Line.Num)
 			}
-			df.d = b.dec.DecodeLine(df.fr.Line)
+			df.d = b.dec.ParseLine(df.fr.Line)
+		}
+	}
+	return i
+}
+
+// typeFrames types the messages of the first n frames of b, parsed, and
+// checks their params against schema unless it is nil. A panic is
+// recorded in b, where it replaces a later one of parseFrames.
+func typeFrames(b *frameBatch, n int, schema *Schema) {
+	i := 0
+	defer func() {
+		if v := recover(); v != nil {
+			b.panicAt, b.panicValue = i, v
+		}
+	}()
+	for ; i < n; i++ {
+		if df := &b.frames[i]; df.d != nil {
+			if testHookType != nil {
+				testHookType(df.fr.Line.Num)
+			}
+			df.d.TypeMessages()
 			if schema != nil {
 				start := len(b.checks)
 				b.checks = schema.checkParams(df.d, b.checks)
@@ -195,9 +225,9 @@ func decodeFrames(b *frameBatch, schema *Schema) {
 	}
 }
 
-// testHookDecode, when set by a test, is called before each frame is
-// decoded (a nil check otherwise).
-var testHookDecode func(line int)
+// testHookDecode and testHookType, when set by a test, are called before
+// each frame is parsed and typed (a nil check otherwise).
+var testHookDecode, testHookType func(line int)
 
 // read fills b with the next frames and queues it for the machine; it
 // reports false, leaving b alone, once the source has ended.
