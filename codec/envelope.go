@@ -43,8 +43,10 @@ type Decoded struct {
 	prefixBuf [1]jsonv.Pointer
 	metaBuf   [1]bool
 	// dec is the decoder of the message or result being decoded, kept
-	// here to save allocating one per message.
-	dec decoder
+	// to save allocating one per message: the BatchDecoder's, which all
+	// its lines share (one decoder, a third of a kilobyte, stays in the
+	// cache where one a line did not), or d's own for DecodeLine.
+	dec *decoder
 	// strs is the string cache of the BatchDecoder; nil for DecodeLine.
 	strs *stringCache
 	// arms are the union arm pools of the BatchDecoder (arms.go); nil for
@@ -65,7 +67,10 @@ func (d *Decoded) Tree() (root *jsonv.Value, src []byte, ok bool) {
 // field: clearing the whole decoder, mostly pathBuf, whose stale segments
 // lie past path's length, wrote a third of a kilobyte per message.
 func (d *Decoded) decoder(base jsonv.Pointer) *decoder {
-	dec := &d.dec
+	if d.dec == nil {
+		d.dec = new(decoder)
+	}
+	dec := d.dec
 	dec.src, dec.base, dec.strs, dec.arms = d.src, base, d.strs, d.arms
 	dec.path, dec.problems = dec.pathBuf[:0], nil
 	dec.own, dec.metaSeen, dec.unknownNames = false, false, nil
@@ -96,13 +101,15 @@ func DecodeLine(l Line) *Decoded {
 // typed params have memory of their own, because the protocol machine
 // keeps them until the request is answered. A reader that
 // hands lines to another goroutine in batches needs the whole batch alive
-// at once.
+// at once. The lines share one decoder: no two of them may be decoded, or
+// have their results decoded (Decoded.DecodeResult), at the same time.
 type BatchDecoder struct {
 	arena jsonv.Arena
 	lines []*Decoded // one per line since Reset; kept for reuse
 	n     int
 	strs  stringCache
 	arms  genArms
+	dec   decoder
 }
 
 // DecodeLine is the package's DecodeLine; the result is valid until Reset.
@@ -123,7 +130,7 @@ func (bd *BatchDecoder) ParseLine(l Line) *Decoded {
 		bd.lines = append(bd.lines, new(Decoded))
 	}
 	d := bd.lines[bd.n]
-	d.strs, d.arms = &bd.strs, &bd.arms
+	d.strs, d.arms, d.dec = &bd.strs, &bd.arms, &bd.dec
 	bd.n++
 	parseLine(l, &bd.arena, d)
 	return d
