@@ -146,7 +146,7 @@ func (d *decoder) reportMember(name string, p Problem) {
 // result can never write into the line; when d owns what it decodes, they
 // are a copy.
 func (d *decoder) raw(v *jsonv.Value) json.RawMessage {
-	b := d.src[v.Start:v.End:v.End]
+	b := d.src[v.Start():v.End():v.End()]
 	if d.own {
 		return bytes.Clone(b)
 	}

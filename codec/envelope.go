@@ -43,8 +43,10 @@ type Decoded struct {
 	prefixBuf [1]jsonv.Pointer
 	metaBuf   [1]bool
 	// dec is the decoder of the message or result being decoded, kept
-	// here to save allocating one per message.
-	dec decoder
+	// to save allocating one per message: the BatchDecoder's, which all
+	// its lines share (one decoder, a third of a kilobyte, stays in the
+	// cache where one a line did not), or d's own for DecodeLine.
+	dec *decoder
 	// strs is the string cache of the BatchDecoder; nil for DecodeLine.
 	strs *stringCache
 	// arms are the union arm pools of the BatchDecoder (arms.go); nil for
@@ -65,7 +67,10 @@ func (d *Decoded) Tree() (root *jsonv.Value, src []byte, ok bool) {
 // field: clearing the whole decoder, mostly pathBuf, whose stale segments
 // lie past path's length, wrote a third of a kilobyte per message.
 func (d *Decoded) decoder(base jsonv.Pointer) *decoder {
-	dec := &d.dec
+	if d.dec == nil {
+		d.dec = new(decoder)
+	}
+	dec := d.dec
 	dec.src, dec.base, dec.strs, dec.arms = d.src, base, d.strs, d.arms
 	dec.path, dec.problems = dec.pathBuf[:0], nil
 	dec.own, dec.metaSeen, dec.unknownNames = false, false, nil
@@ -81,7 +86,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // The decoded message shares memory with l.Bytes (raw members and strings
 // point into it), so the caller must not modify l.Bytes afterwards; lines
 // from a LineReader own their bytes.
-func DecodeLine(l Line) *Decoded { return decodeLine(l, nil, new(Decoded)) }
+func DecodeLine(l Line) *Decoded {
+	d := parseLine(l, nil, new(Decoded))
+	d.TypeMessages()
+	return d
+}
 
 // BatchDecoder decodes a batch of lines that all stay valid until Reset,
 // in memory that the next batch reuses: the messages, and the text and raw
@@ -92,24 +101,39 @@ func DecodeLine(l Line) *Decoded { return decodeLine(l, nil, new(Decoded)) }
 // typed params have memory of their own, because the protocol machine
 // keeps them until the request is answered. A reader that
 // hands lines to another goroutine in batches needs the whole batch alive
-// at once.
+// at once. The lines share one decoder: no two of them may be decoded, or
+// have their results decoded (Decoded.DecodeResult), at the same time.
 type BatchDecoder struct {
 	arena jsonv.Arena
 	lines []*Decoded // one per line since Reset; kept for reuse
 	n     int
 	strs  stringCache
 	arms  genArms
+	dec   decoder
 }
 
 // DecodeLine is the package's DecodeLine; the result is valid until Reset.
 func (bd *BatchDecoder) DecodeLine(l Line) *Decoded {
+	d := bd.ParseLine(l)
+	d.TypeMessages()
+	return d
+}
+
+// ParseLine is the first half of DecodeLine: it checks and parses l, and
+// TypeMessages, the second half, types the messages of the result. A
+// batch parsed line by line and then typed line by line runs the parser's
+// code, and then the decoders', many times in a row, each staying in the
+// core's instruction cache; parsing and typing each line in turn, the two
+// evicted each other line after line. The result is valid until Reset.
+func (bd *BatchDecoder) ParseLine(l Line) *Decoded {
 	if bd.n == len(bd.lines) {
 		bd.lines = append(bd.lines, new(Decoded))
 	}
 	d := bd.lines[bd.n]
-	d.strs, d.arms = &bd.strs, &bd.arms
+	d.strs, d.arms, d.dec = &bd.strs, &bd.arms, &bd.dec
 	bd.n++
-	return decodeLine(l, &bd.arena, d)
+	parseLine(l, &bd.arena, d)
+	return d
 }
 
 // Reset starts a new batch; what the last one decoded becomes invalid,
@@ -120,14 +144,14 @@ func (bd *BatchDecoder) Reset() {
 	bd.n = 0
 }
 
-// decodeLine decodes l into d, parsing it in arena (after what the arena
+// parseLine checks and parses l into d, in arena (after what the arena
 // already holds) when that is not nil.
 //
 // d may hold the last line a BatchDecoder decoded into it. Only what every
 // line sets is reset here, and msg, update and dec when a line uses them:
 // clearing all of d, near a kilobyte, for every line was a third of the
 // memory lint wrote, and most lines need less than half of it.
-func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
+func parseLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 	d.Line, d.Problems, d.src, d.root, d.parsed, d.notUTF8 = l, nil, nil, jsonv.Value{}, false, false
 	d.Msgs, d.results, d.prefixes, d.metas = d.msgBuf[:0], d.resultBuf[:0], d.prefixBuf[:0], d.metaBuf[:0]
 	d.params = d.paramsBuf[:0]
@@ -167,7 +191,16 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 		return d
 	}
 	d.root, d.parsed = root, true
-	switch root.Kind {
+	return d
+}
+
+// TypeMessages types the messages of a line that ParseLine parsed, once;
+// it does nothing for a line that is not JSON.
+func (d *Decoded) TypeMessages() {
+	if !d.parsed {
+		return
+	}
+	switch root := &d.root; root.Kind {
 	case jsonv.Array:
 		elems := root.Elems()
 		d.Problems = append(d.Problems, Problem{Kind: ProbBatch,
@@ -176,12 +209,11 @@ func decodeLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 			d.decodeMessage(&elems[i], jsonv.Pointer("").Index(i))
 		}
 	case jsonv.Object:
-		d.decodeMessage(&root, "")
+		d.decodeMessage(root, "")
 	default:
 		d.Problems = append(d.Problems, Problem{Kind: ProbNotObject,
 			Detail: fmt.Sprintf("a JSON %s, not a JSON-RPC message object", root.Kind)})
 	}
-	return d
 }
 
 func invalidUTF8At(b []byte) int {

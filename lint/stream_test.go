@@ -123,7 +123,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // TestPanicIsOneFinding: a panic while linting a line, in the machine's
-// goroutine (a rule) or in a read-ahead worker (the decoder), becomes one
+// goroutine (a rule) or in a read-ahead worker (the decoder, parsing or
+// typing, which it does after parsing the whole batch), becomes one
 // ACP-LINT-003 naming the line and the panic value, quoted; linting stops
 // there and the rest of the input is read, so a writer is not blocked.
 // At GOMAXPROCS=1 fewer batches circulate (soloBatchesInFlight), and the
@@ -133,7 +134,7 @@ func TestPanicIsOneFinding(t *testing.T) {
 		for _, hook := range []struct {
 			name string
 			set  *func(int)
-		}{{"rule", &testHookFrame}, {"decoder", &testHookDecode}} {
+		}{{"rule", &testHookFrame}, {"decoder", &testHookDecode}, {"typing", &testHookType}} {
 			for _, live := range []bool{false, true} {
 				t.Run(fmt.Sprintf("procs=%d/%s/live=%v", procs, hook.name, live), func(t *testing.T) {
 					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))

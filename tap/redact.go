@@ -172,8 +172,8 @@ type redactor struct {
 func (r *redactor) all(v *jsonv.Value) {
 	switch v.Kind {
 	case jsonv.String:
-		if v.End-v.Start > len(`""`) { // "" hides nothing
-			r.spans = append(r.spans, span{r.offset + v.Start, r.offset + v.End, true})
+		if v.End()-v.Start() > len(`""`) { // "" hides nothing
+			r.spans = append(r.spans, span{r.offset + v.Start(), r.offset + v.End(), true})
 		}
 	case jsonv.Array:
 		elems := v.Elems()
@@ -195,7 +195,7 @@ func (r *redactor) value(v *jsonv.Value, key string) {
 		if r.text {
 			// Inside the quotes only: the patterns cannot then reach
 			// past the string, so the line stays valid JSON.
-			r.spans = textSecrets(r.line, r.offset+v.Start+1, r.offset+v.End-1, r.spans)
+			r.spans = textSecrets(r.line, r.offset+v.Start()+1, r.offset+v.End()-1, r.spans)
 		}
 	case jsonv.Object:
 		members := v.Members()

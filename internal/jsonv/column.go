@@ -30,7 +30,7 @@ func OffsetIn(v *Value, src []byte, p string) (offset int, ok bool) {
 	if p != "" && p[0] != '/' {
 		return 0, false
 	}
-	cur, at := v, v.Start
+	cur, at := v, v.Start()
 	if p == "" {
 		return at, true
 	}
@@ -42,14 +42,14 @@ func OffsetIn(v *Value, src []byte, p string) (offset int, ok bool) {
 			if !found {
 				return at, true
 			}
-			cur, at = next, keyStart(src, next.Start)
+			cur, at = next, keyStart(src, next.Start())
 		case Array:
 			i, err := strconv.Atoi(tok)
 			elems := cur.Elems()
 			if err != nil || i < 0 || i >= len(elems) {
 				return at, true
 			}
-			cur, at = &elems[i], elems[i].Start
+			cur, at = &elems[i], elems[i].Start()
 		default:
 			return at, true
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -240,7 +241,7 @@ func TestSpecialBytes(t *testing.T) {
 // byte ranges (their memory differs, so == and reflect.DeepEqual cannot
 // tell).
 func sameTree(a, b *Value) bool {
-	if a.Kind != b.Kind || a.Bool != b.Bool || a.Start != b.Start || a.End != b.End || a.Str() != b.Str() {
+	if a.Kind != b.Kind || a.Bool != b.Bool || a.Start() != b.Start() || a.End() != b.End() || a.Str() != b.Str() {
 		return false
 	}
 	ae, be := a.Elems(), b.Elems()
@@ -259,4 +260,23 @@ func sameTree(a, b *Value) bool {
 		}
 	}
 	return true
+}
+
+// TestValueSize: a tree's size is most of what parsing writes and lint
+// reads back (see Value); a field added carelessly would grow every one.
+func TestValueSize(t *testing.T) {
+	if v, m := unsafe.Sizeof(Value{}), unsafe.Sizeof(Member{}); v != 24 || m != 40 {
+		t.Errorf("a Value is %d bytes and a Member %d, want 24 and 40", v, m)
+	}
+}
+
+// TestInputOver4GiB: offsets are 32 bits, so a longer input is refused
+// rather than parsed into wrong offsets. The slice only claims the length;
+// the parser must refuse it before reading a byte.
+func TestInputOver4GiB(t *testing.T) {
+	b := []byte(`{}`)
+	huge := unsafe.Slice(&b[0], uint64(maxLen)+1)
+	if _, err := ParseOwned(huge); err == nil || !strings.Contains(err.Error(), "input longer than") {
+		t.Errorf("ParseOwned of %d bytes: %v, want an error", len(huge), err)
+	}
 }
