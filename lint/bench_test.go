@@ -148,7 +148,9 @@ func lintOnceWith(b *testing.B, f *os.File, schema *Schema) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		b.Fatal(err)
 	}
-	res, err := Transcript(f, Options{File: "bench", CleanEnd: true, Schema: schema})
+	var res *Result
+	var err error
+	asMachine(func() { res, err = Transcript(f, Options{File: "bench", CleanEnd: true, Schema: schema}) })
 	if err != nil {
 		b.Fatal(err)
 	}
