@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -66,16 +65,11 @@ func scanOnce(b *testing.B, f *os.File) {
 // cores it got, and scan-cores the scan's (below 1 when other processes
 // take the core from it: under such load x-scan is not a ratio of CPU
 // costs even at -cpu 1, since lint's extra threads, for the reads and the
-// collector, get a larger share of the machine than the scan). idle-Ps is the share of the Ps' time (GOMAXPROCS times the
-// wall time, as the Go scheduler sees it) in which they had nothing to
-// run: the read-ahead's workers and the protocol machine waiting on each
-// other, and on reads of the file. Other processes on the machine take
-// cores from lint and show as lint-cores below GOMAXPROCS; they inflate
-// idle-Ps a little too, since a thread woken to run a goroutine waits
-// for a core. At -cpu 2, with other processes keeping about five threads
-// busy on the two cores, idle-Ps was 4-8% (issue 16): the machine and the
-// workers kept both Ps busy, and lint's CPU time, not the hand-over,
-// bounded its wall time.
+// collector, get a larger share of the machine than the scan). Whether
+// the Ps wait on each other shows in BenchmarkLint's idle-Ps-%: at -cpu 2,
+// with other processes keeping about five threads busy on the two cores,
+// it was 4-8% (issue 16); lint's CPU time, not the hand-over between the
+// read-ahead and the protocol machine, bounded its wall time.
 func BenchmarkLintVsScan(b *testing.B) {
 	for _, mix := range []struct {
 		name       string
@@ -87,17 +81,11 @@ func BenchmarkLintVsScan(b *testing.B) {
 			b.SetBytes(size)
 			defer gcpolicy.Apply()()
 			var scan, lint, scanCPU, lintCPU time.Duration
-			var idle, total float64
-			ps := []metrics.Sample{{Name: "/cpu/classes/idle:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"}}
 			for b.Loop() {
 				start, startCPU := time.Now(), processCPU()
 				scanOnce(b, f)
 				mid, midCPU := time.Now(), processCPU()
-				metrics.Read(ps)
-				idle0, total0 := ps[0].Value.Float64(), ps[1].Value.Float64()
 				lintOnce(b, f)
-				metrics.Read(ps)
-				idle, total = idle+ps[0].Value.Float64()-idle0, total+ps[1].Value.Float64()-total0
 				scan, lint = scan+mid.Sub(start), lint+time.Since(mid)
 				scanCPU, lintCPU = scanCPU+midCPU-startCPU, lintCPU+processCPU()-midCPU
 			}
@@ -106,9 +94,6 @@ func BenchmarkLintVsScan(b *testing.B) {
 				b.ReportMetric(float64(lintCPU)/float64(scanCPU), "cpu-x-scan")
 				b.ReportMetric(float64(lintCPU)/float64(lint), "lint-cores")
 				b.ReportMetric(float64(scanCPU)/float64(scan), "scan-cores")
-			}
-			if total > 0 {
-				b.ReportMetric(100*idle/total, "idle-Ps-%")
 			}
 			b.ReportMetric(float64(scan.Milliseconds())/float64(b.N), "scan-ms/op")
 			b.ReportMetric(float64(lint.Milliseconds())/float64(b.N), "lint-ms/op")
