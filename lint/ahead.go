@@ -151,6 +151,9 @@ func startReadAhead(src *transcript.Reader, whole func() bool, schema *Schema) *
 
 // work reads batches and decodes them until the source ends or stop.
 func (ra *readAhead) work() {
+	if testHookWorker != nil {
+		testHookWorker()
+	}
 	for {
 		var b *frameBatch
 		select {
@@ -228,6 +231,11 @@ func typeFrames(b *frameBatch, n int, schema *Schema) {
 // testHookDecode and testHookType, when set by a test, are called before
 // each frame is parsed and typed (a nil check otherwise).
 var testHookDecode, testHookType func(line int)
+
+// testHookWorker, when set by a test, is called as each read-ahead worker
+// starts, on its goroutine: the benchmarks label the workers' profile
+// samples apart from the machine's with it (profile_labels_test.go).
+var testHookWorker func()
 
 // read fills b with the next frames and queues it for the machine; it
 // reports false, leaving b alone, once the source has ended.
