@@ -401,3 +401,117 @@ func TestSessionListWorkIgnoresListLength(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionSetupWorkFollowsListLength: a message that opens a session
+// or replaces its config options costs in proportion to its length, not
+// to the square of the number of modes, config options, additional
+// directories or MCP servers it lists (one line may list millions). The
+// bytes allocated per listed entry, from decoding to the state kept,
+// must stay the same with eight times as many entries; a check that
+// re-reads the whole message for each entry allocates the message again
+// per entry.
+func TestSessionSetupWorkFollowsListLength(t *testing.T) {
+	pad := strings.Repeat("x", 100)
+	// lists returns n modes, n config options (their ids start with
+	// prefix), n additional directories and n MCP servers, as JSON array
+	// bodies.
+	lists := func(n int, prefix string) (modes, opts, dirs, servers string) {
+		var m, o, d, s strings.Builder
+		for i := range n {
+			if i > 0 {
+				m.WriteByte(',')
+				o.WriteByte(',')
+				d.WriteByte(',')
+				s.WriteByte(',')
+			}
+			fmt.Fprintf(&m, `{"id":"m%s%05d","name":"M"}`, pad, i)
+			fmt.Fprintf(&o, `{"id":"%s%s%05d","name":"O","type":"select","currentValue":"v","options":[{"value":"v","name":"V"}]}`, prefix, pad, i)
+			fmt.Fprintf(&d, `"/d/%s%05d"`, pad, i)
+			fmt.Fprintf(&s, `{"name":"s%05d","command":"/bin/%s","args":[],"env":[]}`, i, pad)
+		}
+		return m.String(), o.String(), d.String(), s.String()
+	}
+	setup := func(n int) string {
+		modes, opts, _, _ := lists(n, "o")
+		return `"modes":{"currentModeId":"m` + pad + `00000","availableModes":[` + modes + `]},"configOptions":[` + opts + `]`
+	}
+	openParams := func(n int) string {
+		_, _, dirs, servers := lists(n, "o")
+		return `"cwd":"/w","additionalDirectories":[` + dirs + `],"mcpServers":[` + servers + `]`
+	}
+	for _, tc := range []struct {
+		name string
+		// msgs returns the messages, the first sent by the client and
+		// then in turn, of a step with n entries in each list.
+		msgs func(n int) []string
+	}{
+		{"session/new", func(n int) []string {
+			return []string{
+				`{"jsonrpc":"2.0","id":9,"method":"session/new","params":{` + openParams(n) + `}}`,
+				`{"jsonrpc":"2.0","id":9,"result":{"sessionId":"s9",` + setup(n) + `}}`,
+			}
+		}},
+		{"session/load", func(n int) []string {
+			return []string{
+				`{"jsonrpc":"2.0","id":9,"method":"session/load","params":{"sessionId":"s1",` + openParams(n) + `}}`,
+				`{"jsonrpc":"2.0","id":9,"result":{` + setup(n) + `}}`,
+			}
+		}},
+		{"session/resume", func(n int) []string {
+			return []string{
+				`{"jsonrpc":"2.0","id":9,"method":"session/resume","params":{"sessionId":"s1",` + openParams(n) + `}}`,
+				`{"jsonrpc":"2.0","id":9,"result":{` + setup(n) + `}}`,
+			}
+		}},
+		{"set_config_option and its answer", func(n int) []string {
+			_, opts, _, _ := lists(n, "o")
+			_, others, _, _ := lists(n, "p")
+			return []string{
+				`{"jsonrpc":"2.0","id":9,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"o` + pad + `00000","value":"v"}}`,
+				`{"jsonrpc":"2.0","id":9,"result":{"configOptions":[` + opts + `]}}`,
+				`{"jsonrpc":"2.0","id":10,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"p` + pad + `00000","value":"v"}}`,
+				// Every option of the list before is missing from this one.
+				`{"jsonrpc":"2.0","id":10,"result":{"configOptions":[` + others + `]}}`,
+			}
+		}},
+		{"config_option_update", func(n int) []string {
+			_, opts, _, _ := lists(n, "o")
+			_, others, _, _ := lists(n, "p")
+			return []string{
+				`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"config_option_update","configOptions":[` + opts + `]}}}`,
+				`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"config_option_update","configOptions":[` + others + `]}}}`,
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			perEntry := func(n int) float64 {
+				w := newAdversary(t)
+				msgs := tc.msgs(n)
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for i, m := range msgs {
+					dir := domain.FromClient
+					if i%2 == 1 {
+						dir = domain.FromAgent
+					}
+					if strings.Contains(m, `"session/update"`) {
+						dir = domain.FromAgent
+					}
+					w.send(dir, m)
+				}
+				runtime.ReadMemStats(&after)
+				return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+			}
+			const n = 250
+			small, large := perEntry(n), perEntry(8*n)
+			t.Logf("bytes allocated per entry: %.0f with %d entries per list, %.0f with %d", small, n, large, 8*n)
+			// Linear work gives a ratio near 1 (below it, as the fixed
+			// cost of a message spreads over more entries); work that
+			// repeats per entry one near 8.
+			if large > 2*small {
+				t.Errorf("the bytes allocated per entry grow with the list: %.0f with %d entries, %.0f with %d", small, n, large, 8*n)
+			}
+		})
+	}
+}
