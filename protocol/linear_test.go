@@ -327,7 +327,16 @@ func TestSessionListWorkIgnoresListLength(t *testing.T) {
 				dirs.WriteByte(',')
 			}
 			fmt.Fprintf(&modes, `{"id":"m%s%05d","name":"M"}`, pad, i)
-			fmt.Fprintf(&opts, `{"id":"o%s%05d","name":"O","type":"select","currentValue":"v","options":[{"value":"v","name":"V"}]}`, pad, i)
+			values := `{"value":"v","name":"V"}`
+			if i == n-1 {
+				// The option the messages name offers n values too.
+				var more strings.Builder
+				for j := range n {
+					fmt.Fprintf(&more, `,{"value":"v%s%05d","name":"V"}`, pad, j)
+				}
+				values += more.String()
+			}
+			fmt.Fprintf(&opts, `{"id":"o%s%05d","name":"O","type":"select","currentValue":"v","options":[%s]}`, pad, i, values)
 			fmt.Fprintf(&dirs, `"/d/%s%05d"`, pad, i)
 		}
 		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/w","additionalDirectories":[`+dirs.String()+`],"mcpServers":[]}}`)
@@ -358,6 +367,18 @@ func TestSessionListWorkIgnoresListLength(t *testing.T) {
 				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","error":{"code":-32603,"message":"no"}}`, i),
 			}
 		}, []domain.Direction{domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent}},
+		{"session/set_config_option and an error answer", func(i, n int) []string {
+			return []string{
+				// A value the option does not offer, and the one it
+				// offers last.
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"a%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o%s%05d","value":"w"}}`, i, pad, n-1),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"a%d","error":{"code":-32603,"message":"no"}}`, i),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"c%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o%s%05d","value":"v%s%05d"}}`, i, pad, n-1, pad, n-1),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"c%d","error":{"code":-32603,"message":"no"}}`, i),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o%s","value":"w"}}`, i, pad),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","error":{"code":-32603,"message":"no"}}`, i),
+			}
+		}, []domain.Direction{domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const steps = 100

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -204,6 +205,17 @@ type Session struct {
 	// a message that names a mode finds it without a scan of a list that
 	// may be as long as a line (setModes keeps it).
 	modeIDs Map[domain.SessionModeID, int]
+	// configIDs maps the id of each of ConfigOptions to its index (the
+	// first, when ids repeat), and configValues holds configValueKey of
+	// every value of those select options: set_config_option and its
+	// error answer find an option and a value without a scan of lists
+	// that may be as long as a line (setConfigOptions keeps them).
+	configIDs    Map[domain.SessionConfigID, int]
+	configValues Map[string, struct{}]
+	// configValueLists holds, by index, the values a finding lists for
+	// each select option of ConfigOptions (valueList): a select
+	// may hold any number of groups to walk before them.
+	configValueLists []string
 
 	// Messages maps messageId to the chunk kind that used it and whether the
 	// message is still the current one, for ACP-TURN-005.
@@ -302,6 +314,8 @@ func (s *Session) clone() *Session {
 	c.Messages, c.Compactions = s.Messages.Clone(), s.Compactions.Clone()
 	c.Modes, c.modeIDs = detachPtr(s.Modes), s.modeIDs.Clone()
 	c.ConfigOptions = domain.Detach(s.ConfigOptions)
+	c.configIDs, c.configValues = s.configIDs.Clone(), s.configValues.Clone()
+	c.configValueLists = slices.Clone(s.configValueLists)
 	return &c
 }
 
@@ -340,6 +354,50 @@ func (s *Session) hasMode(id domain.SessionModeID) bool {
 
 func (s *Session) setConfigOptions(o []domain.SessionConfigOption) {
 	s.ConfigOptions = domain.Detach(o)
+	s.configIDs, s.configValues = Map[domain.SessionConfigID, int]{}, Map[string, struct{}]{}
+	s.configValueLists = make([]string, len(s.ConfigOptions))
+	for i, opt := range s.ConfigOptions {
+		if s.configIDs.Has(opt.ID) {
+			continue // lookups find the first option of an id
+		}
+		s.configIDs.Set(opt.ID, i)
+		if sel, ok := opt.Kind.(domain.SessionConfigSelect); ok {
+			values, _ := selectValues(sel)
+			for _, v := range values {
+				s.configValues.Set(configValueKey(i, v), struct{}{})
+			}
+			s.configValueLists[i] = valueList(values)
+		}
+	}
+}
+
+// configOption returns the session's first config option called id.
+func (s *Session) configOption(id domain.SessionConfigID) (*domain.SessionConfigOption, bool) {
+	i, ok := s.configIDs.Get(id)
+	if !ok {
+		return nil, false
+	}
+	return &s.ConfigOptions[i], true
+}
+
+// configValueList lists the values of the session's select option called
+// id for a finding, as valueList does.
+func (s *Session) configValueList(id domain.SessionConfigID) string {
+	i, _ := s.configIDs.Get(id)
+	return s.configValueLists[i]
+}
+
+// hasConfigValue reports whether the select option called id offers
+// value v.
+func (s *Session) hasConfigValue(id domain.SessionConfigID, v domain.SessionConfigValueID) bool {
+	i, ok := s.configIDs.Get(id)
+	return ok && s.configValues.Has(configValueKey(i, v))
+}
+
+// configValueKey names value v of the config option at index i; the index,
+// unlike the option's id, cannot hold the separator.
+func configValueKey(i int, v domain.SessionConfigValueID) string {
+	return strconv.Itoa(i) + "\x00" + string(v)
 }
 
 // setClientCaps, setAgentCaps and setAuthMethods keep copies of what
