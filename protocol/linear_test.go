@@ -379,6 +379,14 @@ func TestSessionListWorkIgnoresListLength(t *testing.T) {
 				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","error":{"code":-32603,"message":"no"}}`, i),
 			}
 		}, []domain.Direction{domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent}},
+		{"fs/read_text_file", func(i, n int) []string {
+			return []string{
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d","method":"fs/read_text_file","params":{"sessionId":"s9","path":"/d/%s%05d/f"}}`, i, pad, n-1),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d","result":{"content":""}}`, i),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"q%d","method":"fs/read_text_file","params":{"sessionId":"s9","path":"/d/%s/f"}}`, i, pad),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"q%d","result":{"content":""}}`, i),
+			}
+		}, []domain.Direction{domain.FromAgent, domain.FromClient, domain.FromAgent, domain.FromClient}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const steps = 100

@@ -174,6 +174,10 @@ type Session struct {
 	State SessionState
 	Line  int // where it was created, loaded or resumed
 	Cwd   string
+	// cleanCwd is Cwd cleaned by cleanFilePath when it is absolute: a
+	// file operation compares its path with it (ACP-FS-004) without
+	// cleaning a cwd that may be as long as a line each time.
+	cleanCwd string
 
 	// PromptKey is the id key of the pending session/prompt; PromptLine its line.
 	PromptKey  string
@@ -328,9 +332,13 @@ func detachPtr[T any](v *T) *T {
 }
 
 // newSession returns a session in state, created, loaded or resumed at
-// line, with its own copy of cwd.
+// line, with its own copy of cwd (and of it cleaned, when absolute).
 func newSession(id domain.SessionID, state SessionState, line int, cwd string) *Session {
-	return &Session{ID: id, State: state, Line: line, Cwd: ownText(cwd, nil)}
+	s := &Session{ID: id, State: state, Line: line, Cwd: ownText(cwd, nil)}
+	if isAbsoluteFilePath(s.Cwd) {
+		s.cleanCwd = cleanFilePath(s.Cwd)
+	}
+	return s
 }
 
 // setModes and setConfigOptions keep copies of the modes and config
