@@ -47,12 +47,15 @@ type rootEdge struct {
 }
 
 // newRootSet indexes the absolute directories of dirs, with its own copy
-// of their text.
+// of their text; nil when there are none.
 func newRootSet(dirs []string) *rootSet {
-	r := &rootSet{isRoot: []bool{false}}
+	var r *rootSet
 	for _, d := range dirs {
 		if !isAbsoluteFilePath(d) {
 			continue
+		}
+		if r == nil {
+			r = &rootSet{isRoot: []bool{false}}
 		}
 		r.count++
 		if len(r.listed) < maxListedRoots-1 {
@@ -196,7 +199,7 @@ func checkFSRequest(p *Phase, c *ctx) {
 		return
 	}
 	what := "the session's cwd " + quote(s.Cwd)
-	if extra != nil && extra.count > 0 {
+	if extra != nil {
 		roots := append([]string{s.Cwd}, extra.listed...)
 		if 1+extra.count > maxListedRoots {
 			roots = append(roots, "…")
