@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,7 +184,8 @@ func TestRetireWorkIgnoresTerminals(t *testing.T) {
 // TestKeptCountsMatchScans: after every message of the golden corpus and
 // of a generated transcript, what the phase keeps in place of a scan (the
 // counts of pending requests and of unreleased terminals, the index of
-// pending ids) agrees with the scan.
+// pending ids, the indexes of a session's modes and config options)
+// agrees with the scan.
 func TestKeptCountsMatchScans(t *testing.T) {
 	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
 	if len(cases) == 0 {
@@ -212,6 +214,11 @@ func TestKeptCountsMatchScans(t *testing.T) {
 
 // keptCountsDiffer says which count of p disagrees with a scan, or "".
 func keptCountsDiffer(p *Phase) string {
+	for _, s := range p.Sessions.All() {
+		if where := sessionIndexesDiffer(s); where != "" {
+			return "session " + string(s.ID) + ": " + where
+		}
+	}
 	unreleased := map[domain.SessionID]int{}
 	for _, term := range p.Terminals.All() {
 		if term.ReleasedLine == 0 {
@@ -251,6 +258,49 @@ func keptCountsDiffer(p *Phase) string {
 				return fmt.Sprintf("direction %d: lowest pending id %d is %s, want %s", dir, i, got[i].ID, want[i].ID)
 			}
 		}
+	}
+	return ""
+}
+
+// sessionIndexesDiffer says which index of s (of its modes, its config
+// options and their values, the values its findings list) disagrees with
+// a scan of the lists, or "".
+func sessionIndexesDiffer(s *Session) string {
+	var modes []domain.SessionMode
+	if s.Modes != nil {
+		modes = s.Modes.AvailableModes
+	}
+	if s.modeIDs.Len() > len(modes) {
+		return fmt.Sprintf("%d mode ids indexed for %d modes", s.modeIDs.Len(), len(modes))
+	}
+	for i, m := range modes {
+		if j := slices.IndexFunc(modes, func(o domain.SessionMode) bool { return o.ID == m.ID }); j == i && !s.hasMode(m.ID) {
+			return fmt.Sprintf("mode %q is not indexed", m.ID)
+		}
+	}
+	values := 0
+	for i, o := range s.ConfigOptions {
+		first := slices.IndexFunc(s.ConfigOptions, func(x domain.SessionConfigOption) bool { return x.ID == o.ID })
+		if got, ok := s.configOption(o.ID); !ok || got != &s.ConfigOptions[first] {
+			return fmt.Sprintf("config option %q is not indexed at %d", o.ID, first)
+		}
+		sel, isSelect := o.Kind.(domain.SessionConfigSelect)
+		if first != i || !isSelect {
+			continue
+		}
+		listed, _ := selectValues(sel)
+		for _, v := range listed {
+			if !s.hasConfigValue(o.ID, v) {
+				return fmt.Sprintf("value %q of config option %q is not indexed", v, o.ID)
+			}
+		}
+		values += len(slices.Compact(slices.Sorted(slices.Values(listed))))
+		if got, want := s.configValueList(o.ID), valueList(listed); got != want {
+			return fmt.Sprintf("config option %q lists its values as %q, want %q", o.ID, got, want)
+		}
+	}
+	if s.configIDs.Len() > len(s.ConfigOptions) || s.configValues.Len() != values {
+		return fmt.Sprintf("%d config ids and %d values indexed for %d options with %d values", s.configIDs.Len(), s.configValues.Len(), len(s.ConfigOptions), values)
 	}
 	return ""
 }
