@@ -212,7 +212,7 @@ func valueList(values []domain.SessionConfigValueID) string {
 			q = append(q, "…")
 			break
 		}
-		q = append(q, string(v))
+		q = append(q, clipListed(string(v)))
 	}
 	return strings.Join(q, ", ")
 }

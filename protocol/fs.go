@@ -31,8 +31,8 @@ const maxListedRoots = 5
 // directories; node 0 is "/". Nothing changes a rootSet after
 // newRootSet.
 type rootSet struct {
-	// listed are the first directories as written, for findings, and
-	// count is how many there are.
+	// listed are the first directories as written (clipListed), for
+	// findings, and count is how many there are.
 	listed []string
 	count  int
 	// edges maps a node and the name of a component to the child node;
@@ -59,7 +59,7 @@ func newRootSet(dirs []string) *rootSet {
 		}
 		r.count++
 		if len(r.listed) < maxListedRoots-1 {
-			r.listed = append(r.listed, strings.Clone(d))
+			r.listed = append(r.listed, strings.Clone(clipListed(d)))
 		}
 		node := 0
 		for name := range pathComponents(strings.Clone(cleanFilePath(d))) {
@@ -198,9 +198,10 @@ func checkFSRequest(p *Phase, c *ctx) {
 	if cleaned := cleanFilePath(filePath); withinCleanDir(cleaned, s.cleanCwd) || extra.contains(cleaned) {
 		return
 	}
-	what := "the session's cwd " + quote(s.Cwd)
+	cwd := clipListed(s.Cwd)
+	what := "the session's cwd " + quote(cwd)
 	if extra != nil {
-		roots := append([]string{s.Cwd}, extra.listed...)
+		roots := append([]string{cwd}, extra.listed...)
 		if 1+extra.count > maxListedRoots {
 			roots = append(roots, "…")
 		}

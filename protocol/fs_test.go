@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -75,5 +76,22 @@ func TestRootSetMatchesWithinDir(t *testing.T) {
 				t.Fatalf("roots %q: contains(%q) = %v, withinDir says %v", dirs, p, got, want)
 			}
 		}
+	}
+}
+
+// TestClipListedKeepsWholeCharacters: a clipped text ends on a whole
+// character, and a text within the bound is shown whole.
+func TestClipListedKeepsWholeCharacters(t *testing.T) {
+	for shift := range 4 {
+		s := strings.Repeat("a", shift) + strings.Repeat("é€😀", maxListedText)
+		got := clipListed(s)
+		body, clipped := strings.CutSuffix(got, "…")
+		if !clipped || !utf8.ValidString(got) || !strings.HasPrefix(s, body) || len(body) > maxListedText || len(body) < maxListedText-3 {
+			t.Errorf("shift %d: clipped to %d bytes (%q…), want a valid prefix of at most %d bytes and then …", shift, len(body), got[max(0, len(got)-12):], maxListedText)
+		}
+	}
+	whole := strings.Repeat("é", maxListedText/2)
+	if got := clipListed(whole); got != whole {
+		t.Errorf("a text of %d bytes is clipped to %d", len(whole), len(got))
 	}
 }

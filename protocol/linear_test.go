@@ -594,3 +594,61 @@ func TestSessionSetupWorkFollowsListLength(t *testing.T) {
 		})
 	}
 }
+
+// TestFindingsClipKeptText: a finding that names a text kept from an
+// earlier message (a session's cwd and additional directories, its mode
+// ids, the values of a select) shows a bounded part of it. One line may
+// hold a text of megabytes, and a finding that repeated it whole on each
+// message naming it would cost as much as that line each time: the bytes
+// allocated per message must stay the same when the text grows eightfold.
+func TestFindingsClipKeptText(t *testing.T) {
+	open := func(w *adversary, size int) {
+		long := strings.Repeat("x", size)
+		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/w/`+long+`","additionalDirectories":["/d/`+long+`"],"mcpServers":[]}}`)
+		w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":9,"result":{"sessionId":"s9","modes":{"currentModeId":"m`+long+`","availableModes":[{"id":"m`+long+`","name":"M"}]},"configOptions":[{"id":"o","name":"O","type":"select","currentValue":"v`+long+`","options":[{"value":"v`+long+`","name":"V"}]}]}}`)
+		if s, ok := w.p.Session("s9"); !ok || len(s.Cwd) != size+3 || len(s.ConfigOptions) != 1 {
+			t.Fatal("the session was not opened with its long texts")
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		dir  domain.Direction
+		msg  func(i int) string
+	}{
+		{"fs request outside the roots", domain.FromAgent, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d","method":"fs/read_text_file","params":{"sessionId":"s9","path":"/elsewhere/f"}}`, i)
+		}},
+		{"current_mode_update to an unknown mode", domain.FromAgent, func(i int) string {
+			return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s9","update":{"sessionUpdate":"current_mode_update","currentModeId":"none"}}}`
+		}},
+		{"set_config_option to an unknown value", domain.FromClient, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"c%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o","value":"w"}}`, i)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			perMessage := func(size int) float64 {
+				w := newAdversary(t)
+				open(w, size)
+				const messages = 50
+				msgs := make([]string, messages)
+				for i := range msgs {
+					msgs[i] = tc.msg(i)
+				}
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for _, m := range msgs {
+					w.send(tc.dir, m)
+				}
+				runtime.ReadMemStats(&after)
+				return float64(after.TotalAlloc-before.TotalAlloc) / messages
+			}
+			const size = 32 << 10
+			small, large := perMessage(size), perMessage(8*size)
+			t.Logf("bytes allocated per message: %.0f with texts of %d bytes, %.0f with %d", small, size, large, 8*size)
+			if large > 2*small {
+				t.Errorf("the bytes allocated per message grow with the text kept: %.0f with %d bytes, %.0f with %d", small, size, large, 8*size)
+			}
+		})
+	}
+}
