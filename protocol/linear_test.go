@@ -184,8 +184,8 @@ func TestRetireWorkIgnoresTerminals(t *testing.T) {
 // TestKeptCountsMatchScans: after every message of the golden corpus and
 // of a generated transcript, what the phase keeps in place of a scan (the
 // counts of pending requests and of unreleased terminals, the index of
-// pending ids, the indexes of a session's modes and config options)
-// agrees with the scan.
+// pending ids, the indexes of a session's modes and config options, the
+// known cwds cleaned) agrees with the scan.
 func TestKeptCountsMatchScans(t *testing.T) {
 	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
 	if len(cases) == 0 {
@@ -218,6 +218,15 @@ func keptCountsDiffer(p *Phase) string {
 		if where := sessionIndexesDiffer(s); where != "" {
 			return "session " + string(s.ID) + ": " + where
 		}
+	}
+	for id, known := range p.KnownCwd.All() {
+		clean, ok := p.cleanKnownCwd.Get(id)
+		if ok != isAbsoluteFilePath(known) || ok && clean != cleanFilePath(known) {
+			return fmt.Sprintf("session %s: known cwd %q kept cleaned as %q (%v)", id, known, clean, ok)
+		}
+	}
+	if p.cleanKnownCwd.Len() > p.KnownCwd.Len() {
+		return fmt.Sprintf("%d cleaned known cwds for %d known", p.cleanKnownCwd.Len(), p.KnownCwd.Len())
 	}
 	unreleased := map[domain.SessionID]int{}
 	for _, term := range p.Terminals.All() {
@@ -597,16 +606,18 @@ func TestSessionSetupWorkFollowsListLength(t *testing.T) {
 
 // TestFindingsClipKeptText: a finding that names a text kept from an
 // earlier message (a session's cwd and additional directories, its mode
-// ids, the values of a select) shows a bounded part of it. One line may
+// ids, the values of a select) shows a bounded part of it, and a message
+// compared with such a text does not clean it again (the cwd ends in "/",
+// so that cleaning copies it). One line may
 // hold a text of megabytes, and a finding that repeated it whole on each
 // message naming it would cost as much as that line each time: the bytes
 // allocated per message must stay the same when the text grows eightfold.
 func TestFindingsClipKeptText(t *testing.T) {
 	open := func(w *adversary, size int) {
 		long := strings.Repeat("x", size)
-		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/w/`+long+`","additionalDirectories":["/d/`+long+`"],"mcpServers":[]}}`)
+		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/w/`+long+`/","additionalDirectories":["/d/`+long+`"],"mcpServers":[]}}`)
 		w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":9,"result":{"sessionId":"s9","modes":{"currentModeId":"m`+long+`","availableModes":[{"id":"m`+long+`","name":"M"}]},"configOptions":[{"id":"o","name":"O","type":"select","currentValue":"v`+long+`","options":[{"value":"v`+long+`","name":"V"}]}]}}`)
-		if s, ok := w.p.Session("s9"); !ok || len(s.Cwd) != size+3 || len(s.ConfigOptions) != 1 {
+		if s, ok := w.p.Session("s9"); !ok || len(s.Cwd) != size+4 || len(s.ConfigOptions) != 1 {
 			t.Fatal("the session was not opened with its long texts")
 		}
 	}
@@ -623,6 +634,9 @@ func TestFindingsClipKeptText(t *testing.T) {
 		}},
 		{"set_config_option to an unknown value", domain.FromClient, func(i int) string {
 			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"c%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o","value":"w"}}`, i)
+		}},
+		{"session/load with another cwd", domain.FromClient, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"l%d","method":"session/load","params":{"sessionId":"s9","cwd":"/other","mcpServers":[]}}`, i)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -122,6 +122,11 @@ type Phase struct {
 	Issued Map[domain.SessionID, int]
 	// KnownCwd is the cwd of sessions seen in session/new or session/list.
 	KnownCwd Map[domain.SessionID, string]
+	// cleanKnownCwd holds those of KnownCwd that are absolute, cleaned by
+	// cleanFilePath (setKnownCwd keeps both): a session/load or resume
+	// compares its cwd with it without cleaning a text that may be as
+	// long as a line each time.
+	cleanKnownCwd Map[domain.SessionID, string]
 
 	Terminals    Map[domain.TerminalID, *Terminal]
 	Elicitations Map[domain.ElicitationID, int] // open URL elicitations -> line
@@ -286,6 +291,7 @@ func (p *Phase) Clone() Phase {
 	}
 	c.Sessions, c.closed = c.Sessions.Clone(), c.closed.Clone()
 	c.Issued, c.KnownCwd = c.Issued.Clone(), c.KnownCwd.Clone()
+	c.cleanKnownCwd = c.cleanKnownCwd.Clone()
 	c.Terminals = c.Terminals.Clone()
 	c.Elicitations, c.Completed = c.Elicitations.Clone(), c.Completed.Clone()
 	c.ListCursors = c.ListCursors.Clone()

@@ -91,9 +91,9 @@ func checkSessionSetupParams(p *Phase, c *ctx) {
 			"MCP server %q is started with command %q, which is not an absolute path; the agent looks it up on its own PATH, which may differ from the editor's, so the server may fail to start", stdio.Name, stdio.Command)
 	}
 	if id != "" {
-		if known, ok := p.KnownCwd.Get(id); ok && known != "" && cwdOK && cwd != "" && !samePath(known, cwd) {
+		if known, ok := p.KnownCwd.Get(id); ok && known != "" && cwdOK && cwd != "" && !p.isKnownCwd(id, cwd) {
 			c.add(findings.SESCwdMismatch, "/params/cwd",
-				"%s of session %q uses cwd %q, but the session's cwd is %q; the directories may change on reopening but the cwd must match, or file references and tool history of the session point into another tree", c.m.Method, id, cwd, known)
+				"%s of session %q uses cwd %q, but the session's cwd is %q; the directories may change on reopening but the cwd must match, or file references and tool history of the session point into another tree", c.m.Method, id, cwd, clipListed(known))
 		}
 	}
 }
@@ -137,13 +137,25 @@ func elemsAt(v *jsonv.Value, key string) []jsonv.Value {
 	return nil
 }
 
-// samePath compares two paths the way a file system would see them,
-// ignoring trailing slashes and "." segments.
-func samePath(a, b string) bool {
-	if isAbsoluteFilePath(a) && isAbsoluteFilePath(b) {
-		return cleanFilePath(a) == cleanFilePath(b)
+// setKnownCwd records cwd as the cwd of session id.
+func (p *Phase) setKnownCwd(id domain.SessionID, cwd string) {
+	p.KnownCwd = p.KnownCwd.Set(id, cwd)
+	if isAbsoluteFilePath(cwd) {
+		p.cleanKnownCwd = p.cleanKnownCwd.Set(id, cleanFilePath(cwd))
+	} else {
+		p.cleanKnownCwd = p.cleanKnownCwd.Delete(id)
 	}
-	return a == b
+}
+
+// isKnownCwd reports whether cwd is the known cwd of session id, compared
+// the way a file system would see them when both are absolute (ignoring
+// trailing slashes and "." segments), as written otherwise.
+func (p *Phase) isKnownCwd(id domain.SessionID, cwd string) bool {
+	if clean, ok := p.cleanKnownCwd.Get(id); ok && isAbsoluteFilePath(cwd) {
+		return clean == cleanFilePath(cwd)
+	}
+	known, _ := p.KnownCwd.Get(id)
+	return known == cwd
 }
 
 // checkListRequest judges the session/list filter (ACP-SES-001) and the
@@ -229,7 +241,7 @@ func checkListResult(p *Phase, c *ctx, req Pending) {
 		}
 		p.life.ses.listed = p.life.ses.listed.Set(domain.SessionID(id), c.line())
 		if hasCwd && cwd != "" {
-			p.KnownCwd = p.KnownCwd.Set(domain.SessionID(id), cwd)
+			p.setKnownCwd(domain.SessionID(id), cwd)
 		}
 	}
 	if next, ok := root.Get("nextCursor"); ok && next.Kind == jsonv.String {
