@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/acplint/acplint/domain"
@@ -200,17 +199,20 @@ func selectValues(sel domain.SessionConfigSelect) (values []domain.SessionConfig
 	return nil, false
 }
 
+// maxListedValues is how many values of a select option a finding lists.
+const maxListedValues = 8
+
 func valueList(values []domain.SessionConfigValueID) string {
 	if len(values) == 0 {
 		return "it has none"
 	}
-	q := make([]string, 0, len(values))
+	q := make([]string, 0, min(len(values), maxListedValues+1))
 	for i, v := range values {
-		if i == 8 {
+		if i == maxListedValues {
 			q = append(q, "…")
 			break
 		}
-		q = append(q, string(v))
+		q = append(q, clipListed(string(v)))
 	}
 	return strings.Join(q, ", ")
 }
@@ -262,14 +264,8 @@ func checkSetConfigOption(p *Phase, c *ctx) {
 	if !ok {
 		return
 	}
-	var opt *domain.SessionConfigOption
-	for i := range s.ConfigOptions {
-		if s.ConfigOptions[i].ID == req.ConfigID {
-			opt = &s.ConfigOptions[i]
-			break
-		}
-	}
-	if opt == nil {
+	opt, ok := s.configOption(req.ConfigID)
+	if !ok {
 		return
 	}
 	switch kind := opt.Kind.(type) {
@@ -277,12 +273,11 @@ func checkSetConfigOption(p *Phase, c *ctx) {
 		switch v := req.Value.(type) {
 		case domain.SessionConfigOptionValueBoolean:
 			c.add(findings.CFGInvalidValue, "/params/type",
-				"session/set_config_option sends a boolean for %q, which is a select option; the value must be one of its values (%s)", req.ConfigID, selectValueList(kind))
+				"session/set_config_option sends a boolean for %q, which is a select option; the value must be one of its values (%s)", req.ConfigID, s.configValueList(req.ConfigID))
 		case domain.SessionConfigOptionValueID:
-			values, known := selectValues(kind)
-			if known && !slices.Contains(values, v.Value) {
+			if selectKnown(kind) && !s.hasConfigValue(req.ConfigID, v.Value) {
 				c.add(findings.CFGInvalidValue, "/params/value",
-					"session/set_config_option sets %q to %q, which is not one of the option's values (%s); the agent never offered that setting and should answer -32602", req.ConfigID, v.Value, valueList(values))
+					"session/set_config_option sets %q to %q, which is not one of the option's values (%s); the agent never offered that setting and should answer -32602", req.ConfigID, v.Value, s.configValueList(req.ConfigID))
 			}
 		}
 	case domain.SessionConfigBoolean:
@@ -293,9 +288,14 @@ func checkSetConfigOption(p *Phase, c *ctx) {
 	}
 }
 
-func selectValueList(sel domain.SessionConfigSelect) string {
-	values, _ := selectValues(sel)
-	return valueList(values)
+// selectKnown reports whether sel's options decoded, as selectValues's
+// known does.
+func selectKnown(sel domain.SessionConfigSelect) bool {
+	switch sel.Options.(type) {
+	case domain.SessionConfigSelectOptionsUngrouped, domain.SessionConfigSelectOptionsGrouped:
+		return true
+	}
+	return false
 }
 
 // checkConfigOptionResult reports a set_config_option result that is not

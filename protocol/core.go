@@ -131,7 +131,7 @@ func coreSessionCreated(p *Phase, c *ctx, req Pending) {
 	p.putSession(s)
 	p.Issued = p.Issued.Set(s.ID, c.line())
 	if s.Cwd != "" {
-		p.KnownCwd = p.KnownCwd.Set(s.ID, s.Cwd)
+		p.setKnownCwd(s.ID, s.Cwd)
 	}
 }
 
@@ -222,7 +222,7 @@ func coreSessionReopened(p *Phase, c *ctx, req Pending) {
 		s.setup(modes, opts)
 	})
 	if s, ok := p.Session(req.Session); ok && s.Cwd != "" {
-		p.KnownCwd = p.KnownCwd.Set(req.Session, s.Cwd)
+		p.setKnownCwd(req.Session, s.Cwd)
 	}
 }
 

@@ -69,6 +69,7 @@ func (p *Phase) forgetSession(id domain.SessionID) {
 	p.dropSession(id)
 	p.Issued = p.Issued.Delete(id)
 	p.KnownCwd = p.KnownCwd.Delete(id)
+	p.cleanKnownCwd = p.cleanKnownCwd.Delete(id)
 	cxl := &p.flow.cxl
 	cxl.cancelled = cxl.cancelled.Delete(id)
 	cxl.turnEnd = cxl.turnEnd.Delete(id)

@@ -1,7 +1,10 @@
 package protocol
 
 import (
+	"iter"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -13,7 +16,120 @@ import (
 type fsState struct {
 	// extraRoots maps a session to the additionalDirectories it was
 	// opened with; with Session.Cwd they form its root set (ACP-FS-004).
-	extraRoots Map[domain.SessionID, []string]
+	extraRoots Map[domain.SessionID, *rootSet]
+}
+
+// maxListedRoots is how many roots, the cwd first, a finding lists:
+// listing them all would make every file operation outside them cost as
+// much as the message that opened the session.
+const maxListedRoots = 5
+
+// rootSet is the absolute additional directories of a session, indexed
+// for containment once, when the session opens: a file operation then
+// costs the length of its path, not the number of directories (one line
+// may list millions). It is a trie of the components of the cleaned
+// directories; node 0 is "/". Nothing changes a rootSet after
+// newRootSet.
+type rootSet struct {
+	// listed are the first directories as written (clipListed), for
+	// findings, and count is how many there are.
+	listed []string
+	count  int
+	// edges maps a node and the name of a component to the child node;
+	// isRoot marks the nodes that are directories of the set.
+	edges  map[rootEdge]int
+	isRoot []bool
+}
+
+type rootEdge struct {
+	parent int
+	name   string
+}
+
+// newRootSet indexes the absolute directories of dirs, with its own copy
+// of their text; nil when there are none.
+func newRootSet(dirs []string) *rootSet {
+	var r *rootSet
+	for _, d := range dirs {
+		if !isAbsoluteFilePath(d) {
+			continue
+		}
+		if r == nil {
+			r = &rootSet{isRoot: []bool{false}}
+		}
+		r.count++
+		if len(r.listed) < maxListedRoots-1 {
+			r.listed = append(r.listed, strings.Clone(clipListed(d)))
+		}
+		node := 0
+		for name := range pathComponents(strings.Clone(cleanFilePath(d))) {
+			e := rootEdge{node, name}
+			next, ok := r.edges[e]
+			if !ok {
+				if r.edges == nil {
+					r.edges = map[rootEdge]int{}
+				}
+				next = len(r.isRoot)
+				r.isRoot = append(r.isRoot, false)
+				r.edges[e] = next
+			}
+			node = next
+		}
+		r.isRoot[node] = true
+	}
+	return r
+}
+
+// clone returns a copy of r that shares no memory with it but text.
+func (r *rootSet) clone() *rootSet {
+	if r == nil {
+		return nil
+	}
+	return &rootSet{listed: slices.Clone(r.listed), count: r.count, edges: maps.Clone(r.edges), isRoot: slices.Clone(r.isRoot)}
+}
+
+// contains reports whether p, an absolute path cleaned by cleanFilePath,
+// lies in one of the directories, as withinDir says.
+func (r *rootSet) contains(p string) bool {
+	if r == nil {
+		return false
+	}
+	if r.isRoot[0] {
+		return true
+	}
+	node := 0
+	for name := range pathComponents(p) {
+		next, ok := r.edges[rootEdge{node, name}]
+		if !ok {
+			return false
+		}
+		if r.isRoot[next] {
+			return true
+		}
+		node = next
+	}
+	return false
+}
+
+// pathComponents yields the names of path p cleaned by cleanFilePath, an
+// absolute path that has no empty component: none for "/".
+func pathComponents(p string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if len(p) <= 1 {
+			return
+		}
+		for name := range strings.SplitSeq(p[1:], "/") {
+			if !yield(name) {
+				return
+			}
+		}
+	}
+}
+
+// withinCleanDir is withinDir for a path and a directory cleaned by
+// cleanFilePath, without copying either.
+func withinCleanDir(p, dir string) bool {
+	return p == dir || dir == "/" || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }
 
 func noteNewSessionRoots(p *Phase, c *ctx, req Pending) {
@@ -23,7 +139,7 @@ func noteNewSessionRoots(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	dirs, _ := params.AdditionalDirectories.Get()
-	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(res.SessionID, dirs)
+	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(res.SessionID, newRootSet(dirs))
 }
 
 func noteReopenedSessionRoots(p *Phase, c *ctx) {
@@ -32,7 +148,7 @@ func noteReopenedSessionRoots(p *Phase, c *ctx) {
 		return
 	}
 	dirs, _ := open.Dirs.Get()
-	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(open.ID, dirs)
+	p.flow.fs.extraRoots = p.flow.fs.extraRoots.Set(open.ID, newRootSet(dirs))
 }
 
 // checkFSRequest applies the path rules of fs/read_text_file and
@@ -78,20 +194,17 @@ func checkFSRequest(p *Phase, c *ctx) {
 	if !ok || !isAbsoluteFilePath(s.Cwd) {
 		return
 	}
-	roots := []string{s.Cwd}
 	extra, _ := p.flow.fs.extraRoots.Get(session)
-	for _, d := range extra {
-		if isAbsoluteFilePath(d) {
-			roots = append(roots, d)
-		}
+	if cleaned := cleanFilePath(filePath); withinCleanDir(cleaned, s.cleanCwd) || extra.contains(cleaned) {
+		return
 	}
-	for _, r := range roots {
-		if withinDir(filePath, r) {
-			return
+	cwd := clipListed(s.Cwd)
+	what := "the session's cwd " + quote(cwd)
+	if extra != nil {
+		roots := append([]string{cwd}, extra.listed...)
+		if 1+extra.count > maxListedRoots {
+			roots = append(roots, "…")
 		}
-	}
-	what := "the session's cwd " + quote(s.Cwd)
-	if len(roots) > 1 {
 		what = "the session's cwd and additional directories (" + strings.Join(roots, ", ") + ")"
 	}
 	c.add(findings.FSOutsideRoots, "/params/path",

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,7 +184,8 @@ func TestRetireWorkIgnoresTerminals(t *testing.T) {
 // TestKeptCountsMatchScans: after every message of the golden corpus and
 // of a generated transcript, what the phase keeps in place of a scan (the
 // counts of pending requests and of unreleased terminals, the index of
-// pending ids) agrees with the scan.
+// pending ids, the indexes of a session's modes and config options, the
+// known cwds cleaned) agrees with the scan.
 func TestKeptCountsMatchScans(t *testing.T) {
 	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
 	if len(cases) == 0 {
@@ -212,6 +214,20 @@ func TestKeptCountsMatchScans(t *testing.T) {
 
 // keptCountsDiffer says which count of p disagrees with a scan, or "".
 func keptCountsDiffer(p *Phase) string {
+	for _, s := range p.Sessions.All() {
+		if where := sessionIndexesDiffer(s); where != "" {
+			return "session " + string(s.ID) + ": " + where
+		}
+	}
+	for id, known := range p.KnownCwd.All() {
+		clean, ok := p.cleanKnownCwd.Get(id)
+		if ok != isAbsoluteFilePath(known) || ok && clean != cleanFilePath(known) {
+			return fmt.Sprintf("session %s: known cwd %q kept cleaned as %q (%v)", id, known, clean, ok)
+		}
+	}
+	if p.cleanKnownCwd.Len() > p.KnownCwd.Len() {
+		return fmt.Sprintf("%d cleaned known cwds for %d known", p.cleanKnownCwd.Len(), p.KnownCwd.Len())
+	}
 	unreleased := map[domain.SessionID]int{}
 	for _, term := range p.Terminals.All() {
 		if term.ReleasedLine == 0 {
@@ -251,6 +267,49 @@ func keptCountsDiffer(p *Phase) string {
 				return fmt.Sprintf("direction %d: lowest pending id %d is %s, want %s", dir, i, got[i].ID, want[i].ID)
 			}
 		}
+	}
+	return ""
+}
+
+// sessionIndexesDiffer says which index of s (of its modes, its config
+// options and their values, the values its findings list) disagrees with
+// a scan of the lists, or "".
+func sessionIndexesDiffer(s *Session) string {
+	var modes []domain.SessionMode
+	if s.Modes != nil {
+		modes = s.Modes.AvailableModes
+	}
+	if s.modeIDs.Len() > len(modes) {
+		return fmt.Sprintf("%d mode ids indexed for %d modes", s.modeIDs.Len(), len(modes))
+	}
+	for i, m := range modes {
+		if j := slices.IndexFunc(modes, func(o domain.SessionMode) bool { return o.ID == m.ID }); j == i && !s.hasMode(m.ID) {
+			return fmt.Sprintf("mode %q is not indexed", m.ID)
+		}
+	}
+	values := 0
+	for i, o := range s.ConfigOptions {
+		first := slices.IndexFunc(s.ConfigOptions, func(x domain.SessionConfigOption) bool { return x.ID == o.ID })
+		if got, ok := s.configOption(o.ID); !ok || got != &s.ConfigOptions[first] {
+			return fmt.Sprintf("config option %q is not indexed at %d", o.ID, first)
+		}
+		sel, isSelect := o.Kind.(domain.SessionConfigSelect)
+		if first != i || !isSelect {
+			continue
+		}
+		listed, _ := selectValues(sel)
+		for _, v := range listed {
+			if !s.hasConfigValue(o.ID, v) {
+				return fmt.Sprintf("value %q of config option %q is not indexed", v, o.ID)
+			}
+		}
+		values += len(slices.Compact(slices.Sorted(slices.Values(listed))))
+		if got, want := s.configValueList(o.ID), valueList(listed); got != want {
+			return fmt.Sprintf("config option %q lists its values as %q, want %q", o.ID, got, want)
+		}
+	}
+	if s.configIDs.Len() > len(s.ConfigOptions) || s.configValues.Len() != values {
+		return fmt.Sprintf("%d config ids and %d values indexed for %d options with %d values", s.configIDs.Len(), s.configValues.Len(), len(s.ConfigOptions), values)
 	}
 	return ""
 }
@@ -327,7 +386,16 @@ func TestSessionListWorkIgnoresListLength(t *testing.T) {
 				dirs.WriteByte(',')
 			}
 			fmt.Fprintf(&modes, `{"id":"m%s%05d","name":"M"}`, pad, i)
-			fmt.Fprintf(&opts, `{"id":"o%s%05d","name":"O","type":"select","currentValue":"v","options":[{"value":"v","name":"V"}]}`, pad, i)
+			values := `{"value":"v","name":"V"}`
+			if i == n-1 {
+				// The option the messages name offers n values too.
+				var more strings.Builder
+				for j := range n {
+					fmt.Fprintf(&more, `,{"value":"v%s%05d","name":"V"}`, pad, j)
+				}
+				values += more.String()
+			}
+			fmt.Fprintf(&opts, `{"id":"o%s%05d","name":"O","type":"select","currentValue":"v","options":[%s]}`, pad, i, values)
 			fmt.Fprintf(&dirs, `"/d/%s%05d"`, pad, i)
 		}
 		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/w","additionalDirectories":[`+dirs.String()+`],"mcpServers":[]}}`)
@@ -358,6 +426,26 @@ func TestSessionListWorkIgnoresListLength(t *testing.T) {
 				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","error":{"code":-32603,"message":"no"}}`, i),
 			}
 		}, []domain.Direction{domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent}},
+		{"session/set_config_option and an error answer", func(i, n int) []string {
+			return []string{
+				// A value the option does not offer, and the one it
+				// offers last.
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"a%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o%s%05d","value":"w"}}`, i, pad, n-1),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"a%d","error":{"code":-32603,"message":"no"}}`, i),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"c%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o%s%05d","value":"v%s%05d"}}`, i, pad, n-1, pad, n-1),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"c%d","error":{"code":-32603,"message":"no"}}`, i),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o%s","value":"w"}}`, i, pad),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","error":{"code":-32603,"message":"no"}}`, i),
+			}
+		}, []domain.Direction{domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent, domain.FromClient, domain.FromAgent}},
+		{"fs/read_text_file", func(i, n int) []string {
+			return []string{
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d","method":"fs/read_text_file","params":{"sessionId":"s9","path":"/d/%s%05d/f"}}`, i, pad, n-1),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d","result":{"content":""}}`, i),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"q%d","method":"fs/read_text_file","params":{"sessionId":"s9","path":"/d/%s/f"}}`, i, pad),
+				fmt.Sprintf(`{"jsonrpc":"2.0","id":"q%d","result":{"content":""}}`, i),
+			}
+		}, []domain.Direction{domain.FromAgent, domain.FromClient, domain.FromAgent, domain.FromClient}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const steps = 100
@@ -397,6 +485,183 @@ func TestSessionListWorkIgnoresListLength(t *testing.T) {
 			// A scan makes the ratio near 8; a lookup near 1.
 			if largeNanos > 3*smallNanos {
 				t.Errorf("the time per message grows with the list: %.0f ns with %d entries, %.0f ns with %d", smallNanos, n, largeNanos, 8*n)
+			}
+		})
+	}
+}
+
+// TestSessionSetupWorkFollowsListLength: a message that opens a session
+// or replaces its config options costs in proportion to its length, not
+// to the square of the number of modes, config options, additional
+// directories or MCP servers it lists (one line may list millions). The
+// bytes allocated per listed entry, from decoding to the state kept,
+// must stay the same with eight times as many entries; a check that
+// re-reads the whole message for each entry allocates the message again
+// per entry.
+func TestSessionSetupWorkFollowsListLength(t *testing.T) {
+	pad := strings.Repeat("x", 100)
+	// lists returns n modes, n config options (their ids start with
+	// prefix), n additional directories and n MCP servers, as JSON array
+	// bodies.
+	lists := func(n int, prefix string) (modes, opts, dirs, servers string) {
+		var m, o, d, s strings.Builder
+		for i := range n {
+			if i > 0 {
+				m.WriteByte(',')
+				o.WriteByte(',')
+				d.WriteByte(',')
+				s.WriteByte(',')
+			}
+			fmt.Fprintf(&m, `{"id":"m%s%05d","name":"M"}`, pad, i)
+			fmt.Fprintf(&o, `{"id":"%s%s%05d","name":"O","type":"select","currentValue":"v","options":[{"value":"v","name":"V"}]}`, prefix, pad, i)
+			fmt.Fprintf(&d, `"/d/%s%05d"`, pad, i)
+			fmt.Fprintf(&s, `{"name":"s%05d","command":"/bin/%s","args":[],"env":[]}`, i, pad)
+		}
+		return m.String(), o.String(), d.String(), s.String()
+	}
+	setup := func(n int) string {
+		modes, opts, _, _ := lists(n, "o")
+		return `"modes":{"currentModeId":"m` + pad + `00000","availableModes":[` + modes + `]},"configOptions":[` + opts + `]`
+	}
+	openParams := func(n int) string {
+		_, _, dirs, servers := lists(n, "o")
+		return `"cwd":"/w","additionalDirectories":[` + dirs + `],"mcpServers":[` + servers + `]`
+	}
+	for _, tc := range []struct {
+		name string
+		// msgs returns the messages, the first sent by the client and
+		// then in turn, of a step with n entries in each list.
+		msgs func(n int) []string
+	}{
+		{"session/new", func(n int) []string {
+			return []string{
+				`{"jsonrpc":"2.0","id":9,"method":"session/new","params":{` + openParams(n) + `}}`,
+				`{"jsonrpc":"2.0","id":9,"result":{"sessionId":"s9",` + setup(n) + `}}`,
+			}
+		}},
+		{"session/load", func(n int) []string {
+			return []string{
+				`{"jsonrpc":"2.0","id":9,"method":"session/load","params":{"sessionId":"s1",` + openParams(n) + `}}`,
+				`{"jsonrpc":"2.0","id":9,"result":{` + setup(n) + `}}`,
+			}
+		}},
+		{"session/resume", func(n int) []string {
+			return []string{
+				`{"jsonrpc":"2.0","id":9,"method":"session/resume","params":{"sessionId":"s1",` + openParams(n) + `}}`,
+				`{"jsonrpc":"2.0","id":9,"result":{` + setup(n) + `}}`,
+			}
+		}},
+		{"set_config_option and its answer", func(n int) []string {
+			_, opts, _, _ := lists(n, "o")
+			_, others, _, _ := lists(n, "p")
+			return []string{
+				`{"jsonrpc":"2.0","id":9,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"o` + pad + `00000","value":"v"}}`,
+				`{"jsonrpc":"2.0","id":9,"result":{"configOptions":[` + opts + `]}}`,
+				`{"jsonrpc":"2.0","id":10,"method":"session/set_config_option","params":{"sessionId":"s1","configId":"p` + pad + `00000","value":"v"}}`,
+				// Every option of the list before is missing from this one.
+				`{"jsonrpc":"2.0","id":10,"result":{"configOptions":[` + others + `]}}`,
+			}
+		}},
+		{"config_option_update", func(n int) []string {
+			_, opts, _, _ := lists(n, "o")
+			_, others, _, _ := lists(n, "p")
+			return []string{
+				`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"config_option_update","configOptions":[` + opts + `]}}}`,
+				`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"config_option_update","configOptions":[` + others + `]}}}`,
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			perEntry := func(n int) float64 {
+				w := newAdversary(t)
+				msgs := tc.msgs(n)
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for i, m := range msgs {
+					dir := domain.FromClient
+					if i%2 == 1 {
+						dir = domain.FromAgent
+					}
+					if strings.Contains(m, `"session/update"`) {
+						dir = domain.FromAgent
+					}
+					w.send(dir, m)
+				}
+				runtime.ReadMemStats(&after)
+				return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+			}
+			const n = 250
+			small, large := perEntry(n), perEntry(8*n)
+			t.Logf("bytes allocated per entry: %.0f with %d entries per list, %.0f with %d", small, n, large, 8*n)
+			// Linear work gives a ratio near 1 (below it, as the fixed
+			// cost of a message spreads over more entries); work that
+			// repeats per entry one near 8.
+			if large > 2*small {
+				t.Errorf("the bytes allocated per entry grow with the list: %.0f with %d entries, %.0f with %d", small, n, large, 8*n)
+			}
+		})
+	}
+}
+
+// TestFindingsClipKeptText: a finding that names a text kept from an
+// earlier message (a session's cwd and additional directories, its mode
+// ids, the values of a select) shows a bounded part of it, and a message
+// compared with such a text does not clean it again (the cwd ends in "/",
+// so that cleaning copies it). One line may
+// hold a text of megabytes, and a finding that repeated it whole on each
+// message naming it would cost as much as that line each time: the bytes
+// allocated per message must stay the same when the text grows eightfold.
+func TestFindingsClipKeptText(t *testing.T) {
+	open := func(w *adversary, size int) {
+		long := strings.Repeat("x", size)
+		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"/w/`+long+`/","additionalDirectories":["/d/`+long+`"],"mcpServers":[]}}`)
+		w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":9,"result":{"sessionId":"s9","modes":{"currentModeId":"m`+long+`","availableModes":[{"id":"m`+long+`","name":"M"}]},"configOptions":[{"id":"o","name":"O","type":"select","currentValue":"v`+long+`","options":[{"value":"v`+long+`","name":"V"}]}]}}`)
+		if s, ok := w.p.Session("s9"); !ok || len(s.Cwd) != size+4 || len(s.ConfigOptions) != 1 {
+			t.Fatal("the session was not opened with its long texts")
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		dir  domain.Direction
+		msg  func(i int) string
+	}{
+		{"fs request outside the roots", domain.FromAgent, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"r%d","method":"fs/read_text_file","params":{"sessionId":"s9","path":"/elsewhere/f"}}`, i)
+		}},
+		{"current_mode_update to an unknown mode", domain.FromAgent, func(i int) string {
+			return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s9","update":{"sessionUpdate":"current_mode_update","currentModeId":"none"}}}`
+		}},
+		{"set_config_option to an unknown value", domain.FromClient, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"c%d","method":"session/set_config_option","params":{"sessionId":"s9","configId":"o","value":"w"}}`, i)
+		}},
+		{"session/load with another cwd", domain.FromClient, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":"l%d","method":"session/load","params":{"sessionId":"s9","cwd":"/other","mcpServers":[]}}`, i)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			perMessage := func(size int) float64 {
+				w := newAdversary(t)
+				open(w, size)
+				const messages = 50
+				msgs := make([]string, messages)
+				for i := range msgs {
+					msgs[i] = tc.msg(i)
+				}
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for _, m := range msgs {
+					w.send(tc.dir, m)
+				}
+				runtime.ReadMemStats(&after)
+				return float64(after.TotalAlloc-before.TotalAlloc) / messages
+			}
+			const size = 32 << 10
+			small, large := perMessage(size), perMessage(8*size)
+			t.Logf("bytes allocated per message: %.0f with texts of %d bytes, %.0f with %d", small, size, large, 8*size)
+			if large > 2*small {
+				t.Errorf("the bytes allocated per message grow with the text kept: %.0f with %d bytes, %.0f with %d", small, size, large, 8*size)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -121,6 +122,11 @@ type Phase struct {
 	Issued Map[domain.SessionID, int]
 	// KnownCwd is the cwd of sessions seen in session/new or session/list.
 	KnownCwd Map[domain.SessionID, string]
+	// cleanKnownCwd holds those of KnownCwd that are absolute, cleaned by
+	// cleanFilePath (setKnownCwd keeps both): a session/load or resume
+	// compares its cwd with it without cleaning a text that may be as
+	// long as a line each time.
+	cleanKnownCwd Map[domain.SessionID, string]
 
 	Terminals    Map[domain.TerminalID, *Terminal]
 	Elicitations Map[domain.ElicitationID, int] // open URL elicitations -> line
@@ -173,6 +179,10 @@ type Session struct {
 	State SessionState
 	Line  int // where it was created, loaded or resumed
 	Cwd   string
+	// cleanCwd is Cwd cleaned by cleanFilePath when it is absolute: a
+	// file operation compares its path with it (ACP-FS-004) without
+	// cleaning a cwd that may be as long as a line each time.
+	cleanCwd string
 
 	// PromptKey is the id key of the pending session/prompt; PromptLine its line.
 	PromptKey  string
@@ -204,6 +214,17 @@ type Session struct {
 	// a message that names a mode finds it without a scan of a list that
 	// may be as long as a line (setModes keeps it).
 	modeIDs Map[domain.SessionModeID, int]
+	// configIDs maps the id of each of ConfigOptions to its index (the
+	// first, when ids repeat), and configValues holds configValueKey of
+	// every value of those select options: set_config_option and its
+	// error answer find an option and a value without a scan of lists
+	// that may be as long as a line (setConfigOptions keeps them).
+	configIDs    Map[domain.SessionConfigID, int]
+	configValues Map[string, struct{}]
+	// configValueLists holds, by index, the values a finding lists for
+	// each select option of ConfigOptions (valueList): a select
+	// may hold any number of groups to walk before them.
+	configValueLists []string
 
 	// Messages maps messageId to the chunk kind that used it and whether the
 	// message is still the current one, for ACP-TURN-005.
@@ -270,6 +291,7 @@ func (p *Phase) Clone() Phase {
 	}
 	c.Sessions, c.closed = c.Sessions.Clone(), c.closed.Clone()
 	c.Issued, c.KnownCwd = c.Issued.Clone(), c.KnownCwd.Clone()
+	c.cleanKnownCwd = c.cleanKnownCwd.Clone()
 	c.Terminals = c.Terminals.Clone()
 	c.Elicitations, c.Completed = c.Elicitations.Clone(), c.Completed.Clone()
 	c.ListCursors = c.ListCursors.Clone()
@@ -302,6 +324,8 @@ func (s *Session) clone() *Session {
 	c.Messages, c.Compactions = s.Messages.Clone(), s.Compactions.Clone()
 	c.Modes, c.modeIDs = detachPtr(s.Modes), s.modeIDs.Clone()
 	c.ConfigOptions = domain.Detach(s.ConfigOptions)
+	c.configIDs, c.configValues = s.configIDs.Clone(), s.configValues.Clone()
+	c.configValueLists = slices.Clone(s.configValueLists)
 	return &c
 }
 
@@ -314,9 +338,13 @@ func detachPtr[T any](v *T) *T {
 }
 
 // newSession returns a session in state, created, loaded or resumed at
-// line, with its own copy of cwd.
+// line, with its own copy of cwd (and of it cleaned, when absolute).
 func newSession(id domain.SessionID, state SessionState, line int, cwd string) *Session {
-	return &Session{ID: id, State: state, Line: line, Cwd: ownText(cwd, nil)}
+	s := &Session{ID: id, State: state, Line: line, Cwd: ownText(cwd, nil)}
+	if isAbsoluteFilePath(s.Cwd) {
+		s.cleanCwd = cleanFilePath(s.Cwd)
+	}
+	return s
 }
 
 // setModes and setConfigOptions keep copies of the modes and config
@@ -340,6 +368,50 @@ func (s *Session) hasMode(id domain.SessionModeID) bool {
 
 func (s *Session) setConfigOptions(o []domain.SessionConfigOption) {
 	s.ConfigOptions = domain.Detach(o)
+	s.configIDs, s.configValues = Map[domain.SessionConfigID, int]{}, Map[string, struct{}]{}
+	s.configValueLists = make([]string, len(s.ConfigOptions))
+	for i, opt := range s.ConfigOptions {
+		if s.configIDs.Has(opt.ID) {
+			continue // lookups find the first option of an id
+		}
+		s.configIDs.Set(opt.ID, i)
+		if sel, ok := opt.Kind.(domain.SessionConfigSelect); ok {
+			values, _ := selectValues(sel)
+			for _, v := range values {
+				s.configValues.Set(configValueKey(i, v), struct{}{})
+			}
+			s.configValueLists[i] = valueList(values)
+		}
+	}
+}
+
+// configOption returns the session's first config option called id.
+func (s *Session) configOption(id domain.SessionConfigID) (*domain.SessionConfigOption, bool) {
+	i, ok := s.configIDs.Get(id)
+	if !ok {
+		return nil, false
+	}
+	return &s.ConfigOptions[i], true
+}
+
+// configValueList lists the values of the session's select option called
+// id for a finding, as valueList does.
+func (s *Session) configValueList(id domain.SessionConfigID) string {
+	i, _ := s.configIDs.Get(id)
+	return s.configValueLists[i]
+}
+
+// hasConfigValue reports whether the select option called id offers
+// value v.
+func (s *Session) hasConfigValue(id domain.SessionConfigID, v domain.SessionConfigValueID) bool {
+	i, ok := s.configIDs.Get(id)
+	return ok && s.configValues.Has(configValueKey(i, v))
+}
+
+// configValueKey names value v of the config option at index i; the index,
+// unlike the option's id, cannot hold the separator.
+func configValueKey(i int, v domain.SessionConfigValueID) string {
+	return strconv.Itoa(i) + "\x00" + string(v)
 }
 
 // setClientCaps, setAgentCaps and setAuthMethods keep copies of what

@@ -328,10 +328,8 @@ func invalidParams(p *Phase, req Pending) string {
 		if !ok || s.ConfigOptions == nil {
 			return ""
 		}
-		for _, o := range s.ConfigOptions {
-			if o.ID == params.ConfigID {
-				return ""
-			}
+		if _, known := s.configOption(params.ConfigID); known {
+			return ""
 		}
 		return "names config option " + quote(string(params.ConfigID)) + ", which the session does not have"
 	}

@@ -61,33 +61,39 @@ func checkSessionSetupParams(p *Phase, c *ctx) {
 		c.add(findings.SESMissingMcpServers, "/params",
 			`session/resume params lack "mcpServers"; the schema makes it optional, but the session setup docs list the MCP servers among what a resume must pass, so the resumed session may run without the user's MCP servers (send [] when there are none)`).Severity = findings.SeverityWarning
 	}
-	cwd, cwdOK := wireString(c.m.RawParams, "/cwd")
+	// The params are parsed once: a lookup per directory or server that
+	// parsed them again would make one line with n directories cost n
+	// times its length.
+	wire, _ := jsonv.Parse(c.m.RawParams)
+	cwd, cwdOK := stringAt(&wire, "cwd")
 	if cwdOK && !isAbsoluteFilePath(cwd) {
 		c.add(findings.SESRelativeCwd, "/params/cwd",
 			"%s cwd %q is not an absolute path; the agent runs in its own process, so it would resolve the path against its own working directory instead of the user's project", c.m.Method, cwd)
 	}
 	list, _ := dirs.Get()
-	for i := range list {
-		if d, ok := wireString(c.m.RawParams, fmt.Sprintf("/additionalDirectories/%d", i)); ok && !isAbsoluteFilePath(d) {
+	wireDirs := elemsAt(&wire, "additionalDirectories")
+	for i := range min(len(list), len(wireDirs)) {
+		if d, ok := stringAt(&wireDirs[i], ""); ok && !isAbsoluteFilePath(d) {
 			c.add(findings.SESRelativeAdditionalDirectory, fmt.Sprintf("/params/additionalDirectories/%d", i),
 				"%s additional directory %q is not an absolute path; the agent cannot tell what it is relative to, so the workspace root it grants lands in the wrong place", c.m.Method, d)
 		}
 	}
+	wireServers := elemsAt(&wire, "mcpServers")
 	for i, s := range servers {
 		stdio, ok := s.(domain.McpServerStdio)
-		if !ok {
+		if !ok || i >= len(wireServers) {
 			continue
 		}
-		if cmd, ok := wireString(c.m.RawParams, fmt.Sprintf("/mcpServers/%d/command", i)); !ok || cmd == "" || isAbsoluteFilePath(cmd) {
+		if cmd, ok := stringAt(&wireServers[i], "command"); !ok || cmd == "" || isAbsoluteFilePath(cmd) {
 			continue
 		}
 		c.add(findings.SESRelativeMcpCommand, fmt.Sprintf("/params/mcpServers/%d/command", i),
 			"MCP server %q is started with command %q, which is not an absolute path; the agent looks it up on its own PATH, which may differ from the editor's, so the server may fail to start", stdio.Name, stdio.Command)
 	}
 	if id != "" {
-		if known, ok := p.KnownCwd.Get(id); ok && known != "" && cwdOK && cwd != "" && !samePath(known, cwd) {
+		if known, ok := p.KnownCwd.Get(id); ok && known != "" && cwdOK && cwd != "" && !p.isKnownCwd(id, cwd) {
 			c.add(findings.SESCwdMismatch, "/params/cwd",
-				"%s of session %q uses cwd %q, but the session's cwd is %q; the directories may change on reopening but the cwd must match, or file references and tool history of the session point into another tree", c.m.Method, id, cwd, known)
+				"%s of session %q uses cwd %q, but the session's cwd is %q; the directories may change on reopening but the cwd must match, or file references and tool history of the session point into another tree", c.m.Method, id, cwd, clipListed(known))
 		}
 	}
 }
@@ -107,13 +113,49 @@ func wireString(raw json.RawMessage, ptr string) (string, bool) {
 	return v.Str(), true
 }
 
-// samePath compares two paths the way a file system would see them,
-// ignoring trailing slashes and "." segments.
-func samePath(a, b string) bool {
-	if isAbsoluteFilePath(a) && isAbsoluteFilePath(b) {
-		return cleanFilePath(a) == cleanFilePath(b)
+// stringAt returns the string of v's member key, or of v itself when key
+// is ""; ok is false when it is absent or not a string, as for wireString.
+func stringAt(v *jsonv.Value, key string) (string, bool) {
+	if key != "" {
+		var ok bool
+		if v, ok = v.Get(key); !ok {
+			return "", false
+		}
 	}
-	return a == b
+	if v.Kind != jsonv.String {
+		return "", false
+	}
+	return v.Str(), true
+}
+
+// elemsAt returns the elements of v's member key, nil when it is absent or
+// not an array.
+func elemsAt(v *jsonv.Value, key string) []jsonv.Value {
+	if e, ok := v.Get(key); ok {
+		return e.Elems()
+	}
+	return nil
+}
+
+// setKnownCwd records cwd as the cwd of session id.
+func (p *Phase) setKnownCwd(id domain.SessionID, cwd string) {
+	p.KnownCwd = p.KnownCwd.Set(id, cwd)
+	if isAbsoluteFilePath(cwd) {
+		p.cleanKnownCwd = p.cleanKnownCwd.Set(id, cleanFilePath(cwd))
+	} else {
+		p.cleanKnownCwd = p.cleanKnownCwd.Delete(id)
+	}
+}
+
+// isKnownCwd reports whether cwd is the known cwd of session id, compared
+// the way a file system would see them when both are absolute (ignoring
+// trailing slashes and "." segments), as written otherwise.
+func (p *Phase) isKnownCwd(id domain.SessionID, cwd string) bool {
+	if clean, ok := p.cleanKnownCwd.Get(id); ok && isAbsoluteFilePath(cwd) {
+		return clean == cleanFilePath(cwd)
+	}
+	known, _ := p.KnownCwd.Get(id)
+	return known == cwd
 }
 
 // checkListRequest judges the session/list filter (ACP-SES-001) and the
@@ -199,7 +241,7 @@ func checkListResult(p *Phase, c *ctx, req Pending) {
 		}
 		p.life.ses.listed = p.life.ses.listed.Set(domain.SessionID(id), c.line())
 		if hasCwd && cwd != "" {
-			p.KnownCwd = p.KnownCwd.Set(domain.SessionID(id), cwd)
+			p.setKnownCwd(domain.SessionID(id), cwd)
 		}
 	}
 	if next, ok := root.Get("nextCursor"); ok && next.Kind == jsonv.String {

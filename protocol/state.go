@@ -213,6 +213,8 @@ func cloneValue[V any](v V) V {
 		*x = slices.Clone(*x)
 	case *planSnapshot:
 		x.Entries = slices.Clone(x.Entries)
+	case **rootSet:
+		*x = (*x).clone()
 	}
 	return v
 }

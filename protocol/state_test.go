@@ -163,6 +163,7 @@ var storedAsGiven = map[reflect.Type]string{
 	reflect.TypeFor[*Session]():  "built by newSession, changed through the Session setters (TestStateSettersDetach)",
 	reflect.TypeFor[*Terminal](): "holds no text but a session id",
 	reflect.TypeFor[Pending]():   "the decoder gives a request's id, method, session id and params memory of their own",
+	reflect.TypeFor[*rootSet]():  "built by newRootSet, which copies the text it keeps, and never changed (cloneValue copies it)",
 }
 
 // TestMapOwnsWhatItStores stores, in every kind of Map the phase holds,

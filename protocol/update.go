@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -182,6 +183,25 @@ func hasMode(m *domain.SessionModeState, id domain.SessionModeID) bool {
 // the message that reported the modes.
 const maxListedModes = 5
 
+// maxListedText is how many bytes of one text kept from an earlier
+// message a finding shows: a text may be as long as a line, and a finding
+// that repeated it whole on every message naming it would cost as much as
+// that line each time. Paths and ids are far shorter (PATH_MAX is 4096).
+const maxListedText = 4096
+
+// clipListed returns s, or its first maxListedText bytes (ending on a
+// whole character) and "…" when it is longer.
+func clipListed(s string) string {
+	if len(s) <= maxListedText {
+		return s
+	}
+	end := maxListedText
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + "…"
+}
+
 // modeList lists the first maxListedModes ids of m's availableModes.
 func modeList(m *domain.SessionModeState) string {
 	if len(m.AvailableModes) == 0 {
@@ -193,7 +213,7 @@ func modeList(m *domain.SessionModeState) string {
 			ids = append(ids, "…")
 			break
 		}
-		ids = append(ids, string(mode.ID))
+		ids = append(ids, clipListed(string(mode.ID)))
 	}
 	return strings.Join(ids, ", ")
 }
