@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/acplint/acplint/domain"
@@ -78,9 +79,12 @@ type liveObserver interface {
 	close(timeout time.Duration)
 }
 
-// liveLintExecutable is the program started as the live linter, a
-// variable so that tests can make starting it fail.
-var liveLintExecutable = os.Executable
+// liveLintCommand is the command started as the live linter, a variable
+// so that tests can start another, or none.
+var liveLintCommand = func() ([]string, error) {
+	self, err := os.Executable()
+	return []string{self}, err
+}
 
 // liveLintProcess is the tap's side of the live linter process.
 type liveLintProcess struct {
@@ -106,7 +110,7 @@ type liveLintProcess struct {
 // process prints go to out, and what goes wrong with the process to
 // trouble.
 func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trouble func(error)) (*liveLintProcess, error) {
-	self, err := liveLintExecutable()
+	argv, err := liveLintCommand()
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +128,7 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 		framesW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(self)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), liveLintEnv+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = framesR, outW, outW
 	if page != nil {
@@ -210,7 +214,7 @@ func (p *liveLintProcess) close(timeout time.Duration) {
 		}
 	case <-time.After(timeout):
 		p.frames.Close() // a write it waits on fails
-		p.cmd.Process.Kill()
+		procgroup.Signal(p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.exited
 		p.trouble(fmt.Errorf("live linter did not finish within %v of the agent's exit; its last findings are lost", timeout))
 	}
@@ -251,6 +255,7 @@ type liveFrameReader struct {
 	br      *bufio.Reader
 	maxLine int
 	batch   []transcript.Frame
+	err     error // what ended the input, once frames read before it are given
 	// chunk is memory the frames' bytes are cut from, so that a frame of
 	// a few hundred bytes is not an allocation of its own. A chunk lives
 	// as long as a frame cut from it: the linter holds a bounded number.
@@ -269,11 +274,15 @@ const liveBatch = 64
 // it by then).
 func (r *liveFrameReader) next() ([]transcript.Frame, error) {
 	r.batch = r.batch[:0]
+	if r.err != nil {
+		return nil, r.err
+	}
 	for len(r.batch) < liveBatch && (len(r.batch) == 0 || r.br.Buffered() > 0) {
 		fr, err := r.read()
 		if err != nil {
-			if len(r.batch) > 0 && errors.Is(err, io.EOF) {
-				break // the end comes with the next call
+			if len(r.batch) > 0 {
+				r.err = err // after the frames read before it
+				break
 			}
 			return nil, err
 		}
