@@ -36,7 +36,12 @@ but not recorded or linted (a gap too). Nobody reading stderr, an editor
 that stops reading, a full disk or a bug in a rule (ACP-LINT-003) never
 stall or end the forwarding. The recording is flushed whenever the recorder
 has caught up, at most 2 ms after the traffic, so a tap killed outright
-loses at most the frames of its last 2 ms.
+loses at most the frames of its last 2 ms. The live linter runs in a
+process of its own at the lowest CPU priority (SCHED_IDLE on Linux, nice
+19 elsewhere): it lints with the CPU the editor, the agent and the
+forwarding leave, and on a machine kept busy it falls behind into its
+queue; what it has not linted within a few seconds of the agent's exit
+is lost to the live findings, not to the recording.
 
 The agent runs in a process group of its own, so signals reach the real
 agent behind a wrapper (a script, npx, go run); on Linux the whole group is
@@ -282,6 +287,9 @@ func writeFinding(w io.Writer, f findings.ValidationFinding) {
 // then reads the handful of lines as one batch. Waking it for each line as
 // it crossed (the editor and the agent take turns, a few lines at a time)
 // cost thread switches taken from the forwarding on a busy machine.
+//
+// It lints in the tap's own process, only where the live linter process
+// (tap_livelint.go) cannot be started.
 type liveLinter struct {
 	// batches carries what the queue gave since the last hand-over to the
 	// linter; close closes it at the end.
