@@ -13,6 +13,7 @@ import (
 
 func main() {
 	tap.Supervise() // when this process is the tap's agent supervisor
+	liveLintChild() // when this process is the tap's live linter
 	gcpolicy.Apply()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -16,6 +16,7 @@ import (
 // separate process, exactly as a user or a CI job runs it.
 func TestMain(m *testing.M) {
 	tap.Supervise() // the tap's agent supervisor is this binary too
+	liveLintChild() // and so is its live linter
 	switch kind := os.Getenv("ACPLINT_FIXTURE_AGENT"); kind {
 	case "":
 	case "1":

@@ -36,7 +36,12 @@ but not recorded or linted (a gap too). Nobody reading stderr, an editor
 that stops reading, a full disk or a bug in a rule (ACP-LINT-003) never
 stall or end the forwarding. The recording is flushed whenever the recorder
 has caught up, at most 2 ms after the traffic, so a tap killed outright
-loses at most the frames of its last 2 ms.
+loses at most the frames of its last 2 ms. The live linter runs in a
+process of its own at the lowest CPU priority (SCHED_IDLE on Linux, nice
+19 elsewhere): it lints with the CPU the editor, the agent and the
+forwarding leave, and on a machine kept busy it falls behind into its
+queue; what it has not linted within a few seconds of the agent's exit
+is lost to the live findings, not to the recording.
 
 The agent runs in a process group of its own, so signals reach the real
 agent behind a wrapper (a script, npx, go run); on Linux the whole group is
@@ -153,7 +158,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		defer f.Close()
 		findingsDst = f
 	}
-	var page *htmlreport.Writer
+	var pageFile *os.File
 	if *htmlOut != "" {
 		f, err := openTapOutput(*htmlOut, e)
 		if err != nil {
@@ -161,7 +166,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 			return exitUsage
 		}
 		defer f.Close()
-		page = htmlreport.New(f, htmlreport.Options{Version: acplintVersion(), Redact: *redact})
+		pageFile = f
 	}
 
 	// Whoever reads the findings (a stderr the editor may never read) must
@@ -193,9 +198,11 @@ func runTap(ctx context.Context, args []string, e *env) int {
 			Delay: recordDelay,
 		})
 	}
-	var live *liveLinter
+	var live liveObserver
 	if !*noLint {
-		live = newLiveLinter(findingsOut, liveName, header.Started, page, liveOpts, selection)
+		live = startLiveLinter(liveLintConfig{File: liveName, Started: header.Started, Enable: enable.items, Disable: disable.items,
+			Severity: severity.items, Schema: *schemaFile, HTML: pageFile != nil, Redact: *redact, MaxLine: *maxLine},
+			pageFile, findingsOut, trouble, liveOpts, selection)
 		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle, Delay: liveLintDelay})
 	}
 	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
@@ -207,6 +214,9 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	note := func(format string, args ...any) { fmt.Fprintf(notes, "acplint: "+format+"\n", args...) }
 	res, err := tap.Run(ctx, opts, e.stdin, e.stdout)
 	if err != nil {
+		if live != nil {
+			live.close(time.Second)
+		}
 		note("%v", err)
 		return exitUsage
 	}
@@ -242,6 +252,24 @@ func openTapOutput(name string, e *env) (*os.File, error) {
 	return f, err
 }
 
+// startLiveLinter starts the live linter in a process of its own at the
+// lowest priority (startLiveLintProcess), or, where that process cannot be
+// started, on goroutines of the tap's own process. opts and selection are
+// what cfg gives, for the latter.
+func startLiveLinter(cfg liveLintConfig, pageFile *os.File, out io.Writer, trouble func(error), opts lint.Options, selection *ruleSelection) liveObserver {
+	if cfg.MaxLine <= 0 {
+		cfg.MaxLine = tap.DefaultMaxLine // as tap.Run takes it
+	}
+	if p, err := startLiveLintProcess(cfg, pageFile, out, trouble); err == nil {
+		return p
+	}
+	var page *htmlreport.Writer
+	if pageFile != nil {
+		page = htmlreport.New(pageFile, htmlreport.Options{Version: acplintVersion(), Redact: cfg.Redact})
+	}
+	return newLiveLinter(out, cfg.File, cfg.Started, page, opts, selection)
+}
+
 // writeFinding prints one finding in the text format.
 func writeFinding(w io.Writer, f findings.ValidationFinding) {
 	findings.Write(w, findings.FormatText, findings.Report{Findings: []findings.ValidationFinding{f}})
@@ -259,6 +287,9 @@ func writeFinding(w io.Writer, f findings.ValidationFinding) {
 // then reads the handful of lines as one batch. Waking it for each line as
 // it crossed (the editor and the agent take turns, a few lines at a time)
 // cost thread switches taken from the forwarding on a busy machine.
+//
+// It lints in the tap's own process, only where the live linter process
+// (tap_livelint.go) cannot be started.
 type liveLinter struct {
 	// batches carries what the queue gave since the last hand-over to the
 	// linter; close closes it at the end.
@@ -299,44 +330,53 @@ func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlrepo
 		// The queue's side stops waiting for the linter once done is
 		// closed (handOverLocked), however linting ends.
 		defer close(l.done)
-		defer func() {
-			// lint recovers from a panic in a rule itself; this is the last
-			// line, so that nothing in linting can end the tap.
-			if r := recover(); r != nil {
-				writeFinding(out, lint.InternalError(findings.Location{File: file}, fmt.Sprintf("live lint stopped after an internal error: panic: %v", r)))
-			}
-		}()
-		print := func(f findings.ValidationFinding) {
-			f, _ = selection.apply(f)
-			writeFinding(out, f)
-		}
-		opts.File, opts.OnFinding = file, print
 		next := func() ([]transcript.Frame, error) {
 			if b, ok := <-l.batches; ok {
 				return b, nil
 			}
 			return nil, io.EOF
 		}
-		// With the recording's start, so that the page's times are the
-		// recording's.
-		src := transcript.NewFrameReader(next, started, opts.MaxLine)
-		var err error
-		if page != nil {
-			// Closed here, after the last entry, even if lint panics.
-			defer func() {
-				if err := page.Close(); err != nil {
-					fmt.Fprintf(out, "acplint tap: %v\n", err)
-				}
-			}()
-			_, err = page.LintSource(src, opts)
-		} else {
-			_, err = lint.Source(src, opts)
-		}
-		if err != nil {
-			fmt.Fprintf(out, "acplint tap: live lint stopped: %v\n", err)
-		}
+		lintLive(out, file, started, page, opts, selection, next)
 	}()
 	return l
+}
+
+// lintLive lints the frames next hands over (see transcript.NewFrameReader)
+// as `acplint lint` lints the recording, prints the findings to out as
+// they are found and, when page is not nil, writes them into it with the
+// traffic; the page is closed when the input ends. Nothing in linting
+// ends the caller: a panic is reported to out.
+func lintLive(out io.Writer, file string, started time.Time, page *htmlreport.Writer, opts lint.Options, selection *ruleSelection, next func() ([]transcript.Frame, error)) {
+	defer func() {
+		// lint recovers from a panic in a rule itself; this is the last
+		// line, so that nothing in linting can end the tap.
+		if r := recover(); r != nil {
+			writeFinding(out, lint.InternalError(findings.Location{File: file}, fmt.Sprintf("live lint stopped after an internal error: panic: %v", r)))
+		}
+	}()
+	print := func(f findings.ValidationFinding) {
+		f, _ = selection.apply(f)
+		writeFinding(out, f)
+	}
+	opts.File, opts.OnFinding = file, print
+	// With the recording's start, so that the page's times are the
+	// recording's.
+	src := transcript.NewFrameReader(next, started, opts.MaxLine)
+	var err error
+	if page != nil {
+		// Closed here, after the last entry, even if lint panics.
+		defer func() {
+			if err := page.Close(); err != nil {
+				fmt.Fprintf(out, "acplint tap: %v\n", err)
+			}
+		}()
+		_, err = page.LintSource(src, opts)
+	} else {
+		_, err = lint.Source(src, opts)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "acplint tap: live lint stopped: %v\n", err)
+	}
 }
 
 // frame keeps fr for the linter until the queue runs empty (idle), or

@@ -114,7 +114,7 @@ var graph = map[string]rule{
 	// acplint mcp: the tools an MCP client calls, on the official Go SDK,
 	// over the library packages the commands use.
 	"mcpserver": {
-		imports: []string{"conformance", "findings", "internal/golden", "internal/safefile", "lint", "schemadiff", "schemamodel", "transcript"},
+		imports: []string{"conformance", "findings", "internal/golden", "internal/procgroup", "internal/safefile", "lint", "schemadiff", "schemamodel", "transcript"},
 		pulls:   []string{txtar, mcpSDK, toolSchema},
 	},
 
@@ -123,7 +123,7 @@ var graph = map[string]rule{
 	// the SDK's package inits (net/http, crypto/tls, …) are not paid for
 	// by every other command at start-up (issue 16).
 	"cmd/acplint": {
-		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/buildversion", "internal/gcpolicy", "internal/golden", "internal/safefile", "lint", "schemadiff", "schemamodel", "tap", "transcript"},
+		imports: []string{"codec", "conformance", "domain", "findings", "htmlreport", "internal/buildversion", "internal/gcpolicy", "internal/golden", "internal/procgroup", "internal/safefile", "lint", "schemadiff", "schemamodel", "tap", "transcript"},
 		pulls:   []string{txtar, yamlv3},
 	},
 	"cmd/acplint-mcp": {

@@ -1,0 +1,415 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/htmlreport"
+	"github.com/acplint/acplint/internal/gcpolicy"
+	"github.com/acplint/acplint/internal/procgroup"
+	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/tap"
+	"github.com/acplint/acplint/transcript"
+)
+
+// The tap's live linter runs in a process of its own, this same
+// executable, at the lowest CPU priority (lowerPriority): the editor, the
+// agent and the tap's forwarding take the cores first, and live lint gets
+// what they leave. In the tap's process it competed with them as an equal
+// (30-37 ms of CPU per MB of traffic, on a machine where the two peers and
+// the relay already want the cores), and lowering the priority of a
+// goroutine is not possible: the linter's goroutines, its read-ahead
+// workers and the garbage collector run on any of the process's threads.
+// A process is priced once, at the tap's start, and its lint runs exactly
+// the in-process code (lintLive), fed the same frames.
+//
+// The tap hands the process the frames its queue gives the live linter
+// (tap.Observer), encoded without escaping (appendLiveFrame) on a pipe; the
+// process's findings, and anything it prints, come back on another pipe
+// and go out through the tap's findings writer, as the in-process
+// linter's did. A linter that falls behind blocks the queue's goroutine on
+// the pipe, never the forwarding: the queue fills and drops frames as
+// before, and the gap reaches the linter as a gap frame. The process is in
+// a process group of its own (a terminal's SIGINT for the tap must not end
+// it before the last findings) and on Linux dies with the tap; it ends at
+// the end of its input, and close kills it if it takes too long.
+
+// liveLintEnv marks a process started as the tap's live linter.
+const liveLintEnv = "ACPLINT_TAP_LIVE_LINT"
+
+// liveLintConfig is what the tap tells its live linter process, as the
+// first line (JSON) of its input; the frames follow.
+type liveLintConfig struct {
+	// File names the input in findings.
+	File string `json:"file"`
+	// Started is the recording's start, which frame times count from.
+	Started time.Time `json:"started"`
+	// The rule selection, as the tap's flags and configuration give it.
+	Enable   []string `json:"enable,omitempty"`
+	Disable  []string `json:"disable,omitempty"`
+	Severity []string `json:"severity,omitempty"`
+	// Schema is --schema's file, "" for the compiled-in schema.
+	Schema string `json:"schema,omitempty"`
+	// HTML says the page is to be written to file descriptor 3, with
+	// secrets replaced when Redact is set.
+	HTML   bool `json:"html,omitempty"`
+	Redact bool `json:"redact,omitempty"`
+	// MaxLine is the longest frame the tap hands over (its --max-line).
+	MaxLine int `json:"maxLine"`
+}
+
+// liveLinterFD is where the live linter process finds the HTML page.
+const liveLinterFD = 3
+
+// liveObserver is a live linter as the tap's queue drives it.
+type liveObserver interface {
+	frame(transcript.Frame)
+	idle()
+	close(timeout time.Duration)
+}
+
+// liveLintCommand is the command started as the live linter, a variable
+// so that tests can start another, or none.
+var liveLintCommand = func() ([]string, error) {
+	self, err := os.Executable()
+	return []string{self}, err
+}
+
+// liveLintProcess is the tap's side of the live linter process.
+type liveLintProcess struct {
+	cmd     *exec.Cmd
+	trouble func(error)
+	// exited is closed once the process has exited (waitErr says how),
+	// copied once everything it wrote has gone to the findings writer.
+	exited, copied chan struct{}
+	waitErr        error
+
+	// frames is the pipe to the process; mu guards it and what follows,
+	// which the tap's queue uses and close uses last.
+	frames  *os.File
+	mu      sync.Mutex
+	w       *bufio.Writer
+	err     error // the first write error: the process no longer reads
+	closed  bool
+	scratch []byte
+}
+
+// startLiveLintProcess starts the live linter process; page, when not
+// nil, is the file the HTML page goes to. Findings and whatever else the
+// process prints go to out, and what goes wrong with the process to
+// trouble.
+func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trouble func(error)) (*liveLintProcess, error) {
+	argv, err := liveLintCommand()
+	if err != nil {
+		return nil, err
+	}
+	config, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	framesR, framesW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		framesR.Close()
+		framesW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), liveLintEnv+"=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = framesR, outW, outW
+	if page != nil {
+		cmd.ExtraFiles = []*os.File{page} // liveLinterFD
+	}
+	cmd.SysProcAttr = procgroup.Attr()
+	err = cmd.Start()
+	framesR.Close()
+	outW.Close()
+	if err != nil {
+		framesW.Close()
+		outR.Close()
+		return nil, err
+	}
+	p := &liveLintProcess{cmd: cmd, trouble: trouble, exited: make(chan struct{}), copied: make(chan struct{}),
+		frames: framesW, w: bufio.NewWriterSize(framesW, 64<<10)}
+	p.w.Write(append(config, '\n'))
+	go func() {
+		defer close(p.exited)
+		p.waitErr = cmd.Wait()
+	}()
+	go func() {
+		defer close(p.copied)
+		defer outR.Close()
+		copyLines(out, outR)
+	}()
+	return p, nil
+}
+
+// copyLines copies r to w a line at a time, so that a writer that drops
+// what it cannot take (tap.DetachedWriter) never cuts a line in two.
+func copyLines(w io.Writer, r io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			w.Write(line)
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+func (p *liveLintProcess) frame(fr transcript.Frame) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.err != nil {
+		return
+	}
+	p.scratch = appendLiveFrame(p.scratch[:0], fr)
+	if _, p.err = p.w.Write(p.scratch); p.err == nil && fr.Lost == nil {
+		_, p.err = p.w.Write(fr.Data)
+	}
+}
+
+func (p *liveLintProcess) idle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed && p.err == nil {
+		p.err = p.w.Flush()
+	}
+}
+
+// close ends the process's input and waits, at most timeout, for its last
+// findings; a process that takes longer is killed.
+func (p *liveLintProcess) close(timeout time.Duration) {
+	go func() {
+		// The queue's goroutine may hold mu, waiting on the pipe: the
+		// wait below ends that.
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !p.closed && p.err == nil {
+			p.w.Flush()
+		}
+		p.closed = true
+		p.frames.Close()
+	}()
+	select {
+	case <-p.exited:
+		if p.waitErr != nil {
+			p.trouble(fmt.Errorf("live linter process: %v", p.waitErr))
+		}
+	case <-time.After(timeout):
+		p.frames.Close() // a write it waits on fails
+		procgroup.Signal(p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.exited
+		p.trouble(fmt.Errorf("live linter did not finish within %v of the agent's exit; its last findings are lost", timeout))
+	}
+	// It exited: its end of the findings pipe is closed, unless a process
+	// it started holds it (it starts none).
+	select {
+	case <-p.copied:
+	case <-time.After(timeout):
+	}
+}
+
+// The frames go to the process in a form that costs the tap no escaping:
+// a kind byte (the direction, or liveGap), the time and the connection as
+// varints, then for a line its length (uvarint) and bytes, for a gap the
+// frames and bytes lost (uvarints) and the reason's length and bytes.
+const liveGap = 0xff
+
+// appendLiveFrame appends fr's encoding to b; for a line, without its
+// bytes, which follow.
+func appendLiveFrame(b []byte, fr transcript.Frame) []byte {
+	if fr.Lost != nil {
+		b = append(b, liveGap)
+		b = binary.AppendVarint(b, int64(fr.T))
+		b = binary.AppendVarint(b, int64(fr.Conn))
+		b = binary.AppendUvarint(b, uint64(fr.Lost.Frames))
+		b = binary.AppendUvarint(b, uint64(fr.Lost.Bytes))
+		b = binary.AppendUvarint(b, uint64(len(fr.Lost.Reason)))
+		return append(b, fr.Lost.Reason...)
+	}
+	b = append(b, byte(fr.From))
+	b = binary.AppendVarint(b, int64(fr.T))
+	b = binary.AppendVarint(b, int64(fr.Conn))
+	return binary.AppendUvarint(b, uint64(len(fr.Data)))
+}
+
+// liveFrameReader reads the frames appendLiveFrame wrote.
+type liveFrameReader struct {
+	br      *bufio.Reader
+	maxLine int
+	batch   []transcript.Frame
+	err     error // what ended the input, once frames read before it are given
+	// chunk is memory the frames' bytes are cut from, so that a frame of
+	// a few hundred bytes is not an allocation of its own. A chunk lives
+	// as long as a frame cut from it: the linter holds a bounded number.
+	chunk []byte
+}
+
+// liveChunk is the size of the chunks that frames' bytes are cut from.
+const liveChunk = 64 << 10
+
+// liveBatch bounds the frames next gives at once.
+const liveBatch = 64
+
+// next returns the frames that have come: one at least, waiting for it,
+// and those that follow it in what has been read already. It may reuse
+// the slice of the call before (transcript.NewFrameReader is done with
+// it by then).
+func (r *liveFrameReader) next() ([]transcript.Frame, error) {
+	r.batch = r.batch[:0]
+	if r.err != nil {
+		return nil, r.err
+	}
+	for len(r.batch) < liveBatch && (len(r.batch) == 0 || r.br.Buffered() > 0) {
+		fr, err := r.read()
+		if err != nil {
+			if len(r.batch) > 0 {
+				r.err = err // after the frames read before it
+				break
+			}
+			return nil, err
+		}
+		r.batch = append(r.batch, fr)
+	}
+	return r.batch, nil
+}
+
+var errBadLiveFrame = errors.New("the tap's frames are malformed")
+
+func (r *liveFrameReader) read() (transcript.Frame, error) {
+	kind, err := r.br.ReadByte()
+	if err != nil {
+		return transcript.Frame{}, err // io.EOF: between frames, the end
+	}
+	var fr transcript.Frame
+	t, err := binary.ReadVarint(r.br)
+	if err != nil {
+		return fr, unexpected(err)
+	}
+	conn, err := binary.ReadVarint(r.br)
+	if err != nil {
+		return fr, unexpected(err)
+	}
+	fr.T, fr.Conn = time.Duration(t), int(conn)
+	switch domain.Direction(kind) {
+	case domain.FromClient, domain.FromAgent:
+		n, err := binary.ReadUvarint(r.br)
+		if err != nil {
+			return fr, unexpected(err)
+		}
+		if n > uint64(r.maxLine) {
+			return fr, errBadLiveFrame
+		}
+		fr.From, fr.Data = domain.Direction(kind), r.take(int(n))
+		if _, err := io.ReadFull(r.br, fr.Data); err != nil {
+			return fr, unexpected(err)
+		}
+		return fr, nil
+	}
+	if kind != liveGap {
+		return fr, errBadLiveFrame
+	}
+	var nums [3]uint64
+	for i := range nums {
+		if nums[i], err = binary.ReadUvarint(r.br); err != nil {
+			return fr, unexpected(err)
+		}
+	}
+	if nums[2] > 1<<20 {
+		return fr, errBadLiveFrame
+	}
+	reason := make([]byte, nums[2])
+	if _, err := io.ReadFull(r.br, reason); err != nil {
+		return fr, unexpected(err)
+	}
+	fr.Lost = &transcript.Lost{Frames: int64(nums[0]), Bytes: int64(nums[1]), Reason: string(reason)}
+	return fr, nil
+}
+
+// unexpected is err inside a frame, where the input must not end.
+func unexpected(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// take returns n bytes of memory for a frame.
+func (r *liveFrameReader) take(n int) []byte {
+	if n > liveChunk/4 {
+		return make([]byte, n)
+	}
+	if n > cap(r.chunk)-len(r.chunk) {
+		r.chunk = make([]byte, 0, liveChunk)
+	}
+	at := len(r.chunk)
+	r.chunk = r.chunk[:at+n]
+	return r.chunk[at : at+n : at+n]
+}
+
+// liveLintChild runs the tap's live linter and exits when this process
+// was started as one (startLiveLintProcess); otherwise it returns at once.
+// main calls it first thing, and test binaries in TestMain.
+func liveLintChild() {
+	if os.Getenv(liveLintEnv) == "" {
+		return
+	}
+	os.Exit(runLiveLintChild(os.Stdin, os.Stdout))
+}
+
+func runLiveLintChild(in io.Reader, out io.Writer) int {
+	lowerPriority()
+	gcpolicy.Apply()
+	br := bufio.NewReaderSize(in, 256<<10)
+	var cfg liveLintConfig
+	line, err := br.ReadBytes('\n')
+	if err == nil {
+		err = json.Unmarshal(line, &cfg)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "acplint tap: live lint could not start: reading its configuration: %v\n", err)
+		return 2
+	}
+	selection, err := selectRules(cfg.Enable, cfg.Disable, cfg.Severity, findings.All())
+	if err != nil {
+		fmt.Fprintf(out, "acplint tap: live lint could not start: %v\n", err)
+		return 2
+	}
+	opts := lint.Options{Filter: func(f findings.ValidationFinding) bool {
+		_, on := selection.apply(f)
+		return on
+	}}
+	if cfg.Schema != "" {
+		if opts.Schema, err = lint.LoadSchema(cfg.Schema); err != nil {
+			fmt.Fprintf(out, "acplint tap: live lint could not start: --schema: %v\n", err)
+			return 2
+		}
+	}
+	var page *htmlreport.Writer
+	if cfg.HTML {
+		page = htmlreport.New(os.NewFile(liveLinterFD, "html"), htmlreport.Options{Version: acplintVersion(), Redact: cfg.Redact})
+	}
+	if cfg.MaxLine <= 0 {
+		cfg.MaxLine = tap.DefaultMaxLine
+	}
+	frames := &liveFrameReader{br: br, maxLine: cfg.MaxLine}
+	lintLive(out, cfg.File, cfg.Started, page, opts, selection, frames.next)
+	return 0
+}

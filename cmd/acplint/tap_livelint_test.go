@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/transcript"
+)
+
+// TestLiveFramesRoundTrip: what the tap writes to its live linter process
+// is read back as the frames it was given, lines (empty, with a "\r",
+// longer than a chunk, many small ones across chunks) and gaps alike, in
+// batches of what has come, each frame's bytes its own; the end between
+// frames is io.EOF, inside one an error, and a line longer than the tap
+// keeps is refused.
+func TestLiveFramesRoundTrip(t *testing.T) {
+	frames := []transcript.Frame{
+		{From: domain.FromClient, T: 5, Conn: 1, Data: []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize"}`)},
+		{From: domain.FromAgent, T: 6, Conn: 1, Data: []byte{}},
+		{From: domain.FromAgent, T: 7, Conn: 1, Data: []byte("line\r")},
+		{T: 8, Conn: 1, Lost: &transcript.Lost{Frames: 3, Bytes: 1 << 40, Reason: "the live linter fell behind"}},
+		{From: domain.FromClient, T: 9, Conn: 2, Data: bytes.Repeat([]byte("x"), liveChunk)},
+	}
+	for i := range 3000 {
+		frames = append(frames, transcript.Frame{From: domain.FromAgent, T: time.Duration(10 + i), Conn: 1, Data: bytes.Repeat([]byte{byte('a' + i%26)}, 1+i%97)})
+	}
+	var wire bytes.Buffer
+	for _, fr := range frames {
+		wire.Write(appendLiveFrame(nil, fr))
+		if fr.Lost == nil {
+			wire.Write(fr.Data)
+		}
+	}
+	r := &liveFrameReader{br: bufio.NewReaderSize(bytes.NewReader(wire.Bytes()), 4096), maxLine: liveChunk}
+	var got []transcript.Frame
+	for {
+		b, err := r.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) == 0 || len(b) > liveBatch {
+			t.Fatalf("a batch of %d frames", len(b))
+		}
+		for _, fr := range b {
+			if fr.Data != nil {
+				// A frame's bytes are its own: appending to them must not
+				// reach the next frame's.
+				fr.Data = append(fr.Data[:len(fr.Data):len(fr.Data)], '!')[:len(fr.Data)]
+			}
+			got = append(got, fr)
+		}
+	}
+	if len(got) != len(frames) {
+		t.Fatalf("read %d frames, wrote %d", len(got), len(frames))
+	}
+	for i, want := range frames {
+		g := got[i]
+		if g.From != want.From || g.T != want.T || g.Conn != want.Conn || !bytes.Equal(g.Data, want.Data) || (g.Lost == nil) != (want.Lost == nil) || (g.Lost != nil && *g.Lost != *want.Lost) {
+			t.Fatalf("frame %d: got %+v, want %+v", i, g, want)
+		}
+	}
+
+	first := len(appendLiveFrame(nil, frames[0])) + len(frames[0].Data)
+	cut := &liveFrameReader{br: bufio.NewReader(bytes.NewReader(wire.Bytes()[:first+3])), maxLine: liveChunk}
+	if _, err := cut.next(); err != nil {
+		t.Fatalf("the first, whole frame: %v", err)
+	}
+	if _, err := cut.next(); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("input cut inside a frame: %v, want io.ErrUnexpectedEOF", err)
+	}
+	short := &liveFrameReader{br: bufio.NewReader(bytes.NewReader(wire.Bytes())), maxLine: 10}
+	if _, err := short.next(); !errors.Is(err, errBadLiveFrame) {
+		t.Errorf("a line longer than maxLine: %v, want errBadLiveFrame", err)
+	}
+}
+
+// tapWithLiveLinter runs the fixture's session through `acplint tap`, in
+// this process, with the live linter command argv (nil: the default; an
+// empty one: none can be started), and returns the tap's exit code, what
+// the editor got and the findings written.
+func tapWithLiveLinter(t *testing.T, argv []string, args ...string) (code int, stdout, findings string) {
+	t.Helper()
+	if argv != nil {
+		defer func(c func() ([]string, error)) { liveLintCommand = c }(liveLintCommand)
+		liveLintCommand = func() ([]string, error) {
+			if len(argv) == 0 {
+				return nil, errors.New("no live linter here")
+			}
+			return argv, nil
+		}
+	}
+	t.Setenv("ACPLINT_FIXTURE_AGENT", "1")
+	live := filepath.Join(t.TempDir(), "live.txt")
+	var out, stderr bytes.Buffer
+	code = run(context.Background(), append(append([]string{"tap", "--lint-out", live}, args...), "--", os.Args[0]),
+		strings.NewReader(tapClient), &out, &stderr)
+	got, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stderr.Len() > 0 {
+		t.Logf("stderr: %s", stderr.Bytes())
+	}
+	return code, out.String(), string(got)
+}
+
+// TestTapLiveLinterGone: a live linter process that ends at once, or
+// never ends, costs the findings, never a byte of the traffic or the
+// tap's exit with the agent; the findings say what happened.
+func TestTapLiveLinterGone(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		argv []string
+		want string
+	}{
+		{"exits", []string{"/bin/sh", "-c", "exit 3"}, "live linter process: exit status 3"},
+		// It reads everything and then hangs, with a process of its own
+		// holding its output: the tap waits a while, then ends them.
+		{"hangs", []string{"/bin/sh", "-c", "cat >/dev/null; sleep 60 & sleep 60"}, "live linter did not finish within 3s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			code, stdout, findings := tapWithLiveLinter(t, c.argv)
+			if code != 0 || strings.Count(stdout, "\n") != 4 {
+				t.Errorf("exit code %d, the editor got %d lines, want 0 and the agent's 4:\n%s", code, strings.Count(stdout, "\n"), stdout)
+			}
+			if !strings.Contains(findings, c.want) {
+				t.Errorf("the findings do not say %q:\n%s", c.want, findings)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("the tap took %v", d)
+			}
+		})
+	}
+}
+
+// TestTapLiveLintInProcess: where the live linter process cannot be
+// started, the tap lints on its own goroutines, and finds the same.
+func TestTapLiveLintInProcess(t *testing.T) {
+	_, stdout, inProcess := tapWithLiveLinter(t, []string{})
+	_, _, child := tapWithLiveLinter(t, nil)
+	if strings.Count(stdout, "\n") != 4 {
+		t.Errorf("the editor got %q", stdout)
+	}
+	if !strings.Contains(inProcess, "ACP-TURN-001") || inProcess != child {
+		t.Errorf("in the tap's process, live lint found\n%s\nin a process of its own\n%s", inProcess, child)
+	}
+}
