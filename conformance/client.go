@@ -617,10 +617,22 @@ func (c *client) settle(d time.Duration) {
 // came for d. An agent the machine's load kept from running said nothing
 // because it could not: d is stretched by the time the load took from it
 // (the agent's run delay, read when the quiet begins and when it ends, or
-// the harness's lateness), by at most maxStretch times d. The meter of the
-// run ticks too seldom for a wait this short.
+// the harness's lateness), by at most maxStretch times d, as long as the
+// agent has work in hand. One whose threads all sleep has caught up, and
+// what it still has to say waits for something other than a CPU: on a
+// loaded machine the threads of an idle runtime wait for the CPU too when
+// they wake, and that would stretch every settle. (The meter of the run
+// ticks too seldom for a wait this short.)
+//
+// Reading a thread's /proc files costs the harness milliseconds of system
+// time when the process ends, more than a quick agent's whole run: an
+// agent younger than sampleAfter is not read, as the meter does not read
+// it; only the harness's lateness counts then.
 func (c *client) quietFor(d time.Duration) bool {
 	pid := c.p.pid()
+	if time.Since(c.p.start) < sampleAfter {
+		pid = 0
+	}
 	c.settleDelays.sample(pid)
 	from, base, late, allowed := time.Now(), c.settleDelays.total(), time.Duration(0), d
 	for {
@@ -641,12 +653,12 @@ func (c *client) quietFor(d time.Duration) bool {
 		quiet := time.Since(from)
 		lost := min(max(late, c.settleDelays.total()-base), quiet)
 		stretched := d + min(lost, maxStretch*d)
-		if stretched > quiet {
+		if stretched > quiet && (pid == 0 || runnable(pid)) {
 			allowed = stretched
 			continue
 		}
 		if allowed > d {
-			c.logf("the agent was quiet for %v: the settle time of %v%s", quiet.Round(time.Millisecond), d, loadStretch(d, stretched))
+			c.logf("the agent was quiet for %v: the settle time of %v%s", quiet.Round(time.Millisecond), d, loadStretch(d, allowed))
 		}
 		return true
 	}

@@ -38,10 +38,12 @@ import (
 const stallTick = 50 * time.Millisecond
 
 // Reading the agent's run delay costs a few hundred microseconds of
-// system time, most agents start and exit in less than sampleAfter, and
-// load that would make them miss a wait does so for longer: the meter
-// reads it from sampleAfter (or a quarter of the wait, when shorter) into
-// the wait on, and misses at most that much of it.
+// system time, and milliseconds more when the agent ends (the kernel drops
+// what reading its threads' /proc files set up); most agents start and
+// exit in less than sampleAfter, and load that would make them miss a wait
+// does so for longer: the meter reads it from sampleAfter (or a quarter of
+// the wait, when shorter) into the wait on, and misses at most that much
+// of it.
 const sampleAfter = 200 * time.Millisecond
 
 // maxStretch bounds how many times the wait itself the load may add to it.
