@@ -653,7 +653,19 @@ func (c *client) quietFor(d time.Duration) bool {
 		quiet := time.Since(from)
 		lost := min(max(late, c.settleDelays.total()-base), quiet)
 		stretched := d + min(lost, maxStretch*d)
-		if stretched > quiet && (pid == 0 || runnable(pid)) {
+		if pid != 0 && lost > 0 {
+			switch {
+			case !runnable(pid):
+				stretched = 0
+			case stretched <= quiet && lost >= d/4:
+				// A wait for the CPU counts once it is over: while the
+				// agent, which the load kept from running for a quarter of
+				// the settle or more, still has work in hand, the settle
+				// goes on a quarter at a time.
+				stretched = min(quiet+d/4, (1+maxStretch)*d)
+			}
+		}
+		if stretched > quiet {
 			allowed = stretched
 			continue
 		}

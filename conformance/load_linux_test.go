@@ -317,6 +317,13 @@ func TestCloseUnderLoad(t *testing.T) {
 	}
 }
 
+// untestedWaits are the startup timeout and close grace of a load test
+// about other waits: the fixtures' (the load tests above test those).
+func untestedWaits(t *testing.T) (startup, closeGrace time.Duration) {
+	opts := testOptions(t, "")
+	return opts.StartupTimeout, opts.CloseGrace
+}
+
 // stretchedTo is how a verdict says that a wait of d was stretched to
 // its bound (see loadStretch).
 func stretchedTo(d time.Duration) string {
@@ -340,6 +347,7 @@ func TestAnswerUnderLoad(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := loadOptions(t, "slowanswer", cpu)
+			opts.StartupTimeout, opts.CloseGrace = untestedWaits(t)
 			tc.set(&opts)
 			run := runPlan(t, opts, &Plan{Version: 1, Actions: []Action{{Kind: ActNewSession}}})
 			if f := run.Failure; f != nil && f.Check == CheckTimeout && strings.Contains(f.Message, stretchedTo(loadWait)) {
@@ -378,6 +386,7 @@ func TestHungAgentTimesOutUnderLoad(t *testing.T) {
 			opts := loadOptions(t, tc.agent, cpu)
 			opts.ResponseTimeout, opts.RunTimeout = tc.response, tc.run
 			opts.IdleCancel = -1
+			opts.StartupTimeout, _ = untestedWaits(t)
 			opts.CloseGrace = 200 * time.Millisecond
 			began := time.Now()
 			run := runPlan(t, opts, preflightPlan())
@@ -392,7 +401,7 @@ func TestHungAgentTimesOutUnderLoad(t *testing.T) {
 				// under the load takes what it takes.
 				took -= answerTook(t, run, "initialize")
 			}
-			within := loadWait + 2*time.Second // its close under the load, and some
+			within := loadWait + 3*time.Second // its close under the load, and some
 			if tc.stretched {
 				within += maxStretch * loadWait
 				if !strings.Contains(f.Message, "stretched to") {
@@ -418,8 +427,7 @@ func TestSettleUnderLoad(t *testing.T) {
 	cpu := pinnedLoad(t)
 	opts := loadOptions(t, "latecancel", cpu)
 	opts.Settle = loadSettle
-	// Its start and exit are not what is tested.
-	opts.StartupTimeout, opts.CloseGrace = testOptions(t, "").StartupTimeout, testOptions(t, "").CloseGrace
+	opts.StartupTimeout, opts.CloseGrace = untestedWaits(t)
 	run := runPlan(t, opts, &Plan{Version: 1, Actions: []Action{{Kind: ActPrompt, Cancel: 3}, {Kind: ActPrompt}}})
 	if run.Failure != nil {
 		t.Fatalf("failure %s: %s", run.Failure.Check, run.Failure.Message)
