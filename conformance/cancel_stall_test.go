@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -90,13 +89,7 @@ func TestStalledTurnIsNoProofOfCancelRead(t *testing.T) {
 	t.Parallel()
 	opts := testOptions(t, "stalling")
 	opts.IdleCancel = 100 * time.Millisecond
-	opts.defaults()
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := &checker{ctx: context.Background(), opts: opts, ws: ws, pace: newPace(&opts)}
-	defer k.releaseTranscripts()
+	k := newTestChecker(t, opts)
 	// The preflight's turn ends on its own: the agent ends turns.
 	if pre := k.execute(preflightPlan()); pre.Failure != nil || len(pre.failing(findings.SeverityError)) > 0 {
 		t.Fatalf("preflight: %+v, fails %v\n%s", pre.Failure, pre.failing(findings.SeverityError), pre.Transcript.JSONL())
@@ -127,13 +120,7 @@ func TestCancelGraceScalesWithLoad(t *testing.T) {
 	t.Parallel()
 	opts := testOptions(t, "slow")
 	opts.CancelGrace = 250 * time.Millisecond
-	opts.defaults()
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := &checker{ctx: context.Background(), opts: opts, ws: ws, pace: newPace(&opts)}
-	defer k.releaseTranscripts()
+	k := newTestChecker(t, opts)
 	if pre := k.execute(preflightPlan()); pre.Failure != nil || len(pre.failing(findings.SeverityError)) > 0 {
 		t.Fatalf("preflight: %+v, fails %v\n%s", pre.Failure, pre.failing(findings.SeverityError), pre.Transcript.JSONL())
 	}
@@ -213,15 +200,8 @@ func TestResponseInPipeIsNoProofOfCancelRead(t *testing.T) {
 		t.Skip("the harness tells the bytes in the pipe on Linux only")
 	}
 	t.Parallel()
-	opts := testOptions(t, "hasty")
-	opts.defaults()
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := execute(context.Background(), &opts, ws, &Plan{Version: 1, Caps: []Capability{CapReadTextFile}, Faults: []Fault{FaultLate},
+	run := runPlan(t, testOptions(t, "hasty"), &Plan{Version: 1, Caps: []Capability{CapReadTextFile}, Faults: []Fault{FaultLate},
 		Actions: []Action{{Kind: ActPrompt, Task: 1, Cancel: 1, CancelAfter: 5}}})
-	defer run.Transcript.release()
 	if run.Facts[FactCancelSent] != 1 || run.Facts[FactFS] != 6 {
 		t.Fatalf("want a prompt cancelled after its sixth message, and the agent's six reads answered; steps %q", run.Steps)
 	}

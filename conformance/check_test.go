@@ -54,7 +54,7 @@ func init() {
 	case "hasty":
 		hastyAgent()
 		os.Exit(0)
-	case "slowstart", "slowexit", "spin":
+	case "slowstart", "slowexit", "spin", "slowanswer", "spinanswer", "latecancel":
 		os.Exit(loadAgent(name))
 	case "reference":
 		name = ""
@@ -93,6 +93,35 @@ func testOptions(t testing.TB, agent string) Options {
 		// Tests run checks side by side: each runs few agents at once.
 		Parallel: 2,
 	}
+}
+
+// newTestChecker is a checker of opts, with the defaults filled in, in a
+// workspace of its own; its runs' transcripts go when the test ends.
+func newTestChecker(t testing.TB, opts Options) *checker {
+	t.Helper()
+	opts.defaults()
+	ws, err := NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &checker{ctx: context.Background(), opts: opts, ws: ws, pace: newPace(&opts)}
+	t.Cleanup(k.releaseTranscripts)
+	return k
+}
+
+// runPlan runs plan once with opts, the defaults filled in, on a fresh
+// agent in a workspace of its own; the run's transcript goes when the
+// test ends.
+func runPlan(t testing.TB, opts Options, plan *Plan) *Run {
+	t.Helper()
+	opts.defaults()
+	ws, err := NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := execute(context.Background(), &opts, ws, plan)
+	t.Cleanup(run.Transcript.release)
+	return run
 }
 
 func TestReferenceAgentConforms(t *testing.T) {
@@ -402,13 +431,7 @@ func TestTimeoutsScaleDown(t *testing.T) {
 	opts := testOptions(t, string(agents.NeverAnswer))
 	opts.ResponseTimeout = 4 * time.Second
 	opts.IdleCancel = -1
-	opts.defaults()
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := &checker{ctx: context.Background(), opts: opts, ws: ws, pace: newPace(&opts)}
-	defer k.releaseTranscripts()
+	k := newTestChecker(t, opts)
 	first := k.execute(preflightPlan())
 	if first.Failure == nil || first.Failure.Check != CheckTimeout || first.Duration < opts.ResponseTimeout {
 		t.Fatalf("the first run: %+v after %v, want %s after the full timeout", first.Failure, first.Duration, CheckTimeout)

@@ -277,6 +277,13 @@ type client struct {
 	quiet bool
 	// startup is how long the process took to answer initialize.
 	startup time.Duration
+	// load measures, for the whole run, the time the machine's load kept
+	// the agent or the harness from running; watchdog ends the run after
+	// the run timeout, stretched by it (nil outside executeOn).
+	load     *stallMeter
+	watchdog *runWatchdog
+	// settleDelays are the agent's run delays read during settles.
+	settleDelays runDelays
 }
 
 // Fact is something that happened in a run and that makes a rule
@@ -413,9 +420,10 @@ func (c *client) answer(msg []byte) {
 // already had answered), it is given strayGrace more for the real answer:
 // it believes it has answered.
 //
-// The startup timeout is stretched by the time the machine's load kept the
-// agent or the harness from running (see stallMeter): on a loaded machine
-// a conforming agent's start takes longer than it does on an idle one.
+// The startup timeout and the response timeout are stretched by the time
+// the machine's load kept the agent or the harness from running (see
+// stallMeter): on a loaded machine a conforming agent's start, and its
+// answers, take longer than they do on an idle one.
 func (c *client) wait(cc *clientCall, first time.Duration) bool {
 	var deadline time.Time
 	var load *stallMeter
@@ -427,15 +435,19 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 		}
 	}
 	sent := time.Now()
+	// The agent has been silent since silence; the response timeout is
+	// stretched to allowed for the load meanwhile.
+	silence, allowed := c.load.mark(), time.Duration(0)
 	for !cc.done {
 		if c.failure != nil || c.interrupted || c.disconnectLine > 0 {
 			return false
 		}
 		timeout := c.responseTimeout()
+		wait := max(timeout, allowed) - time.Since(silence.at)
 		if first > 0 {
-			timeout = time.Until(deadline)
+			wait = time.Until(deadline)
 		}
-		limit := timeout
+		limit := wait
 		stray := c.stray > cc.line && cc.line > 0
 		if stray {
 			limit = min(limit, strayGrace-time.Since(c.strayAt))
@@ -445,11 +457,18 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 			limit = idle
 		}
 		if limit > 0 && c.step(limit) {
+			silence, allowed = c.load.mark(), 0
 			continue
 		}
-		if first > 0 && limit == timeout && c.failure == nil && !c.interrupted && !c.eof {
+		if first > 0 && limit == wait && c.failure == nil && !c.interrupted && !c.eof {
 			if stretched := c.p.start.Add(load.stretch(first)); time.Until(stretched) > 0 {
 				deadline = stretched
+				continue
+			}
+		}
+		if first == 0 && limit == wait && c.failure == nil && !c.interrupted && !c.eof {
+			if stretched := c.load.stretchSince(silence, timeout); stretched > time.Since(silence.at) {
+				allowed = stretched
 				continue
 			}
 		}
@@ -458,6 +477,8 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 			// first: the turn was not silent after all.
 			if len(c.p.frames) == 0 {
 				c.cancelStuck(idle)
+				// The agent has the cancel to answer now.
+				silence, allowed = c.load.mark(), 0
 			}
 			continue
 		}
@@ -473,13 +494,9 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 		case stray:
 			c.fail(CheckTimeout, "no response to %s: the agent answered an id the client never sent at line %d and then said nothing for %v", what, c.stray, strayGrace)
 		case first > 0:
-			stretched := ""
-			if took := deadline.Sub(c.p.start); took > first {
-				stretched = fmt.Sprintf(", stretched to %v for the time the machine's load kept the agent or the harness from running", took.Round(time.Millisecond))
-			}
-			c.fail(CheckStart, "no response to %s within the startup timeout of %v%s (the agent wrote %d line(s) on stdout meanwhile)", what, first, stretched, c.facts[FactAgentLine])
+			c.fail(CheckStart, "no response to %s within the startup timeout of %v%s (the agent wrote %d line(s) on stdout meanwhile)", what, first, loadStretch(first, deadline.Sub(c.p.start)), c.facts[FactAgentLine])
 		default:
-			c.fail(CheckTimeout, "no response to %s and no other message for %v", what, timeout)
+			c.fail(CheckTimeout, "no response to %s and no other message for %v%s", what, timeout, loadStretch(timeout, allowed))
 		}
 		if c.failure != nil && c.failure.Line == 0 {
 			c.failure.Line = cc.line
@@ -498,6 +515,16 @@ func (c *client) wait(cc *clientCall, first time.Duration) bool {
 	// A request whose write failed is done without a response: the failure
 	// says so.
 	return cc.err == nil && c.failure == nil
+}
+
+// loadStretch says, for a verdict, that a wait of d was stretched to
+// allowed for the machine's load (see stallMeter), or nothing when it was
+// not.
+func loadStretch(d, allowed time.Duration) string {
+	if allowed <= d {
+		return ""
+	}
+	return fmt.Sprintf(", stretched to %v for the time the machine's load kept the agent or the harness from running", allowed.Round(time.Millisecond))
 }
 
 // strayGrace is how long the client still waits for a response after the
@@ -566,8 +593,8 @@ func (c *client) step(timeout time.Duration) bool {
 	case <-timer.C:
 		return false
 	case <-c.ctx.Done():
-		if errors.Is(c.ctx.Err(), context.DeadlineExceeded) && (c.outer == nil || c.outer.Err() == nil) {
-			c.fail(CheckTimeout, "the run took longer than the run timeout of %v", c.opts.RunTimeout)
+		if errors.Is(context.Cause(c.ctx), errRunTimeout) && (c.outer == nil || c.outer.Err() == nil) {
+			c.fail(CheckTimeout, "the run took longer than the run timeout of %v%s", c.opts.RunTimeout, loadStretch(c.opts.RunTimeout, c.watchdog.limit()))
 		} else {
 			c.interrupted = true // the user stopped the check: no verdict on this run
 		}
@@ -579,10 +606,73 @@ func (c *client) step(timeout time.Duration) bool {
 // that late messages land before the client's next move.
 func (c *client) settle(d time.Duration) {
 	for c.failure == nil && !c.eof && !c.interrupted {
-		if !c.step(d) {
+		if c.quietFor(d) {
 			c.quiet = c.failure == nil && !c.eof && !c.interrupted
 			return
 		}
+	}
+}
+
+// quietFor handles at most one agent message, and reports whether none
+// came for d. An agent the machine's load kept from running said nothing
+// because it could not: d is stretched by the time the load took from it
+// (the agent's run delay, read when the quiet begins and when it ends, or
+// the harness's lateness), by at most maxStretch times d, as long as the
+// agent has work in hand. One whose threads all sleep has caught up, and
+// what it still has to say waits for something other than a CPU: on a
+// loaded machine the threads of an idle runtime wait for the CPU too when
+// they wake, and that would stretch every settle. (The meter of the run
+// ticks too seldom for a wait this short.)
+//
+// Reading a thread's /proc files costs the harness milliseconds of system
+// time when the process ends, more than a quick agent's whole run: an
+// agent younger than sampleAfter is not read, as the meter does not read
+// it; only the harness's lateness counts then.
+func (c *client) quietFor(d time.Duration) bool {
+	pid := c.p.pid()
+	if time.Since(c.p.start) < sampleAfter {
+		pid = 0
+	}
+	c.settleDelays.sample(pid)
+	from, base, late, allowed := time.Now(), c.settleDelays.total(), time.Duration(0), d
+	for {
+		if ask := allowed - time.Since(from); ask > 0 {
+			asked := time.Now()
+			if c.step(ask) {
+				return false
+			}
+			late += max(time.Since(asked)-ask, 0)
+		}
+		if c.failure != nil || c.eof || c.interrupted {
+			return true
+		}
+		if len(c.p.frames) > 0 {
+			return false // it came as the time ran out
+		}
+		c.settleDelays.sample(pid)
+		quiet := time.Since(from)
+		lost := min(max(late, c.settleDelays.total()-base), quiet)
+		stretched := d + min(lost, maxStretch*d)
+		if pid != 0 && lost > 0 {
+			switch {
+			case !runnable(pid):
+				stretched = 0
+			case stretched <= quiet && lost >= d/4:
+				// A wait for the CPU counts once it is over: while the
+				// agent, which the load kept from running for a quarter of
+				// the settle or more, still has work in hand, the settle
+				// goes on a quarter at a time.
+				stretched = min(quiet+d/4, (1+maxStretch)*d)
+			}
+		}
+		if stretched > quiet {
+			allowed = stretched
+			continue
+		}
+		if allowed > d {
+			c.logf("the agent was quiet for %v: the settle time of %v%s", quiet.Round(time.Millisecond), d, loadStretch(d, allowed))
+		}
+		return true
 	}
 }
 

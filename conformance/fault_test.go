@@ -448,15 +448,8 @@ func TestEscapedGrandchild(t *testing.T) {
 			}
 		}
 	}()
-	opts := Options{Agent: agent, StartupTimeout: time.Second, CloseGrace: 200 * time.Millisecond}
-	opts.defaults()
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
-	run := execute(context.Background(), &opts, ws, preflightPlan())
-	run.Transcript.release()
+	run := runPlan(t, Options{Agent: agent, StartupTimeout: time.Second, CloseGrace: 200 * time.Millisecond}, preflightPlan())
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the run took %v, want at most 5s", took.Round(time.Millisecond))
 	}

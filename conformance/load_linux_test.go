@@ -1,17 +1,20 @@
 package conformance
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/acplint/acplint/conformance/agents"
+	"github.com/acplint/acplint/findings"
 )
 
 // The load tests reproduce what a loaded machine does to a check: the
@@ -34,12 +37,24 @@ const (
 	// loadWait is the startup timeout and close grace of the load tests,
 	// which the agents would make in agentCPU on an idle machine.
 	loadWait = time.Second
+	// lateCPU is the CPU time "latecancel" needs between answering a
+	// cancelled prompt and its next message: well within loadSettle on an
+	// idle machine, several times it under the load.
+	lateCPU = 15 * time.Millisecond
+	// loadSettle is the settle time of the settle load test.
+	loadSettle = 100 * time.Millisecond
 )
+
+// forever is CPU time no agent gets.
+const forever = time.Duration(1<<63 - 1)
 
 // loadAgent runs the agents of the load tests: "slowstart" needs agentCPU
 // before it serves as the reference agent, "slowexit" after its stdin
 // closed before it exits, and "spin" never answers and never stops
-// computing.
+// computing. "slowanswer" needs agentCPU to answer session/new, and
+// "spinanswer" computes for ever once it read one; "latecancel" has the
+// defect update-after-cancel and needs lateCPU before that update, and
+// starts sampleAfter late.
 func loadAgent(name string) int {
 	switch name {
 	case "slowstart":
@@ -50,9 +65,55 @@ func loadAgent(name string) int {
 		burnCPU(cpuTime() + agentCPU)
 		return code
 	case "spin":
-		burnCPU(time.Duration(1<<63 - 1))
+		burnCPU(forever)
+	case "slowanswer":
+		return agents.Main(nil, &burnOnRead{r: os.Stdin, cpu: agentCPU}, os.Stdout, os.Stderr)
+	case "spinanswer":
+		return agents.Main(nil, &burnOnRead{r: os.Stdin, cpu: forever}, os.Stdout, os.Stderr)
+	case "latecancel":
+		// The settle reads no agent younger than sampleAfter.
+		time.Sleep(sampleAfter)
+		return agents.Main([]string{"-defect", string(agents.UpdateAfterCancel), "-delay", "1ms"}, os.Stdin, &burnAfterCancelled{w: os.Stdout}, os.Stderr)
 	}
 	return 2
+}
+
+// burnOnRead computes for cpu once it read a session/new request, before
+// the agent sees it.
+type burnOnRead struct {
+	r   io.Reader
+	cpu time.Duration
+}
+
+func (b *burnOnRead) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if bytes.Contains(p[:n], []byte(`"session/new"`)) {
+		until := forever
+		if b.cpu < forever {
+			until = cpuTime() + b.cpu
+		}
+		burnCPU(until)
+	}
+	return n, err
+}
+
+// burnAfterCancelled computes for lateCPU after the agent answered a
+// prompt with stopReason cancelled, before it writes its next line.
+type burnAfterCancelled struct {
+	mu      sync.Mutex
+	w       io.Writer
+	pending bool
+}
+
+func (b *burnAfterCancelled) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending {
+		b.pending = false
+		burnCPU(cpuTime() + lateCPU)
+	}
+	b.pending = bytes.Contains(p, []byte(`"stopReason":"cancelled"`))
+	return b.w.Write(p)
 }
 
 // cpuTime is the CPU time the process has used.
@@ -125,23 +186,32 @@ func loadOptions(t *testing.T, agent string, cpu string) Options {
 	return opts
 }
 
-// startTook is how long after the initialize request its response came,
-// read from the run's transcript: the agent's start took at least that.
-func startTook(t *testing.T, run *Run) time.Duration {
+// answerTook is how long after the first method request of the run its
+// response came, read from the run's transcript: answering it took the
+// agent at least that.
+func answerTook(t *testing.T, run *Run, method string) time.Duration {
 	t.Helper()
-	var ts []time.Time
+	var asked time.Time
+	var id json.RawMessage
 	for line := range strings.Lines(string(run.Transcript.JSONL())) {
 		var r struct {
-			TS time.Time `json:"ts"`
+			TS  time.Time `json:"ts"`
+			Msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			} `json:"msg"`
 		}
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("transcript line %q: %v", line, err)
 		}
-		if ts = append(ts, r.TS); len(ts) == 2 {
-			return ts[1].Sub(ts[0])
+		switch {
+		case id == nil && r.Msg.Method == method:
+			asked, id = r.TS, r.Msg.ID
+		case id != nil && r.Msg.Method == "" && bytes.Equal(r.Msg.ID, id):
+			return r.TS.Sub(asked)
 		}
 	}
-	t.Fatalf("no initialize exchange in\n%s", run.Transcript.JSONL())
+	t.Fatalf("no %s exchange in\n%s", method, run.Transcript.JSONL())
 	return 0
 }
 
@@ -153,19 +223,14 @@ func startTook(t *testing.T, run *Run) time.Duration {
 func TestStartUnderLoad(t *testing.T) {
 	cpu := pinnedLoad(t)
 	opts := loadOptions(t, "slowstart", cpu)
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := execute(context.Background(), &opts, ws, &Plan{Version: 1})
-	defer run.Transcript.release()
+	run := runPlan(t, opts, &Plan{Version: 1})
 	if f := run.Failure; f != nil && f.Check == CheckStart && strings.Contains(f.Message, fmt.Sprintf("stretched to %v ", (1+maxStretch)*loadWait)) {
 		t.Skipf("the machine is busier than the check stretches the startup timeout for: %s", f.Message)
 	}
 	if run.Failure != nil {
 		t.Fatalf("a conforming agent slowed down by the load fails %s: %s", run.Failure.Check, run.Failure.Message)
 	}
-	took := startTook(t, run)
+	took := answerTook(t, run, "initialize")
 	t.Logf("initialize answered after %v under the load (startup timeout %v)", took.Round(time.Millisecond), opts.StartupTimeout)
 	if took <= opts.StartupTimeout {
 		t.Errorf("the load did not slow the agent's start past the startup timeout (%v): the test proves nothing", took)
@@ -188,14 +253,9 @@ func TestHungAgentFailsStartUnderLoad(t *testing.T) {
 		t.Run(tc.agent, func(t *testing.T) {
 			opts := loadOptions(t, tc.agent, cpu)
 			opts.CloseGrace = 200 * time.Millisecond
-			ws, err := NewWorkspace(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
 			began := time.Now()
-			run := execute(context.Background(), &opts, ws, &Plan{Version: 1})
+			run := runPlan(t, opts, &Plan{Version: 1})
 			took := time.Since(began)
-			defer run.Transcript.release()
 			if run.Failure == nil || run.Failure.Check != CheckStart || !strings.Contains(run.Failure.Message, "startup timeout") {
 				t.Fatalf("a hung agent under load: failure %+v, want %s for the startup timeout", run.Failure, CheckStart)
 			}
@@ -255,4 +315,136 @@ func TestCloseUnderLoad(t *testing.T) {
 	if took, within := time.Since(began), 2*loadWait+2*time.Second; took > within {
 		t.Errorf("closing it took %v (stdin rung up to %v), want at most %v: it waits for no CPU", took.Round(time.Millisecond), waited, within)
 	}
+}
+
+// untestedWaits are the startup timeout and close grace of a load test
+// about other waits: the fixtures' (the load tests above test those).
+func untestedWaits(t *testing.T) (startup, closeGrace time.Duration) {
+	opts := testOptions(t, "")
+	return opts.StartupTimeout, opts.CloseGrace
+}
+
+// stretchedTo is how a verdict says that a wait of d was stretched to
+// its bound (see loadStretch).
+func stretchedTo(d time.Duration) string {
+	return fmt.Sprintf("stretched to %v ", (1+maxStretch)*d)
+}
+
+// TestAnswerUnderLoad: a conforming agent that needs agentCPU to answer
+// session/new, on a CPU it shares with loadProcs busy processes, answers
+// later than the response timeout, and its run outlasts the run timeout,
+// on the wall clock. The time it waited for the CPU does not count
+// against it: it must not fail CHECK-TIMEOUT. (Before the two were
+// stretched by the load, it did, in every run.)
+func TestAnswerUnderLoad(t *testing.T) {
+	cpu := pinnedLoad(t)
+	for _, tc := range []struct {
+		name string
+		set  func(*Options)
+	}{
+		{"response timeout", func(o *Options) { o.ResponseTimeout = loadWait }},
+		{"run timeout", func(o *Options) { o.RunTimeout = loadWait }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := loadOptions(t, "slowanswer", cpu)
+			opts.StartupTimeout, opts.CloseGrace = untestedWaits(t)
+			tc.set(&opts)
+			run := runPlan(t, opts, &Plan{Version: 1, Actions: []Action{{Kind: ActNewSession}}})
+			if f := run.Failure; f != nil && f.Check == CheckTimeout && strings.Contains(f.Message, stretchedTo(loadWait)) {
+				t.Skipf("the machine is busier than the check stretches the %s for: %s", tc.name, f.Message)
+			}
+			if run.Failure != nil {
+				t.Fatalf("a conforming agent slowed down by the load fails %s: %s", run.Failure.Check, run.Failure.Message)
+			}
+			took := answerTook(t, run, "session/new")
+			t.Logf("session/new answered after %v under the load, the run took %v (%s %v)", took.Round(time.Millisecond), run.Duration.Round(time.Millisecond), tc.name, loadWait)
+			if took <= loadWait {
+				t.Errorf("the load did not slow the agent's answer past %v: the test proves nothing", loadWait)
+			}
+		})
+	}
+}
+
+// TestHungAgentTimesOutUnderLoad: under the same load, an agent that
+// never answers still fails CHECK-TIMEOUT, for its silence and for the
+// run's length: one asleep soon after the timeout, since it never waits
+// for the CPU; one that computes for ever within maxStretch times the
+// timeout more, and the verdict says the timeout was stretched.
+func TestHungAgentTimesOutUnderLoad(t *testing.T) {
+	cpu := pinnedLoad(t)
+	const long = time.Minute
+	for _, tc := range []struct {
+		name, agent, want string
+		response, run     time.Duration
+		stretched         bool
+	}{
+		{"asleep", string(agents.NeverAnswer), "no other message for", loadWait, long, false},
+		{"spinning", "spinanswer", "no other message for", loadWait, long, true},
+		{"spinning past the run timeout", "spinanswer", "the run took longer than the run timeout", long, loadWait, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := loadOptions(t, tc.agent, cpu)
+			opts.ResponseTimeout, opts.RunTimeout = tc.response, tc.run
+			opts.IdleCancel = -1
+			opts.StartupTimeout, _ = untestedWaits(t)
+			opts.CloseGrace = 200 * time.Millisecond
+			began := time.Now()
+			run := runPlan(t, opts, preflightPlan())
+			took := time.Since(began)
+			f := run.Failure
+			if f == nil || f.Check != CheckTimeout || !strings.Contains(f.Message, tc.want) {
+				t.Fatalf("a hung agent under load: failure %+v, want %s: %s", f, CheckTimeout, tc.want)
+			}
+			t.Logf("%s after %v: %s", CheckTimeout, took.Round(time.Millisecond), f.Message)
+			if tc.response < long {
+				// The response timeout runs once the agent has started, which
+				// under the load takes what it takes.
+				took -= answerTook(t, run, "initialize")
+			}
+			within := loadWait + 3*time.Second // its close under the load, and some
+			if tc.stretched {
+				within += maxStretch * loadWait
+				if !strings.Contains(f.Message, "stretched to") {
+					t.Errorf("the verdict does not say that the load stretched the timeout: %s", f.Message)
+				}
+			}
+			if took > within {
+				t.Errorf("the run took %v, want at most %v", took.Round(time.Millisecond), within)
+			}
+		})
+	}
+}
+
+// TestSettleUnderLoad: an agent with the defect update-after-cancel,
+// which needs lateCPU between its answer to a cancelled prompt and the
+// update after it, on a CPU it shares with loadProcs busy processes,
+// writes the update later than the settle time on the wall clock. The
+// settle is stretched by the time it waited for the CPU, so the update
+// lands before the client's next prompt and fails ACP-CXL-002, as it does
+// on an idle machine. (Before, the next prompt went out first in every
+// run, and the update passed for one of the next turn.)
+func TestSettleUnderLoad(t *testing.T) {
+	cpu := pinnedLoad(t)
+	opts := loadOptions(t, "latecancel", cpu)
+	opts.Settle = loadSettle
+	opts.StartupTimeout, opts.CloseGrace = untestedWaits(t)
+	run := runPlan(t, opts, &Plan{Version: 1, Actions: []Action{{Kind: ActPrompt, Cancel: 3}, {Kind: ActPrompt}}})
+	if run.Failure != nil {
+		t.Fatalf("failure %s: %s", run.Failure.Check, run.Failure.Message)
+	}
+	if run.Facts[FactCancelSent] != 1 || run.Facts[FactPrompt] != 2 {
+		t.Fatalf("want a prompt cancelled right after it, and a second; steps %q", run.Steps)
+	}
+	if !bytes.Contains(run.Transcript.JSONL(), []byte(`"stopReason":"cancelled"`)) {
+		t.Skipf("the agent ended the cancelled turn before it read the cancel: no late update to wait for")
+	}
+	if _, ok := run.failing(findings.SeverityError)[findings.CXLUpdateAfterCancel.ID]; ok {
+		return
+	}
+	for _, s := range run.Steps {
+		if strings.Contains(s, stretchedTo(loadSettle)) {
+			t.Skipf("the machine is busier than the check stretches the settle time for: %s", s)
+		}
+	}
+	t.Errorf("the late update after the cancelled turn is not %s: the settle ended before it came; steps %q\n%s", findings.CXLUpdateAfterCancel.ID, run.Steps, run.Transcript.JSONL())
 }

@@ -41,13 +41,7 @@ func TestSequencesShareAnAgent(t *testing.T) {
 	opts := testOptions(t, "reference")
 	agent, pidfile := countedAgent(t, "reference")
 	opts.Agent = agent
-	opts.defaults()
-	ws, err := NewWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := &checker{ctx: context.Background(), opts: opts, ws: ws, pace: newPace(&opts)}
-	defer k.releaseTranscripts()
+	k := newTestChecker(t, opts)
 	plan := tourPlans(AllCapabilities)[0]
 	first, cn := k.executeOn(plan, nil, true)
 	if first.Failure != nil || first.Close != ClosedKept || cn == nil {

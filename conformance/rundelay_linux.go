@@ -17,8 +17,43 @@ const maxTreeProcs = 256
 // nanoseconds the thread waited on a run queue. It does nothing where the
 // kernel keeps no schedstat.
 func (r *runDelays) sample(pid int) {
+	eachThread(pid, func(task string, tid int) bool {
+		if d, ok := readRunDelay(task + "/schedstat"); ok {
+			r.note(tid, d)
+		}
+		return false
+	})
+}
+
+// runnable reports whether a thread of process pid or of its descendants
+// is running or waiting for a CPU (state R in /proc/PID/task/TID/stat):
+// the agent has work in hand. (A thread's run delay counts only once the
+// wait is over.) It is true where that cannot be read.
+func runnable(pid int) bool {
+	read := false
+	found := eachThread(pid, func(task string, _ int) bool {
+		var buf [512]byte
+		b, ok := readProcFile(task+"/stat", buf[:])
+		if !ok {
+			return false
+		}
+		read = true
+		// The state follows the command, in parentheses that it may
+		// contain itself.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+			return b[i+2] == 'R'
+		}
+		return false
+	})
+	return found || !read
+}
+
+// eachThread calls f with the /proc directory and the id of every thread
+// of process pid and of its descendants, until f returns true; it reports
+// whether one did.
+func eachThread(pid int, f func(task string, tid int) bool) bool {
 	if pid <= 0 {
-		return
+		return false
 	}
 	procs := []int{pid}
 	for i := 0; i < len(procs) && i < maxTreeProcs; i++ {
@@ -32,14 +67,15 @@ func (r *runDelays) sample(pid int) {
 			if err != nil {
 				continue
 			}
-			if d, ok := readRunDelay(dir + task.Name() + "/schedstat"); ok {
-				r.note(tid, d)
+			if f(dir+task.Name(), tid) {
+				return true
 			}
 			if len(procs) < maxTreeProcs {
 				procs = appendChildren(procs, dir+task.Name()+"/children")
 			}
 		}
 	}
+	return false
 }
 
 // readRunDelay parses a schedstat file: time on the CPU, time waiting on

@@ -209,11 +209,13 @@ func executeOn(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 	// interrupt must.
 	interrupt := ctx.Done()
 	outer := ctx
-	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	c := newClient(ctx, opts, p, plan, ws.open(), pc)
 	c.outer = outer
 	c.handshake, c.nextID, c.startup = cn.handshake, cn.nextID, cn.startup
+	c.load = newRunMeter(p.pid(), opts.RunTimeout)
+	c.watchdog = watchRun(opts.RunTimeout, c.load, cancel)
 	c.sequence()
 	// Handing the process over costs a settle unless the agent is quiet
 	// already; when the agent starts quicker than that, a fresh one is
@@ -225,6 +227,9 @@ func executeOn(ctx context.Context, opts *Options, ws *Workspace, plan *Plan, pc
 		// it.
 		c.settle(opts.Settle)
 	}
+	// (The close ladder measures the load itself.)
+	c.watchdog.stop()
+	c.load.close()
 	if keep && c.canHandOver() {
 		p.park()
 		run.Close = ClosedKept

@@ -1,14 +1,20 @@
 package conformance
 
 import (
+	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Two of the harness's verdicts are waits on the wall clock: initialize
-// must be answered within --startup-timeout (CHECK-START, MUST) and the
-// agent must exit within --close-grace of its stdin closing (CHECK-CLOSE).
-// On a loaded machine a conforming agent gets a sliver of a core and the
+// Several of the harness's verdicts are waits on the wall clock:
+// initialize must be answered within --startup-timeout (CHECK-START,
+// MUST), every request before the agent falls silent for
+// --response-timeout and every run within --run-timeout (CHECK-TIMEOUT),
+// and the agent must exit within --close-grace of its stdin closing
+// (CHECK-CLOSE); and --settle, the quiet that tells the agent has nothing
+// more to say, decides where its late messages land. On a loaded machine a conforming agent gets a sliver of a core and the
 // harness itself runs late, so wall time there measures the machine, not
 // the agent. A stallMeter measures how much of a wait the load took away,
 // and the wait is stretched by that much:
@@ -32,10 +38,12 @@ import (
 const stallTick = 50 * time.Millisecond
 
 // Reading the agent's run delay costs a few hundred microseconds of
-// system time, most agents start and exit in less than sampleAfter, and
-// load that would make them miss a wait does so for longer: the meter
-// reads it from sampleAfter (or a quarter of the wait, when shorter) into
-// the wait on, and misses at most that much of it.
+// system time, and milliseconds more when the agent ends (the kernel drops
+// what reading its threads' /proc files set up); most agents start and
+// exit in less than sampleAfter, and load that would make them miss a wait
+// does so for longer: the meter reads it from sampleAfter (or a quarter of
+// the wait, when shorter) into the wait on, and misses at most that much
+// of it.
 const sampleAfter = 200 * time.Millisecond
 
 // maxStretch bounds how many times the wait itself the load may add to it.
@@ -47,6 +55,7 @@ type stallMeter struct {
 	pid       int
 	fromStart bool
 	began     time.Time
+	tick      time.Duration
 	// sampleFrom is how far into the wait the run delay is read from.
 	sampleFrom time.Duration
 	stop       chan struct{}
@@ -68,8 +77,24 @@ type stallMeter struct {
 // is being waited for); otherwise only what it waits once the meter reads
 // it (see sampleAfter).
 func newStallMeter(pid int, fromStart bool, d time.Duration) *stallMeter {
+	return newStallMeterEvery(pid, fromStart, d, stallTick)
+}
+
+// runTick is how often the meter of a whole run (see newRunMeter) ticks:
+// a run can last minutes, and its waits are long enough that a helper
+// process missed now and then does not matter.
+const runTick = 250 * time.Millisecond
+
+// newRunMeter measures the load on the agent pid and on the harness for
+// a whole run of at most d: the response timeout and the run timeout are
+// stretched by what it measures (see stallMeter.since).
+func newRunMeter(pid int, d time.Duration) *stallMeter {
+	return newStallMeterEvery(pid, false, d, runTick)
+}
+
+func newStallMeterEvery(pid int, fromStart bool, d, tick time.Duration) *stallMeter {
 	m := &stallMeter{
-		pid: pid, fromStart: fromStart, began: time.Now(), sampleFrom: min(sampleAfter, d/4),
+		pid: pid, fromStart: fromStart, began: time.Now(), tick: tick, sampleFrom: min(sampleAfter, d/4),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	go m.run()
@@ -78,17 +103,17 @@ func newStallMeter(pid int, fromStart bool, d time.Duration) *stallMeter {
 
 func (m *stallMeter) run() {
 	defer close(m.done)
-	timer := time.NewTimer(stallTick)
+	timer := time.NewTimer(m.tick)
 	defer timer.Stop()
 	for {
 		asked := time.Now()
-		timer.Reset(stallTick)
+		timer.Reset(m.tick)
 		select {
 		case <-m.stop:
 			return
 		case <-timer.C:
 		}
-		late := time.Since(asked) - stallTick
+		late := time.Since(asked) - m.tick
 		m.mu.Lock()
 		m.lag += max(late, 0)
 		if m.sampling || time.Since(m.began) >= m.sampleFrom {
@@ -122,17 +147,59 @@ func (m *stallMeter) lost() time.Duration {
 	if m == nil {
 		return 0
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sample()
-	// (Threads that wait side by side add up to more than the wait.)
-	return min(max(m.lag, m.delays.total()-m.base), time.Since(m.began))
+	return m.since(stallMark{at: m.began})
 }
 
 // stretch is d extended by the time load took since the meter started, by
 // at most maxStretch times d.
 func (m *stallMeter) stretch(d time.Duration) time.Duration {
 	return d + min(m.lost(), maxStretch*d)
+}
+
+// stallMark is what a meter had measured at a moment: a wait that begins
+// while the meter runs (a request's silence, within a run) measures the
+// load from its mark on.
+type stallMark struct {
+	at         time.Time
+	lag, delay time.Duration
+}
+
+// mark notes what the meter has measured so far, as of its latest tick:
+// it reads nothing, since a run marks every message, and the run delay it
+// misses is a tick's at most.
+func (m *stallMeter) mark() stallMark {
+	if m == nil {
+		return stallMark{at: time.Now()}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return stallMark{at: time.Now(), lag: m.lag, delay: m.counted()}
+}
+
+// since is the time load took from a wait since mk.
+func (m *stallMeter) since(mk stallMark) time.Duration {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sample()
+	// (Threads that wait side by side add up to more than the wait.)
+	return min(max(m.lag-mk.lag, m.counted()-mk.delay), time.Since(mk.at))
+}
+
+// stretchSince is d, a wait that began at mk, extended by the time load
+// took since, by at most maxStretch times d.
+func (m *stallMeter) stretchSince(mk stallMark, d time.Duration) time.Duration {
+	return d + min(m.since(mk), maxStretch*d)
+}
+
+// counted is the agent's run delay the meter counts so far. m.mu is held.
+func (m *stallMeter) counted() time.Duration {
+	if !m.sampling {
+		return 0
+	}
+	return m.delays.total() - m.base
 }
 
 // runDelays adds up the run delays of a process tree's threads. A thread
@@ -162,4 +229,52 @@ func (r *runDelays) total() time.Duration {
 		sum += d
 	}
 	return sum
+}
+
+// errRunTimeout ends a run that outlasted the run timeout.
+var errRunTimeout = errors.New("the run timeout is over")
+
+// runWatchdog ends a run once it has lasted the run timeout, stretched by
+// the time the machine's load kept the agent or the harness from running
+// meanwhile, by at most maxStretch times the timeout: an agent that runs
+// for ever still ends, at most that much later.
+type runWatchdog struct {
+	timer   *time.Timer
+	began   time.Time
+	timeout time.Duration
+	load    *stallMeter
+	end     context.CancelCauseFunc
+	// allowed is the timeout once stretched.
+	allowed atomic.Int64
+}
+
+func watchRun(timeout time.Duration, load *stallMeter, end context.CancelCauseFunc) *runWatchdog {
+	w := &runWatchdog{began: time.Now(), timeout: timeout, load: load, end: end}
+	w.allowed.Store(int64(timeout))
+	w.timer = time.AfterFunc(timeout, w.fire)
+	return w
+}
+
+func (w *runWatchdog) fire() {
+	allowed := w.load.stretch(w.timeout)
+	if rest := time.Until(w.began.Add(allowed)); rest > 0 {
+		w.allowed.Store(int64(allowed))
+		w.timer.Reset(rest)
+		return
+	}
+	w.end(errRunTimeout)
+}
+
+// limit is how long the run may last, once stretched.
+func (w *runWatchdog) limit() time.Duration {
+	if w == nil {
+		return 0
+	}
+	return time.Duration(w.allowed.Load())
+}
+
+func (w *runWatchdog) stop() {
+	if w != nil {
+		w.timer.Stop()
+	}
 }

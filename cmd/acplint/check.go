@@ -125,10 +125,11 @@ file that is removed at once) and its most recent lines after those (up to
 lines dropped between with a gap record ("lost") that lint reports. Lint's
 findings are capped per rule (the first 100, then a count). The startup timeout counts from the
 agent's start: an agent that writes on stdout but never answers initialize
-fails it all the same. The startup timeout and the close grace of the stdin
-step are stretched by the time the machine's load kept the agent or acplint
-from running (at most three times the wait more), so that a loaded machine
-does not fail a conforming agent.
+fails it all the same. The startup, response and run timeouts, the close
+grace of the stdin step and the settle time are stretched by the time the
+machine's load kept the agent or acplint from running (at most three times
+the wait more), so that a loaded machine does not fail a conforming agent;
+a verdict that fails a stretched wait says so.
 
 Interrupting check (SIGINT, SIGTERM) ends it promptly: the running agent's
 process group gets stdin closed, SIGTERM and SIGKILL within 1.5 s, the
