@@ -226,6 +226,8 @@ type root struct {
 	key  schemamodel.Key
 	node *node
 	msg  *schemamodel.Message
+	// facts are the tables of msg.Shape, where extras starts.
+	facts *shapeFacts
 }
 
 // Compile builds the checker of every message definition of m. It fails
@@ -257,8 +259,8 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.File, err)
 		}
-		ck.roots[k] = root{k, n, msg}
 		ck.addFacts(msg.Shape)
+		ck.roots[k] = root{k, n, msg, ck.facts[msg.Shape]}
 	}
 	if err := c.checkLoops(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)

@@ -200,7 +200,13 @@ func (t tagNeed) failsWith(v *jsonv.Value, got *jsonv.Value, looked bool) bool {
 }
 
 // valid reports whether v satisfies n.
-func valid(n *node, v *jsonv.Value) bool {
+func valid(n *node, v *jsonv.Value) bool { return validIn(n, v, nil) }
+
+// validIn is valid with d, the dedup of object v when a caller made it
+// already (nil otherwise): the nodes that apply to one object ($ref, allOf,
+// the branches of a union) share it rather than each proving its names
+// unique again.
+func validIn(n *node, v *jsonv.Value, d *dedup) bool {
 	if n.alias != nil {
 		n = n.alias
 	}
@@ -220,13 +226,16 @@ func valid(n *node, v *jsonv.Value) bool {
 	if n.enum != nil && !inEnum(n, v) {
 		return false
 	}
-	if n.ref != nil && !valid(n.ref, v) {
+	if d == nil && v.Kind == jsonv.Object {
+		dd := newDedup(v.Members())
+		d = &dd
+	}
+	if n.ref != nil && !validIn(n.ref, v, d) {
 		return false
 	}
 	switch v.Kind {
 	case jsonv.Object:
 		ms := v.Members()
-		d := newDedup(ms)
 		if n.minProps >= 0 || n.maxProps >= 0 {
 			c := d.count()
 			if (n.minProps >= 0 && c < n.minProps) || (n.maxProps >= 0 && c > n.maxProps) {
@@ -303,11 +312,11 @@ func valid(n *node, v *jsonv.Value) bool {
 			return false
 		}
 	}
-	if n.not != nil && valid(n.not, v) {
+	if n.not != nil && validIn(n.not, v, d) {
 		return false
 	}
 	for _, s := range n.allOf {
-		if !valid(s, v) {
+		if !validIn(s, v, d) {
 			return false
 		}
 	}
@@ -315,14 +324,14 @@ func valid(n *node, v *jsonv.Value) bool {
 		ok := false
 		if n.anyTag != "" && v.Kind == jsonv.Object {
 			for _, i := range candidates(v, n.anyTag, n.anyByTag, n.anyOpen) {
-				if valid(n.anyOf[i], v) {
+				if validIn(n.anyOf[i], v, d) {
 					ok = true
 					break
 				}
 			}
 		} else {
 			for i, s := range n.anyOf {
-				if !n.anyTags[i].failsWith(v, nil, false) && valid(s, v) {
+				if !n.anyTags[i].failsWith(v, nil, false) && validIn(s, v, d) {
 					ok = true
 					break
 				}
@@ -336,7 +345,7 @@ func valid(n *node, v *jsonv.Value) bool {
 		matched := 0
 		if n.oneTag != "" && v.Kind == jsonv.Object {
 			for _, i := range candidates(v, n.oneTag, n.oneByTag, n.oneOpen) {
-				if valid(n.oneOf[i], v) {
+				if validIn(n.oneOf[i], v, d) {
 					matched++
 					if matched > 1 {
 						return false
@@ -345,7 +354,7 @@ func valid(n *node, v *jsonv.Value) bool {
 			}
 		} else {
 			for i, s := range n.oneOf {
-				if !n.oneTags[i].failsWith(v, nil, false) && valid(s, v) {
+				if !n.oneTags[i].failsWith(v, nil, false) && validIn(s, v, d) {
 					matched++
 					if matched > 1 {
 						return false
