@@ -530,7 +530,9 @@ func (r *report) extras(sh *schemamodel.Shape, f *shapeFacts, v *jsonv.Value, lo
 			child := append(loc, k)
 			if !d.free {
 				if p, pf := d.propFacts(k); p != nil {
-					r.extras(p.Shape, pf, &ms[i].Value, child, bad.kid(k))
+					if pf == nil || !pf.quiet || bad.kid(k) != nil {
+						r.extras(p.Shape, pf, &ms[i].Value, child, bad.kid(k))
+					}
 					continue
 				}
 			}
@@ -549,6 +551,9 @@ func (r *report) extras(sh *schemamodel.Shape, f *shapeFacts, v *jsonv.Value, lo
 		var itemFacts *shapeFacts
 		if f != nil {
 			itemFacts = f.items
+		}
+		if itemFacts != nil && itemFacts.quiet && bad == nil {
+			return
 		}
 		for i := range es {
 			tok := index(i)
@@ -782,7 +787,11 @@ type shapeFacts struct {
 	// required are the names of the required members of sh.Props, for
 	// hasRequired, which ranging over the map made slow.
 	required []string
-	tag      string
+	// quiet says extras finds nothing in any value of sh outside subtrees
+	// with errors: most members are scalars of no open enum, and their
+	// walk is skipped.
+	quiet bool
+	tag   string
 	// byTag is the index in sh.Variants of the variant of each tag value.
 	byTag map[string]int
 }
@@ -825,7 +834,7 @@ func (c *Checker) addFacts(sh *schemamodel.Shape) {
 	if _, done := c.facts[sh]; done {
 		return
 	}
-	f := &shapeFacts{}
+	f := &shapeFacts{quiet: !sh.Cycle && sh.Types&schemamodel.TypeObject == 0 && sh.Items == nil && (sh.Enum == nil || !sh.Open)}
 	c.facts[sh] = f
 	if len(sh.Props) <= propScan {
 		for name, p := range sh.Props {
