@@ -747,14 +747,14 @@ func (c *Checker) declaredWith(sh *schemamodel.Shape, f *shapeFacts, obj *jsonv.
 
 // prop returns the declared member name of obj; later variants win over
 // earlier ones and over the shape's own members, as they were merged.
-func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
+func (d *decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
 	p, _ := d.propFacts(name)
 	return p
 }
 
 // propFacts is prop with the facts of the member's shape, when the tables
 // hold them (nil otherwise).
-func (d decl) propFacts(name string) (*schemamodel.Prop, *shapeFacts) {
+func (d *decl) propFacts(name string) (*schemamodel.Prop, *shapeFacts) {
 	if d.oneFlat {
 		if p, f := d.oneFacts.prop(d.one.Shape, name); p != nil {
 			return p, f

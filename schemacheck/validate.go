@@ -63,6 +63,10 @@ const dedupScan = 32
 
 func newDedup(ms []jsonv.Member) dedup {
 	d := dedup{ms: ms}
+	if len(ms) < 2 {
+		d.unique = true
+		return d
+	}
 	if len(ms) > dedupScan {
 		d.last = make(map[string]int, len(ms))
 		for i := range ms {
