@@ -218,27 +218,31 @@ func validIn(n *node, v *jsonv.Value, d *dedup) bool {
 	if n.typeOnly {
 		return typeFits(n, v, t)
 	}
-	if n.never {
+	has := n.has
+	if has&kwNever != 0 {
 		return false
 	}
 	if n.types != 0 && !typeFits(n, v, t) {
 		return false
 	}
-	if n.hasConst && !equal(v, n.constVal) {
+	if has&kwConst != 0 && !equal(v, n.constVal) {
 		return false
 	}
-	if n.enum != nil && !inEnum(n, v) {
+	if has&kwEnum != 0 && !inEnum(n, v) {
 		return false
 	}
-	if d == nil && v.Kind == jsonv.Object {
+	if d == nil && v.Kind == jsonv.Object && has&(kwObject|kwSameValue) != 0 {
 		dd := newDedup(v.Members())
 		d = &dd
 	}
-	if n.ref != nil && !validIn(n.ref, v, d) {
+	if has&kwRef != 0 && !validIn(n.ref, v, d) {
 		return false
 	}
 	switch v.Kind {
 	case jsonv.Object:
+		if has&kwObject == 0 {
+			break
+		}
 		ms := v.Members()
 		if n.minProps >= 0 || n.maxProps >= 0 {
 			c := d.count()
@@ -290,6 +294,9 @@ func validIn(n *node, v *jsonv.Value, d *dedup) bool {
 			return false
 		}
 	case jsonv.Array:
+		if has&kwArray == 0 {
+			break
+		}
 		es := v.Elems()
 		if (n.minItems >= 0 && len(es) < n.minItems) || (n.maxItems >= 0 && len(es) > n.maxItems) {
 			return false
@@ -302,6 +309,9 @@ func validIn(n *node, v *jsonv.Value, d *dedup) bool {
 			}
 		}
 	case jsonv.String:
+		if has&kwString == 0 {
+			break
+		}
 		if n.minLength >= 0 || n.maxLength >= 0 {
 			c := utf8.RuneCountInString(v.Str())
 			if (n.minLength >= 0 && c < n.minLength) || (n.maxLength >= 0 && c > n.maxLength) {
@@ -312,11 +322,14 @@ func validIn(n *node, v *jsonv.Value, d *dedup) bool {
 			return false
 		}
 	case jsonv.Number:
-		if !numberValid(n, v.Str()) {
+		if has&kwNumber != 0 && !numberValid(n, v.Str()) {
 			return false
 		}
 	}
-	if n.not != nil && validIn(n.not, v, d) {
+	if has&(kwNot|kwAllOf|kwAnyOf|kwOneOf) == 0 {
+		return true
+	}
+	if has&kwNot != 0 && validIn(n.not, v, d) {
 		return false
 	}
 	for _, s := range n.allOf {
