@@ -19,6 +19,7 @@ package schemacheck
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -449,9 +450,9 @@ func (c *compiler) fill(n *node) error {
 			}
 		}
 		if len(props) <= propScan {
-			for name, p := range n.props {
-				n.propNames = append(n.propNames, name)
-				n.propNodes = append(n.propNodes, p)
+			n.propNames = scanOrder(n.props, func(name string) bool { return slices.Contains(n.required, name) })
+			for _, name := range n.propNames {
+				n.propNodes = append(n.propNodes, n.props[name])
 			}
 		}
 	}
@@ -543,6 +544,24 @@ func (c *compiler) fill(n *node) error {
 		}
 	}
 	return nil
+}
+
+// scanOrder lists the names of props in the order a scan for a member
+// looks through them: the required first, which every value carries, and
+// by name within each group. Map order made the cost of the scans change
+// from one run to the next.
+func scanOrder[P any](props map[string]P, required func(string) bool) []string {
+	names := slices.Collect(maps.Keys(props))
+	slices.SortFunc(names, func(a, b string) int {
+		if ra, rb := required(a), required(b); ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
 }
 
 // unescapeFragment undoes the URL escaping of a fragment, as the

@@ -837,9 +837,9 @@ func (c *Checker) addFacts(sh *schemamodel.Shape) {
 	f := &shapeFacts{quiet: !sh.Cycle && sh.Types&schemamodel.TypeObject == 0 && sh.Items == nil && (sh.Enum == nil || !sh.Open)}
 	c.facts[sh] = f
 	if len(sh.Props) <= propScan {
-		for name, p := range sh.Props {
-			f.names = append(f.names, name)
-			f.props = append(f.props, p)
+		f.names = scanOrder(sh.Props, func(name string) bool { return sh.Props[name].Required })
+		for _, name := range f.names {
+			f.props = append(f.props, sh.Props[name])
 		}
 	}
 	f.tag, f.byTag = variantsByTag(sh.Variants)
