@@ -18,7 +18,7 @@ var aliasFields = map[string]string{
 	"constVal": "derived", "enumOf": "derived", "propNames": "derived", "propNodes": "derived",
 	"addlNode": "derived", "anyTags": "derived", "oneTags": "derived", "anyFacts": "derived", "oneFacts": "derived", "anyTag": "derived", "oneTag": "derived",
 	"anyByTag": "derived", "oneByTag": "derived", "anyOpen": "derived", "oneOpen": "derived",
-	"typeOnly": "derived", "propRequired": "derived", "reqScanned": "derived", "reqUnscanned": "derived",
+	"typeOnly": "derived", "has": "derived", "propRequired": "derived", "reqScanned": "derived", "reqUnscanned": "derived",
 	"never": "asserts", "types": "asserts", "hasConst": "asserts", "enum": "asserts", "required": "asserts",
 	"props": "asserts", "addl": "asserts", "items": "asserts", "anyOf": "asserts", "oneOf": "asserts",
 	"not": "asserts", "minimum": "asserts", "maximum": "asserts", "exclusiveMinimum": "asserts",

@@ -65,8 +65,12 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 		c.runs.Put(r)
 		return nil
 	}
+	// Most values come parsed (tree): the arena is then left as it is.
+	parsed := false
 	defer func() {
-		r.arena.Reset()
+		if parsed {
+			r.arena.Reset()
+		}
 		r.rep = report{}
 		r.value = jsonv.Value{}
 		if cap(r.clean) > maxKept {
@@ -92,6 +96,7 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 			src = r.clean
 		}
 		var err error
+		parsed = true
 		if r.value, err = r.arena.ParseNext(src); err != nil {
 			return nil
 		}
@@ -126,7 +131,7 @@ func (c *Checker) Check(key schemamodel.Key, raw []byte, tree *jsonv.Value, base
 	if rep.bad.here || rep.bad.kids != nil {
 		bad = &rep.bad
 	}
-	rep.extras(msg.Shape, nil, v, r.loc[:0], bad)
+	rep.extras(msg.Shape, r.lastDef.facts, v, r.loc[:0], bad)
 	// extras saw every "_meta" meta would judge, unless it left a part
 	// out; then the text says whether there is any.
 	if rep.sawMeta || (rep.partial && bytes.Contains(raw, metaKey)) {

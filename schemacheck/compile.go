@@ -19,6 +19,7 @@ package schemacheck
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -99,20 +100,11 @@ const (
 
 // node is one compiled schema object.
 type node struct {
-	ptr string // its JSON Pointer in the file
-	def string // the innermost $defs entry of ptr, as the validator's URL names it
-	raw map[string]any
-
-	// never is the false schema. A true schema is a node with no keyword.
-	never bool
-
-	types    types // 0: no type keyword
-	hasConst bool
-	constVal any
-	enum     []any
-	enumOf   types // the types of the enum's values
-
-	ref *node
+	// has says which groups of keywords n sets, so that valid reads one
+	// word instead of a field of each group, spread over the node's
+	// cache lines; with alias, typeOnly and types first, a node that
+	// sets few keywords costs valid a line or two of memory.
+	has keywords
 	// alias is what valid checks instead of a node that asserts nothing
 	// but one other schema ($ref, or an allOf of one): a third of the
 	// nodes of the ACP schema are such wrappers. nil otherwise.
@@ -120,6 +112,21 @@ type node struct {
 	// typeOnly says n asserts its type and nothing else ({"type":
 	// "string"}), the commonest leaf, which valid answers at once.
 	typeOnly bool
+	types    types // 0: no type keyword
+
+	ptr string // its JSON Pointer in the file
+	def string // the innermost $defs entry of ptr, as the validator's URL names it
+	raw map[string]any
+
+	// never is the false schema. A true schema is a node with no keyword.
+	never bool
+
+	hasConst bool
+	constVal any
+	enum     []any
+	enumOf   types // the types of the enum's values
+
+	ref *node
 
 	required []string
 	props    map[string]*node
@@ -226,6 +233,8 @@ type root struct {
 	key  schemamodel.Key
 	node *node
 	msg  *schemamodel.Message
+	// facts are the tables of msg.Shape, where extras starts.
+	facts *shapeFacts
 }
 
 // Compile builds the checker of every message definition of m. It fails
@@ -257,8 +266,8 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.File, err)
 		}
-		ck.roots[k] = root{k, n, msg}
 		ck.addFacts(msg.Shape)
+		ck.roots[k] = root{k, n, msg, ck.facts[msg.Shape]}
 	}
 	if err := c.checkLoops(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.File, err)
@@ -266,6 +275,7 @@ func Compile(m *schemamodel.Schema) (*Checker, error) {
 	for _, n := range c.nodes {
 		n.alias = aliasOf(n)
 		n.typeOnly = typeOnlyOf(n)
+		n.has = keywordsOf(n)
 		n.splitRequired()
 		n.anyTags = c.tags(n.anyOf)
 		n.oneTags = c.tags(n.oneOf)
@@ -440,9 +450,9 @@ func (c *compiler) fill(n *node) error {
 			}
 		}
 		if len(props) <= propScan {
-			for name, p := range n.props {
-				n.propNames = append(n.propNames, name)
-				n.propNodes = append(n.propNodes, p)
+			n.propNames = scanOrder(n.props, func(name string) bool { return slices.Contains(n.required, name) })
+			for _, name := range n.propNames {
+				n.propNodes = append(n.propNodes, n.props[name])
 			}
 		}
 	}
@@ -534,6 +544,24 @@ func (c *compiler) fill(n *node) error {
 		}
 	}
 	return nil
+}
+
+// scanOrder lists the names of props in the order a scan for a member
+// looks through them: the required first, which every value carries, and
+// by name within each group. Map order made the cost of the scans change
+// from one run to the next.
+func scanOrder[P any](props map[string]P, required func(string) bool) []string {
+	names := slices.Collect(maps.Keys(props))
+	slices.SortFunc(names, func(a, b string) int {
+		if ra, rb := required(a), required(b); ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	return names
 }
 
 // unescapeFragment undoes the URL escaping of a fragment, as the
@@ -633,6 +661,50 @@ func aliasOf(n *node) *node {
 		return a
 	}
 	return target
+}
+
+// keywords is a set of groups of the keywords a node sets.
+type keywords uint16
+
+const (
+	kwNever keywords = 1 << iota
+	kwConst
+	kwEnum
+	kwRef
+	kwObject // minProperties, maxProperties, required, properties, additionalProperties
+	kwArray  // minItems, maxItems, items
+	kwString // minLength, maxLength, pattern
+	kwNumber // minimum, maximum, exclusiveMinimum, exclusiveMaximum
+	kwNot
+	kwAllOf
+	kwAnyOf
+	kwOneOf
+	// kwSameValue are the keywords that apply other schemas to the value
+	// itself, which share its dedup.
+	kwSameValue = kwRef | kwNot | kwAllOf | kwAnyOf | kwOneOf
+)
+
+// keywordsOf is the set of keyword groups n sets.
+func keywordsOf(n *node) keywords {
+	var k keywords
+	set := func(cond bool, bit keywords) {
+		if cond {
+			k |= bit
+		}
+	}
+	set(n.never, kwNever)
+	set(n.hasConst, kwConst)
+	set(n.enum != nil, kwEnum)
+	set(n.ref != nil, kwRef)
+	set(n.minProps >= 0 || n.maxProps >= 0 || n.required != nil || n.props != nil || n.addl != addAny, kwObject)
+	set(n.minItems >= 0 || n.maxItems >= 0 || n.items != nil, kwArray)
+	set(n.minLength >= 0 || n.maxLength >= 0 || n.pattern != nil, kwString)
+	set(n.minimum != nil || n.maximum != nil || n.exclusiveMinimum != nil || n.exclusiveMaximum != nil, kwNumber)
+	set(n.not != nil, kwNot)
+	set(n.allOf != nil, kwAllOf)
+	set(n.anyOf != nil, kwAnyOf)
+	set(n.oneOf != nil, kwOneOf)
+	return k
 }
 
 // typeOnlyOf says whether n asserts its type and nothing else.

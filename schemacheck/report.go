@@ -530,12 +530,14 @@ func (r *report) extras(sh *schemamodel.Shape, f *shapeFacts, v *jsonv.Value, lo
 			child := append(loc, k)
 			if !d.free {
 				if p, pf := d.propFacts(k); p != nil {
-					r.extras(p.Shape, pf, &ms[i].Value, child, bad.kid(k))
+					if pf == nil || !pf.quiet || bad.kid(k) != nil {
+						r.extras(p.Shape, pf, &ms[i].Value, child, bad.kid(k))
+					}
 					continue
 				}
 			}
 			if sh.Values != nil {
-				r.extras(sh.Values, nil, &ms[i].Value, child, bad.kid(k))
+				r.extras(sh.Values, f.valuesFacts(), &ms[i].Value, child, bad.kid(k))
 				continue
 			}
 			if d.free {
@@ -549,6 +551,9 @@ func (r *report) extras(sh *schemamodel.Shape, f *shapeFacts, v *jsonv.Value, lo
 		var itemFacts *shapeFacts
 		if f != nil {
 			itemFacts = f.items
+		}
+		if itemFacts != nil && itemFacts.quiet && bad == nil {
+			return
 		}
 		for i := range es {
 			tok := index(i)
@@ -646,67 +651,70 @@ func (c *Checker) declaredWith(sh *schemamodel.Shape, f *shapeFacts, obj *jsonv.
 	if sh.Variants == nil {
 		return d
 	}
-	if f := d.facts; f != nil && f.byTag != nil {
+	one := -1 // the index of d.one in sh.Variants
+	if f != nil && f.byTag != nil {
 		if got := member(obj, f.tag); got != nil && got.Kind == jsonv.String {
-			d.one = f.byTag[got.Str()]
+			if i, ok := f.byTag[got.Str()]; ok {
+				one = i
+			}
 		}
 	} else {
 		// The variants of a union mostly share one tag member: look it
 		// up once, not once per variant.
 		var tag string
 		var got *jsonv.Value
-		for _, v := range sh.Variants {
+		for i, v := range sh.Variants {
 			if v.Tag != "" && !v.CatchAll {
 				if v.Tag != tag {
 					tag, got = v.Tag, member(obj, v.Tag)
 				}
 				if got != nil && isText(textValue{v: got}, v.TagValue) {
-					d.one = v
+					one = i
 					break
 				}
 			}
 		}
 	}
-	if d.one == nil {
-		for _, v := range sh.Variants {
+	if one < 0 {
+		for i, v := range sh.Variants {
 			if v.CatchAll && member(obj, v.Tag) != nil {
-				d.one, d.catchAll = v, v
+				one, d.catchAll = i, v
 				break
 			}
 		}
 	}
-	if d.one == nil {
+	if one < 0 {
 		// Untagged variants: the first whose required members are all
 		// present, as decoders that try variants in order pick it;
 		// failing that, any of them.
 		untagged := 0
-		for _, v := range sh.Variants {
+		for i, v := range sh.Variants {
 			if v.Tag == "" {
 				untagged++
-				if d.one == nil && hasRequired(v.Shape, obj) {
-					d.one = v
+				if one < 0 && hasRequired(v.Shape, f.variantFacts(i), obj) {
+					one = i
 				}
 			}
 		}
-		if d.one == nil {
+		if one < 0 {
 			if untagged == 0 {
 				d.free = true // no variant fits: undecidable, and validation says why
 				return d
 			}
 			d.allUntagged = true
 			if untagged == 1 {
-				for _, v := range sh.Variants {
+				for i, v := range sh.Variants {
 					if v.Tag == "" {
-						d.one, d.allUntagged = v, false
+						one, d.allUntagged = i, false
 					}
 				}
 			}
 		}
 	}
 	if d.allUntagged {
-		for _, v := range sh.Variants {
+		for i, v := range sh.Variants {
 			if v.Tag == "" {
-				sub := c.declared(v.Shape, obj)
+				sub := c.declaredWith(v.Shape, f.variantFacts(i), obj)
 				if sub.free {
 					d.free, d.subs = true, nil
 					return d
@@ -716,7 +724,8 @@ func (c *Checker) declaredWith(sh *schemamodel.Shape, f *shapeFacts, obj *jsonv.
 		}
 		return d
 	}
-	inner := c.declared(d.one.Shape, obj)
+	d.one = sh.Variants[one]
+	inner := c.declaredWith(d.one.Shape, f.variantFacts(one), obj)
 	if inner.free {
 		d.free = true
 		return d
@@ -738,14 +747,14 @@ func (c *Checker) declaredWith(sh *schemamodel.Shape, f *shapeFacts, obj *jsonv.
 
 // prop returns the declared member name of obj; later variants win over
 // earlier ones and over the shape's own members, as they were merged.
-func (d decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
+func (d *decl) prop(name string, obj *jsonv.Value) *schemamodel.Prop {
 	p, _ := d.propFacts(name)
 	return p
 }
 
 // propFacts is prop with the facts of the member's shape, when the tables
 // hold them (nil otherwise).
-func (d decl) propFacts(name string) (*schemamodel.Prop, *shapeFacts) {
+func (d *decl) propFacts(name string) (*schemamodel.Prop, *shapeFacts) {
 	if d.oneFlat {
 		if p, f := d.oneFacts.prop(d.one.Shape, name); p != nil {
 			return p, f
@@ -771,8 +780,36 @@ type shapeFacts struct {
 	// kids are the facts of props' shapes, items of sh.Items.
 	kids  []*shapeFacts
 	items *shapeFacts
+	// variants are the facts of sh.Variants' shapes, in order, values of
+	// sh.Values: a lookup of the table per object cost a tenth of a check.
+	variants []*shapeFacts
+	values   *shapeFacts
+	// required are the names of the required members of sh.Props, for
+	// hasRequired, which ranging over the map made slow.
+	required []string
+	// quiet says extras finds nothing in any value of sh outside subtrees
+	// with errors: most members are scalars of no open enum, and their
+	// walk is skipped.
+	quiet bool
 	tag   string
-	byTag map[string]*schemamodel.Variant
+	// byTag is the index in sh.Variants of the variant of each tag value.
+	byTag map[string]int
+}
+
+// variantFacts are the facts of variant i's shape; nil when f has none.
+func (f *shapeFacts) variantFacts(i int) *shapeFacts {
+	if f == nil || f.variants == nil {
+		return nil
+	}
+	return f.variants[i]
+}
+
+// valuesFacts are the facts of sh.Values' shape; nil when f has none.
+func (f *shapeFacts) valuesFacts() *shapeFacts {
+	if f == nil {
+		return nil
+	}
+	return f.values
 }
 
 // prop is sh.Props[name], sh being the shape of f (nil when it has none),
@@ -797,16 +834,19 @@ func (c *Checker) addFacts(sh *schemamodel.Shape) {
 	if _, done := c.facts[sh]; done {
 		return
 	}
-	f := &shapeFacts{}
+	f := &shapeFacts{quiet: !sh.Cycle && sh.Types&schemamodel.TypeObject == 0 && sh.Items == nil && (sh.Enum == nil || !sh.Open)}
 	c.facts[sh] = f
 	if len(sh.Props) <= propScan {
-		for name, p := range sh.Props {
-			f.names = append(f.names, name)
-			f.props = append(f.props, p)
+		f.names = scanOrder(sh.Props, func(name string) bool { return sh.Props[name].Required })
+		for _, name := range f.names {
+			f.props = append(f.props, sh.Props[name])
 		}
 	}
 	f.tag, f.byTag = variantsByTag(sh.Variants)
-	for _, p := range sh.Props {
+	for name, p := range sh.Props {
+		if p.Required {
+			f.required = append(f.required, name)
+		}
 		c.addFacts(p.Shape)
 	}
 	c.addFacts(sh.Items)
@@ -822,16 +862,22 @@ func (c *Checker) addFacts(sh *schemamodel.Shape) {
 	for _, v := range sh.Variants {
 		c.addFacts(v.Shape)
 	}
+	if sh.Values != nil {
+		f.values = c.facts[sh.Values]
+	}
+	for _, v := range sh.Variants {
+		f.variants = append(f.variants, c.facts[v.Shape])
+	}
 }
 
 // variantsByTag indexes the tagged variants (not the catch-all) by the
 // string their tag holds, the first of each value as declared's walk of
 // them finds it; nil unless they all share one tag whose values are JSON
 // strings without escapes (which compare as their text between quotes).
-func variantsByTag(vs []*schemamodel.Variant) (string, map[string]*schemamodel.Variant) {
+func variantsByTag(vs []*schemamodel.Variant) (string, map[string]int) {
 	tag := ""
-	by := map[string]*schemamodel.Variant{}
-	for _, v := range vs {
+	by := map[string]int{}
+	for i, v := range vs {
 		if v.Tag == "" || v.CatchAll {
 			continue
 		}
@@ -841,7 +887,7 @@ func variantsByTag(vs []*schemamodel.Variant) (string, map[string]*schemamodel.V
 		}
 		tag = v.Tag
 		if _, seen := by[t[1:len(t)-1]]; !seen {
-			by[t[1:len(t)-1]] = v
+			by[t[1:len(t)-1]] = i
 		}
 	}
 	if tag == "" {
@@ -850,7 +896,17 @@ func variantsByTag(vs []*schemamodel.Variant) (string, map[string]*schemamodel.V
 	return tag, by
 }
 
-func hasRequired(sh *schemamodel.Shape, obj *jsonv.Value) bool {
+// hasRequired says whether obj has every required member of sh, whose
+// facts f are (nil when there are none).
+func hasRequired(sh *schemamodel.Shape, f *shapeFacts, obj *jsonv.Value) bool {
+	if f != nil {
+		for _, name := range f.required {
+			if member(obj, name) == nil {
+				return false
+			}
+		}
+		return true
+	}
 	for name, p := range sh.Props {
 		if p.Required && member(obj, name) == nil {
 			return false

@@ -63,6 +63,10 @@ const dedupScan = 32
 
 func newDedup(ms []jsonv.Member) dedup {
 	d := dedup{ms: ms}
+	if len(ms) < 2 {
+		d.unique = true
+		return d
+	}
 	if len(ms) > dedupScan {
 		d.last = make(map[string]int, len(ms))
 		for i := range ms {
@@ -200,7 +204,13 @@ func (t tagNeed) failsWith(v *jsonv.Value, got *jsonv.Value, looked bool) bool {
 }
 
 // valid reports whether v satisfies n.
-func valid(n *node, v *jsonv.Value) bool {
+func valid(n *node, v *jsonv.Value) bool { return validIn(n, v, nil) }
+
+// validIn is valid with d, the dedup of object v when a caller made it
+// already (nil otherwise): the nodes that apply to one object ($ref, allOf,
+// the branches of a union) share it rather than each proving its names
+// unique again.
+func validIn(n *node, v *jsonv.Value, d *dedup) bool {
 	if n.alias != nil {
 		n = n.alias
 	}
@@ -208,25 +218,32 @@ func valid(n *node, v *jsonv.Value) bool {
 	if n.typeOnly {
 		return typeFits(n, v, t)
 	}
-	if n.never {
+	has := n.has
+	if has&kwNever != 0 {
 		return false
 	}
 	if n.types != 0 && !typeFits(n, v, t) {
 		return false
 	}
-	if n.hasConst && !equal(v, n.constVal) {
+	if has&kwConst != 0 && !equal(v, n.constVal) {
 		return false
 	}
-	if n.enum != nil && !inEnum(n, v) {
+	if has&kwEnum != 0 && !inEnum(n, v) {
 		return false
 	}
-	if n.ref != nil && !valid(n.ref, v) {
+	if d == nil && v.Kind == jsonv.Object && has&(kwObject|kwSameValue) != 0 {
+		dd := newDedup(v.Members())
+		d = &dd
+	}
+	if has&kwRef != 0 && !validIn(n.ref, v, d) {
 		return false
 	}
 	switch v.Kind {
 	case jsonv.Object:
+		if has&kwObject == 0 {
+			break
+		}
 		ms := v.Members()
-		d := newDedup(ms)
 		if n.minProps >= 0 || n.maxProps >= 0 {
 			c := d.count()
 			if (n.minProps >= 0 && c < n.minProps) || (n.maxProps >= 0 && c > n.maxProps) {
@@ -277,6 +294,9 @@ func valid(n *node, v *jsonv.Value) bool {
 			return false
 		}
 	case jsonv.Array:
+		if has&kwArray == 0 {
+			break
+		}
 		es := v.Elems()
 		if (n.minItems >= 0 && len(es) < n.minItems) || (n.maxItems >= 0 && len(es) > n.maxItems) {
 			return false
@@ -289,6 +309,9 @@ func valid(n *node, v *jsonv.Value) bool {
 			}
 		}
 	case jsonv.String:
+		if has&kwString == 0 {
+			break
+		}
 		if n.minLength >= 0 || n.maxLength >= 0 {
 			c := utf8.RuneCountInString(v.Str())
 			if (n.minLength >= 0 && c < n.minLength) || (n.maxLength >= 0 && c > n.maxLength) {
@@ -299,15 +322,18 @@ func valid(n *node, v *jsonv.Value) bool {
 			return false
 		}
 	case jsonv.Number:
-		if !numberValid(n, v.Str()) {
+		if has&kwNumber != 0 && !numberValid(n, v.Str()) {
 			return false
 		}
 	}
-	if n.not != nil && valid(n.not, v) {
+	if has&(kwNot|kwAllOf|kwAnyOf|kwOneOf) == 0 {
+		return true
+	}
+	if has&kwNot != 0 && validIn(n.not, v, d) {
 		return false
 	}
 	for _, s := range n.allOf {
-		if !valid(s, v) {
+		if !validIn(s, v, d) {
 			return false
 		}
 	}
@@ -315,14 +341,14 @@ func valid(n *node, v *jsonv.Value) bool {
 		ok := false
 		if n.anyTag != "" && v.Kind == jsonv.Object {
 			for _, i := range candidates(v, n.anyTag, n.anyByTag, n.anyOpen) {
-				if valid(n.anyOf[i], v) {
+				if validIn(n.anyOf[i], v, d) {
 					ok = true
 					break
 				}
 			}
 		} else {
 			for i, s := range n.anyOf {
-				if !n.anyTags[i].failsWith(v, nil, false) && valid(s, v) {
+				if !n.anyTags[i].failsWith(v, nil, false) && validIn(s, v, d) {
 					ok = true
 					break
 				}
@@ -336,7 +362,7 @@ func valid(n *node, v *jsonv.Value) bool {
 		matched := 0
 		if n.oneTag != "" && v.Kind == jsonv.Object {
 			for _, i := range candidates(v, n.oneTag, n.oneByTag, n.oneOpen) {
-				if valid(n.oneOf[i], v) {
+				if validIn(n.oneOf[i], v, d) {
 					matched++
 					if matched > 1 {
 						return false
@@ -345,7 +371,7 @@ func valid(n *node, v *jsonv.Value) bool {
 			}
 		} else {
 			for i, s := range n.oneOf {
-				if !n.oneTags[i].failsWith(v, nil, false) && valid(s, v) {
+				if !n.oneTags[i].failsWith(v, nil, false) && validIn(s, v, d) {
 					matched++
 					if matched > 1 {
 						return false
