@@ -162,7 +162,7 @@ type node struct {
 	// that a value whose tag is a string may match, by its text: those
 	// tagged with it, and the untagged ones, in order (anyOpen and
 	// oneOpen: the untagged alone, for any other tag).
-	anyByTag, oneByTag map[string][]int
+	anyByTag, oneByTag *tagIndex[[]int]
 	anyOpen, oneOpen   []int
 
 	minimum, maximum, exclusiveMinimum, exclusiveMaximum *bound
@@ -741,7 +741,7 @@ func sharedTag(ts []tagNeed) string {
 // byTag indexes the branches of a union whose tagged branches share one
 // tag member (tags) by the value of that member: the branches each value
 // may match, and those any other value may match (the untagged ones).
-func byTag(tags []tagNeed) (map[string][]int, []int) {
+func byTag(tags []tagNeed) (*tagIndex[[]int], []int) {
 	var open []int
 	for i, t := range tags {
 		if t.name == "" {
@@ -761,7 +761,7 @@ func byTag(tags []tagNeed) (map[string][]int, []int) {
 		}
 		by[t.value] = cands
 	}
-	return by, open
+	return newTagIndex(by), open
 }
 
 // tags finds, for each branch of a union, a member the branch requires

@@ -654,7 +654,7 @@ func (c *Checker) declaredWith(sh *schemamodel.Shape, f *shapeFacts, obj *jsonv.
 	one := -1 // the index of d.one in sh.Variants
 	if f != nil && f.byTag != nil {
 		if got := member(obj, f.tag); got != nil && got.Kind == jsonv.String {
-			if i, ok := f.byTag[got.Str()]; ok {
+			if i, ok := f.byTag.get(got.Str()); ok {
 				one = i
 			}
 		}
@@ -793,7 +793,7 @@ type shapeFacts struct {
 	quiet bool
 	tag   string
 	// byTag is the index in sh.Variants of the variant of each tag value.
-	byTag map[string]int
+	byTag *tagIndex[int]
 }
 
 // variantFacts are the facts of variant i's shape; nil when f has none.
@@ -874,7 +874,7 @@ func (c *Checker) addFacts(sh *schemamodel.Shape) {
 // string their tag holds, the first of each value as declared's walk of
 // them finds it; nil unless they all share one tag whose values are JSON
 // strings without escapes (which compare as their text between quotes).
-func variantsByTag(vs []*schemamodel.Variant) (string, map[string]int) {
+func variantsByTag(vs []*schemamodel.Variant) (string, *tagIndex[int]) {
 	tag := ""
 	by := map[string]int{}
 	for i, v := range vs {
@@ -893,7 +893,7 @@ func variantsByTag(vs []*schemamodel.Variant) (string, map[string]int) {
 	if tag == "" {
 		return "", nil
 	}
-	return tag, by
+	return tag, newTagIndex(by)
 }
 
 // hasRequired says whether obj has every required member of sh, whose

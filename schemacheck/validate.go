@@ -389,9 +389,9 @@ func validIn(n *node, v *jsonv.Value, d *dedup) bool {
 // candidates returns the branches of a union whose tagged branches all
 // name member tag that object v may match, by its value of tag: a branch
 // tagged with another value, or whose tag v lacks, cannot.
-func candidates(v *jsonv.Value, tag string, byTag map[string][]int, open []int) []int {
+func candidates(v *jsonv.Value, tag string, byTag *tagIndex[[]int], open []int) []int {
 	if got := member(v, tag); got != nil && got.Kind == jsonv.String {
-		if cands, ok := byTag[got.Str()]; ok {
+		if cands, ok := byTag.get(got.Str()); ok {
 			return cands
 		}
 	}
