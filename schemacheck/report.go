@@ -517,24 +517,35 @@ func (r *report) extras(sh *schemamodel.Shape, f *shapeFacts, v *jsonv.Value, lo
 				Detail: fmt.Sprintf("%s is not a known %s %q (known: %s)", short(got), sh.Def, d.catchAll.Tag, strings.Join(knownTags(sh, d.catchAll.Tag), ", "))})
 		}
 		ms := v.Members()
-		dd := newDedup(ms)
+		// Most members are declared ones with nothing to find under them,
+		// whether a later member of their name shadows them or not: the
+		// names are proved unique only once a member needs it, which
+		// spares objects of such members alone the proof.
+		var dd dedup
+		deduped := false
 		for i := range ms {
 			k := ms[i].Key
 			if k == "_meta" {
 				r.sawMeta = true
 				continue // _meta is free-form by definition; meta judges its type
 			}
+			var p *schemamodel.Prop
+			var pf *shapeFacts
+			if !d.free {
+				if p, pf = d.propFacts(k); p != nil && pf != nil && pf.quiet && bad.kid(k) == nil {
+					continue
+				}
+			}
+			if !deduped {
+				dd, deduped = newDedup(ms), true
+			}
 			if dd.shadowed(i) {
 				continue
 			}
 			child := append(loc, k)
-			if !d.free {
-				if p, pf := d.propFacts(k); p != nil {
-					if pf == nil || !pf.quiet || bad.kid(k) != nil {
-						r.extras(p.Shape, pf, &ms[i].Value, child, bad.kid(k))
-					}
-					continue
-				}
+			if p != nil {
+				r.extras(p.Shape, pf, &ms[i].Value, child, bad.kid(k))
+				continue
 			}
 			if sh.Values != nil {
 				r.extras(sh.Values, f.valuesFacts(), &ms[i].Value, child, bad.kid(k))
