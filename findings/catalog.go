@@ -112,6 +112,7 @@ func All() []*Rule {
 		LINTInternal,
 		LINTFramesLost,
 		LINTProblemsCapped,
+		LINTListCut,
 		MODEUnknownMode,
 		PERMUnofferedOption,
 		PERMOutcomeShape,

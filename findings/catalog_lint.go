@@ -60,3 +60,14 @@ var LINTProblemsCapped = &Rule{
 		"The first 100 are reported as usual and this finding counts the rest. " +
 		"Fix the reported ones and lint again to see the others.",
 }
+
+var LINTListCut = &Rule{
+	ID:       "ACP-LINT-006",
+	Title:    "a list is longer than acplint keeps",
+	Severity: SeverityInfo,
+	Blame:    PartyTool,
+	Spec:     "https://agentclientprotocol.com/protocol/v1/session-setup",
+	Doc: "acplint keeps at most 4096 entries of each list a connection reports (a session's modes, its config options and their values together, its additional directories, the agent's auth methods), so that one line of millions of entries cannot make it keep unbounded state for as long as the session lives. " +
+		"A longer list is kept up to the cap, and acplint says so once per list of a session and stops judging membership in it: a mode, a config value, an auth method or a file path beyond the cap may be one of the entries it dropped. " +
+		"The rules named in the finding are not checked for that list from then on.",
+}

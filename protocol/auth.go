@@ -28,6 +28,9 @@ type authState struct {
 	// that may be as long as a line (setAuthMethods keeps both).
 	methods    Map[domain.AuthMethodID, int]
 	unreadable bool
+	// cut says the list was longer than MaxKeptEntries (unreadable is
+	// then set too).
+	cut bool
 }
 
 // maxListedAuthMethods is how many advertised ids ACP-AUTHN-001 lists:

@@ -457,6 +457,18 @@ func checkList() []*Check {
 			},
 		},
 		{
+			Name:  "kept",
+			Doc:   "lists longer than the machine keeps (MaxKeptEntries), whose membership it no longer judges",
+			Rules: []*findings.Rule{findings.LINTListCut},
+			Hooks: []Hook{
+				onResponseTo(noteCutAuthMethods, domain.MethodInitialize),
+				onRequestTo(noteCutReopenedDirectories, domain.MethodSessionLoad, domain.MethodSessionResume),
+				onResponseTo(noteCutSetup, sessionOpeners...),
+				onResponseTo(noteCutOptionResult, domain.MethodSessionSetConfigOption),
+				onRequestTo(noteCutOptionUpdate, domain.MethodSessionUpdate),
+			},
+		},
+		{
 			// The state transitions proper: what a message does to the
 			// connection, independent of any rule. They run after every
 			// other hook of the message.

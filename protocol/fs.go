@@ -39,6 +39,10 @@ type rootSet struct {
 	// isRoot marks the nodes that are directories of the set.
 	edges  map[rootEdge]int
 	isRoot []bool
+	// cut says there were more than MaxKeptEntries absolute directories,
+	// of which only the first are indexed: a path outside them may lie
+	// in one dropped, and contains says it does.
+	cut bool
 }
 
 type rootEdge struct {
@@ -56,6 +60,10 @@ func newRootSet(dirs []string) *rootSet {
 		}
 		if r == nil {
 			r = &rootSet{isRoot: []bool{false}}
+		}
+		if r.count == MaxKeptEntries {
+			r.cut = true
+			break
 		}
 		r.count++
 		if len(r.listed) < maxListedRoots-1 {
@@ -85,7 +93,7 @@ func (r *rootSet) clone() *rootSet {
 	if r == nil {
 		return nil
 	}
-	return &rootSet{listed: slices.Clone(r.listed), count: r.count, edges: maps.Clone(r.edges), isRoot: slices.Clone(r.isRoot)}
+	return &rootSet{listed: slices.Clone(r.listed), count: r.count, edges: maps.Clone(r.edges), isRoot: slices.Clone(r.isRoot), cut: r.cut}
 }
 
 // contains reports whether p, an absolute path cleaned by cleanFilePath,
@@ -94,7 +102,7 @@ func (r *rootSet) contains(p string) bool {
 	if r == nil {
 		return false
 	}
-	if r.isRoot[0] {
+	if r.isRoot[0] || r.cut {
 		return true
 	}
 	node := 0

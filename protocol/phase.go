@@ -221,6 +221,10 @@ type Session struct {
 	// that may be as long as a line (setConfigOptions keeps them).
 	configIDs    Map[domain.SessionConfigID, int]
 	configValues Map[string, struct{}]
+	// modesCut and configCut say availableModes, or the config options or
+	// their values, were longer than MaxKeptEntries: lookups that miss
+	// are then not judged.
+	modesCut, configCut bool
 	// configValueLists holds, by index, the values a finding lists for
 	// each select option of ConfigOptions (valueList): a select
 	// may hold any number of groups to walk before them.
@@ -347,13 +351,30 @@ func newSession(id domain.SessionID, state SessionState, line int, cwd string) *
 	return s
 }
 
+// MaxKeptEntries is how many entries of one list a connection keeps: of
+// a session's availableModes, of its config options, of the values of
+// all its select options together, of its additional directories, and of
+// the initialize response's authMethods. One line may list millions, and
+// a session is kept as long as it is open: without the cap, what the
+// machine keeps would grow with the input, not with its configuration.
+// A list longer than the cap is kept up to it, and membership in it is
+// no longer judged (an id beyond the cap may be one of the entries
+// dropped); ListCut says which lists were cut.
+const MaxKeptEntries = 4096
+
 // setModes and setConfigOptions keep copies of the modes and config
-// options a message reports.
+// options a message reports, at most MaxKeptEntries of each list.
 func (s *Session) setModes(m *domain.SessionModeState) {
-	s.Modes, s.modeIDs = detachPtr(m), Map[domain.SessionModeID, int]{}
-	if s.Modes == nil {
+	s.modeIDs, s.modesCut = Map[domain.SessionModeID, int]{}, false
+	if m == nil {
+		s.Modes = nil
 		return
 	}
+	kept := *m
+	if len(kept.AvailableModes) > MaxKeptEntries {
+		kept.AvailableModes, s.modesCut = kept.AvailableModes[:MaxKeptEntries], true
+	}
+	s.Modes = detachPtr(&kept)
 	for i, mode := range s.Modes.AvailableModes {
 		if !s.modeIDs.Has(mode.ID) {
 			s.modeIDs.Set(mode.ID, i)
@@ -361,18 +382,51 @@ func (s *Session) setModes(m *domain.SessionModeState) {
 	}
 }
 
-// hasMode reports whether the session's availableModes include id.
+// hasMode reports whether the session's availableModes include id, or
+// may include it: beyond MaxKeptEntries modes, it is not judged.
 func (s *Session) hasMode(id domain.SessionModeID) bool {
-	return s.Modes != nil && s.modeIDs.Has(id)
+	return s.Modes != nil && (s.modesCut || s.modeIDs.Has(id))
 }
 
+// setConfigOptions keeps at most MaxKeptEntries options and as many
+// values of their selects, all options together, and indexes what it
+// keeps.
 func (s *Session) setConfigOptions(o []domain.SessionConfigOption) {
-	s.ConfigOptions = domain.Detach(o)
 	s.configIDs, s.configValues = Map[domain.SessionConfigID, int]{}, Map[string, struct{}]{}
-	s.configValueLists = make([]string, len(s.ConfigOptions))
-	for i, opt := range s.ConfigOptions {
+	s.configCut = false
+	if len(o) > MaxKeptEntries {
+		o, s.configCut = o[:MaxKeptEntries], true
+	}
+	var kept []domain.SessionConfigOption
+	if o != nil {
+		kept = make([]domain.SessionConfigOption, len(o))
+	}
+	budget := MaxKeptEntries
+	s.configValueLists = make([]string, len(o))
+	for i, opt := range o {
+		kept[i] = opt
+		sel, isSelect := opt.Kind.(domain.SessionConfigSelect)
+		if !isSelect {
+			continue
+		}
+		// The list a finding shows is made from all the values, so that
+		// it reads the same whether or not the cap cut them.
+		all, _ := selectValues(sel)
+		before := budget
+		sel, budget = cutValues(sel, budget)
+		kept[i].Kind = sel
+		if before-budget < len(all) {
+			s.configCut = true
+		}
 		if s.configIDs.Has(opt.ID) {
 			continue // lookups find the first option of an id
+		}
+		s.configValueLists[i] = valueList(all)
+	}
+	s.ConfigOptions = domain.Detach(kept)
+	for i, opt := range s.ConfigOptions {
+		if s.configIDs.Has(opt.ID) {
+			continue
 		}
 		s.configIDs.Set(opt.ID, i)
 		if sel, ok := opt.Kind.(domain.SessionConfigSelect); ok {
@@ -380,9 +434,34 @@ func (s *Session) setConfigOptions(o []domain.SessionConfigOption) {
 			for _, v := range values {
 				s.configValues.Set(configValueKey(i, v), struct{}{})
 			}
-			s.configValueLists[i] = valueList(values)
 		}
 	}
+}
+
+// cutValues returns sel with at most budget of its values (a shallow
+// copy when it cuts: the caller detaches it), and what is left of the
+// budget.
+func cutValues(sel domain.SessionConfigSelect, budget int) (domain.SessionConfigSelect, int) {
+	switch o := sel.Options.(type) {
+	case domain.SessionConfigSelectOptionsUngrouped:
+		n := min(len(o), budget)
+		sel.Options = o[:n]
+		return sel, budget - n
+	case domain.SessionConfigSelectOptionsGrouped:
+		groups := make(domain.SessionConfigSelectOptionsGrouped, 0, len(o))
+		for _, g := range o {
+			if budget == 0 {
+				break
+			}
+			n := min(len(g.Options), budget)
+			g.Options = g.Options[:n]
+			groups = append(groups, g)
+			budget -= n
+		}
+		sel.Options = groups
+		return sel, budget
+	}
+	return sel, budget
 }
 
 // configOption returns the session's first config option called id.
@@ -403,9 +482,10 @@ func (s *Session) configValueList(id domain.SessionConfigID) string {
 
 // hasConfigValue reports whether the select option called id offers
 // value v.
+// Beyond MaxKeptEntries values or options, it is not judged.
 func (s *Session) hasConfigValue(id domain.SessionConfigID, v domain.SessionConfigValueID) bool {
 	i, ok := s.configIDs.Get(id)
-	return ok && s.configValues.Has(configValueKey(i, v))
+	return ok && (s.configCut || s.configValues.Has(configValueKey(i, v)))
 }
 
 // configValueKey names value v of the config option at index i; the index,
@@ -421,9 +501,14 @@ func (p *Phase) setClientCaps(caps *domain.ClientCapabilities) { p.ClientCaps = 
 func (p *Phase) setAgentCaps(caps *domain.AgentCapabilities) { p.AgentCaps = detachPtr(caps) }
 
 func (p *Phase) setAuthMethods(m []domain.AuthMethod) {
-	p.AuthMethods = domain.Detach(m)
 	auth := &p.life.auth
-	auth.methods, auth.unreadable = Map[domain.AuthMethodID, int]{}, false
+	auth.methods, auth.unreadable, auth.cut = Map[domain.AuthMethodID, int]{}, false, false
+	if len(m) > MaxKeptEntries {
+		// An authenticate naming a method beyond the cap may name one
+		// dropped: it is not judged, as for a method acplint cannot read.
+		m, auth.unreadable, auth.cut = m[:MaxKeptEntries], true, true
+	}
+	p.AuthMethods = domain.Detach(m)
 	for i, method := range p.AuthMethods {
 		if _, unknown := method.(domain.UnknownAuthMethod); unknown {
 			auth.unreadable = true

@@ -173,10 +173,12 @@ func parse(src []byte, text string, arena *Arena) (Value, error) {
 	}
 	p.src, p.text, p.arena = src, text, arena
 	v, err := p.parseAll()
-	// Keep the stacks, not the values they pointed to.
+	// Keep the stacks, not the values they pointed to, and not a stack
+	// that one huge container grew: a parser lives as long as its arena
+	// or the pool, and would hold it for good (lines may be 64 MiB).
 	clear(p.members[:p.topMembers])
 	clear(p.elems[:p.topElems])
-	*p = parser{members: p.members[:0], elems: p.elems[:0], scratch: p.scratch[:0]}
+	*p = parser{members: keptStack(p.members), elems: keptStack(p.elems), scratch: p.scratch[:0]}
 	if arena == nil {
 		parsers.Put(p)
 	}
@@ -195,6 +197,18 @@ func (p *parser) parseAll() (Value, error) {
 		return Value{}, p.errf("unexpected %s after the JSON value", p.describe())
 	}
 	return v, nil
+}
+
+// maxKeptStack bounds the bytes of a stack a parser keeps between parses.
+const maxKeptStack = 1 << 20
+
+// keptStack returns stack emptied, or nil when it is larger than
+// maxKeptStack.
+func keptStack[T any](stack []T) []T {
+	if uintptr(cap(stack))*unsafe.Sizeof(*new(T)) > maxKeptStack {
+		return nil
+	}
+	return stack[:0]
 }
 
 // parsers keeps parsers, for their member and element stacks.
