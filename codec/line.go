@@ -33,6 +33,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"unicode/utf8"
 )
 
 // Line is one newline-terminated line of a transcript.
@@ -271,5 +272,12 @@ func (lr *LineReader) own(b []byte) []byte {
 	return dst
 }
 
-// IsBlank reports whether the line holds only white space.
-func (l Line) IsBlank() bool { return len(bytes.TrimSpace(l.Bytes)) == 0 }
+// IsBlank reports whether the line holds only white space. It is asked of
+// every line: one that starts with a printable ASCII byte, as JSON does, is
+// answered without trimming it.
+func (l Line) IsBlank() bool {
+	if b := l.Bytes; len(b) > 0 && b[0] > ' ' && b[0] < utf8.RuneSelf {
+		return false
+	}
+	return len(bytes.TrimSpace(l.Bytes)) == 0
+}

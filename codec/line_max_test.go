@@ -98,3 +98,20 @@ func TestLineReaderSkipsInBoundedMemory(t *testing.T) {
 		t.Fatalf("after line 2: %v", err)
 	}
 }
+
+// IsBlank answers a line that starts with a printable ASCII byte at once;
+// every other line, Unicode white space included, is trimmed as before.
+func TestLineIsBlank(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		blank bool
+	}{
+		{"", true}, {" \t\r", true}, {"\u00a0", true}, {"\u0085 \u2003", true}, {"\v\f", true},
+		{"{}", false}, {"[1]", false}, {"x", false}, {"~", false}, {" {}", false}, {"\u00a0{}", false},
+		{"\u00e9", false}, {"\x7f", false}, {"\xff", false},
+	} {
+		if got := (codec.Line{Bytes: []byte(c.line)}).IsBlank(); got != c.blank {
+			t.Errorf("IsBlank(%q) = %v, want %v", c.line, got, c.blank)
+		}
+	}
+}

@@ -162,3 +162,43 @@ func TestMethodDefs(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupMethodRefusesOtherNames checks that the slot table answers only
+// for exact names: names that share a method's length and last bytes, its
+// prefixes and extensions, the empty name, unstable and extension methods.
+func TestLookupMethodRefusesOtherNames(t *testing.T) {
+	others := []Method{"", "a", "ab", "abc", "_session/update", "session/updatE", "xession/update",
+		"session/updat", "session/updatee", "ression/update", "$/cancel_requesT"}
+	for name := range UnstableMethods {
+		others = append(others, name)
+	}
+	for _, mi := range Methods {
+		n := len(mi.Name)
+		others = append(others, mi.Name[:n-1], mi.Name+"x", "X"+mi.Name[1:])
+	}
+	for _, name := range others {
+		if mi, ok := LookupMethod(name); ok || mi != nil {
+			t.Errorf("LookupMethod(%q) = %v, %v; want no method", name, mi, ok)
+		}
+	}
+}
+
+// TestMethodSlotsApart checks that each method has a slot of its own, so
+// that a lookup reads one slot. A method added later may break this
+// without a wrong answer: choose another multiplier in methodSlot.
+func TestMethodSlotsApart(t *testing.T) {
+	for _, mi := range Methods {
+		if i := methodSlot(mi.Name); methodSlots[i] != mi {
+			t.Errorf("method %q is not in its first slot %d", mi.Name, i)
+		}
+	}
+}
+
+func BenchmarkLookupMethod(b *testing.B) {
+	names := []Method{MethodSessionUpdate, MethodSessionPrompt, MethodFSReadTextFile, "_x/unknown"}
+	for b.Loop() {
+		for _, name := range names {
+			LookupMethod(name)
+		}
+	}
+}

@@ -1012,7 +1012,8 @@ func escapeNewlinesInStrings(b []byte) ([]byte, int) {
 // isJSON reports whether b (less a leading byte order mark) is one JSON value.
 func isJSON(b []byte) bool {
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-	if len(bytes.TrimSpace(b)) == 0 {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
 		return false
 	}
 	// This runs on every line, ahead of the real decode, only to spot
@@ -1020,7 +1021,6 @@ func isJSON(b []byte) bool {
 	// is taken as JSON without a full check: if it is not, the decode
 	// reports it (ACP-WIRE-001); only a split whose first piece happens to
 	// end in "}" goes unjoined.
-	t := bytes.TrimSpace(b)
 	if t[0] == '{' && t[len(t)-1] == '}' {
 		return true
 	}

@@ -280,3 +280,33 @@ func TestInputOver4GiB(t *testing.T) {
 		t.Errorf("ParseOwned of %d bytes: %v, want an error", len(huge), err)
 	}
 }
+
+// nextSpecial finds the first quote, backslash or control character from
+// any start in inputs of every length around the word size, wherever the
+// byte sits: in the first word, a later one or the bytes after the last
+// whole word; and len(src) when there is none.
+func TestNextSpecialEveryOffset(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		for _, special := range []byte{'"', '\\', 0x00, 0x1f} {
+			for at := -1; at < n; at++ {
+				src := bytes.Repeat([]byte{'a'}, n)
+				for i := range src {
+					src[i] = "a\x7f\x80\xffz "[i%6]
+				}
+				if at >= 0 {
+					src[at] = special
+				}
+				for start := 0; start <= n; start++ {
+					want := start
+					for want < n && src[want] != '"' && src[want] != '\\' && src[want] >= 0x20 {
+						want++
+					}
+					p := parser{src: src}
+					if got := p.nextSpecial(start); got != want {
+						t.Fatalf("nextSpecial(%d) in %q = %d, want %d", start, src, got, want)
+					}
+				}
+			}
+		}
+	}
+}
