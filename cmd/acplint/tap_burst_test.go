@@ -37,19 +37,34 @@ func burstLines(n int, who string) []byte {
 // burstAgent writes FAULT_LINES lines at once, notes in FAULT_LATE that
 // they are in the pipe, and then, as FAULT_END says, exits at once
 // ("exit"), reads its stdin to the end and exits ("stdin"), or reads its
-// stdin until a signal ends it ("signal").
+// stdin until a signal ends it ("signal"). Before a signal, the note
+// waits until the editor's FAULT_LINES lines have arrived too: what the
+// tap has not yet read from the editor when the signal comes is neither
+// forwarded nor recorded, rightly, and the test must not count it.
 func burstAgent() {
 	n, _ := strconv.Atoi(os.Getenv("FAULT_LINES"))
 	os.Stdout.Write(burstLines(n, "agent"))
+	end := os.Getenv("FAULT_END")
+	in := bufio.NewReader(os.Stdin)
+	if end == "signal" {
+		for lines := 0; lines < n; {
+			_, err := in.ReadSlice('\n')
+			if err == nil {
+				lines++
+			} else if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+	}
 	if f := os.Getenv("FAULT_LATE"); f != "" {
 		os.WriteFile(f, []byte("written"), 0o600)
 	}
-	switch os.Getenv("FAULT_END") {
+	switch end {
 	case "stdin":
-		io.Copy(io.Discard, os.Stdin)
+		io.Copy(io.Discard, in)
 	case "signal":
 		// Reading what the editor sends, until the signal.
-		io.Copy(io.Discard, os.Stdin)
+		io.Copy(io.Discard, in)
 		time.Sleep(time.Hour)
 	}
 }
