@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -45,7 +46,10 @@ import (
 // it before the last findings) and on Linux dies with the tap; it ends at
 // the end of its input, and close kills it if it takes too long.
 
-// liveLintEnv marks a process started as the tap's live linter.
+// liveLintEnv marks a process started as the tap's live linter; its value
+// is the tap's pid, so that the variable in a user's environment (exported
+// once, inherited by a shell) does not turn acplint into a live linter
+// reading frames from its stdin: only the tap's child takes it.
 const liveLintEnv = "ACPLINT_TAP_LIVE_LINT"
 
 // liveLintConfig is what the tap tells its live linter process, as the
@@ -129,7 +133,7 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), liveLintEnv+"=1")
+	cmd.Env = append(os.Environ(), liveLintEnv+"="+strconv.Itoa(os.Getpid()))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = framesR, outW, outW
 	if page != nil {
 		cmd.ExtraFiles = []*os.File{page} // liveLinterFD
@@ -368,7 +372,7 @@ func (r *liveFrameReader) take(n int) []byte {
 // was started as one (startLiveLintProcess); otherwise it returns at once.
 // main calls it first thing, and test binaries in TestMain.
 func liveLintChild() {
-	if os.Getenv(liveLintEnv) == "" {
+	if os.Getenv(liveLintEnv) != strconv.Itoa(os.Getppid()) {
 		return
 	}
 	os.Exit(runLiveLintChild(os.Stdin, os.Stdout))

@@ -36,7 +36,7 @@ func TestTapLiveLintRunsAtLowestPriority(t *testing.T) {
 	linter := 0
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if linter == 0 {
-			linter = childWithEnv(c.Process.Pid, liveLintEnv+"=1")
+			linter = childWithEnv(c.Process.Pid, liveLintEnv+"="+strconv.Itoa(c.Process.Pid))
 		}
 		if st, err := os.Stat(live); linter != 0 && err == nil && st.Size() > 0 {
 			break

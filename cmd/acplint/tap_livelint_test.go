@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +158,40 @@ func TestTapLiveLintInProcess(t *testing.T) {
 	}
 	if !strings.Contains(inProcess, "ACP-TURN-001") || inProcess != child {
 		t.Errorf("in the tap's process, live lint found\n%s\nin a process of its own\n%s", inProcess, child)
+	}
+}
+
+// TestLiveLintMarkerSetByUser: ACPLINT_TAP_LIVE_LINT in the user's own
+// environment (exported once, inherited from a tap's linter by a shell)
+// must not turn a plain `acplint lint` into a live linter reading frames
+// from its stdin, nor a tap into one that swallows the editor's traffic:
+// only the tap that started the process makes it its live linter.
+func TestLiveLintMarkerSetByUser(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "session.jsonl")
+	if err := os.WriteFile(file, []byte(tapClient), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lint := func(env ...string) (string, int) {
+		c := exec.Command(os.Args[0], "lint", file)
+		c.Env = append(append(os.Environ(), "ACPLINT_AS_COMMAND=1"), env...)
+		out, _ := c.CombinedOutput()
+		return string(out), c.ProcessState.ExitCode()
+	}
+	want, wantCode := lint()
+	if !strings.Contains(want, "ACP-") {
+		t.Fatalf("lint found nothing to compare with:\n%s", want)
+	}
+	for _, v := range []string{"1", strconv.Itoa(os.Getppid())} {
+		if got, code := lint(liveLintEnv + "=" + v); got != want || code != wantCode {
+			t.Errorf("with %s=%s, lint printed (exit %d)\n%s\nwant (exit %d)\n%s", liveLintEnv, v, code, got, wantCode, want)
+		}
+	}
+
+	c := tapProcess(t, "1", []string{liveLintEnv + "=1"}, "--lint-out", filepath.Join(dir, "live.txt"))
+	c.Stdin = strings.NewReader(tapClient)
+	out, err := c.Output()
+	if err != nil || strings.Count(string(out), "\n") != 4 {
+		t.Errorf("with %s=1, the tap ended with %v and the editor got\n%s\nwant the agent's 4 lines", liveLintEnv, err, out)
 	}
 }
