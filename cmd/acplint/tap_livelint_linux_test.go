@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -207,4 +208,84 @@ func TestTapLiveLinterKilledInEveryOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTapLeaksNoDescriptors: the live linter process gets its two pipes
+// and, with --html, the page as fd 3, and the agent and its supervisor
+// none of them, nor the recording, the findings file or the page: an
+// agent holding the linter's pipe would keep the linter's input open, and
+// a linter holding the agent's would keep the editor's connection open.
+func TestTapLeaksNoDescriptors(t *testing.T) {
+	dir := t.TempDir()
+	c := tapProcess(t, "1", nil, "--lint-out", filepath.Join(dir, "lint"), "--record", filepath.Join(dir, "rec"), "--html", filepath.Join(dir, "page"))
+	stdin, _ := c.StdinPipe()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		c.Wait()
+	}()
+	io.WriteString(stdin, tapClient)
+	if n := strings.Count(readN(stdout, 4), "\n"); n != 4 {
+		t.Fatalf("the editor got %d lines", n)
+	}
+	tap := c.Process.Pid
+	linter := childWithEnv(tap, liveLintEnv+"="+strconv.Itoa(tap))
+	sup := childWithEnv(tap, "ACPLINT_TAP_SUPERVISE=1")
+	agent := childWithEnv(sup, "ACPLINT_FIXTURE_AGENT=1")
+	if linter == 0 || sup == 0 || agent == 0 {
+		t.Fatalf("linter %d, supervisor %d, agent %d", linter, sup, agent)
+	}
+	// What this test process holds, it handed down itself (the test
+	// harness's descriptors); the tap's others are its own.
+	ours := fdTargets(os.Getpid())
+	tapOwn := map[string]bool{}
+	for _, target := range fdTargets(tap) {
+		tapOwn[target] = true
+	}
+	for _, target := range ours {
+		delete(tapOwn, target)
+	}
+	for name, p := range map[string]struct {
+		pid     int
+		allowed []int
+	}{"live linter": {linter, []int{0, 1, 2, 3}}, "supervisor": {sup, []int{0, 1, 2}}, "agent": {agent, []int{0, 1, 2}}} {
+		for fd, target := range fdTargets(p.pid) {
+			if tapOwn[target] && !slices.Contains(p.allowed, fd) {
+				t.Errorf("the %s holds the tap's %s as fd %d", name, target, fd)
+			}
+			if strings.HasPrefix(target, dir) && (name != "live linter" || fd != 3) {
+				t.Errorf("the %s holds %s as fd %d", name, target, fd)
+			}
+		}
+	}
+}
+
+// fdTargets maps each descriptor of pid to what it refers to.
+func fdTargets(pid int) map[int]string {
+	out := map[int]string{}
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, e := range ents {
+		fd, _ := strconv.Atoi(e.Name())
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name())); err == nil {
+			out[fd] = target
+		}
+	}
+	return out
+}
+
+// readN reads n lines from r.
+func readN(r io.Reader, n int) string {
+	br := bufio.NewReader(r)
+	var b strings.Builder
+	for range n {
+		line, err := br.ReadString('\n')
+		b.WriteString(line)
+		if err != nil {
+			break
+		}
+	}
+	return b.String()
 }
