@@ -195,3 +195,37 @@ func TestLiveLintMarkerSetByUser(t *testing.T) {
 		t.Errorf("with %s=1, the tap ended with %v and the editor got\n%s\nwant the agent's 4 lines", liveLintEnv, err, out)
 	}
 }
+
+// TestTapHostileLiveLinter: a live linter process that never reads its
+// input, or floods the findings pipe with bytes and no line end and then
+// hangs, while the agent sends 10 MB: the editor gets every byte and the
+// tap ends with the agent's exit code, within the drain timeout and the
+// close's kill (10 s and 3 s) of the agent's end.
+func TestTapHostileLiveLinter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the tap's drain timeout")
+	}
+	const n = 200000
+	want := noisyLines(n)
+	for _, c := range []struct{ name, script string }{
+		{"never reads", "exec sleep 60"},
+		{"floods, never reads, hangs", "head -c 32000000 /dev/zero; exec sleep 60"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(f func() ([]string, error)) { liveLintCommand = f }(liveLintCommand)
+			liveLintCommand = func() ([]string, error) { return []string{"/bin/sh", "-c", c.script}, nil }
+			t.Setenv("ACPLINT_FIXTURE_AGENT", "noisy")
+			t.Setenv("FAULT_LINES", strconv.Itoa(n))
+			live := filepath.Join(t.TempDir(), "live.txt")
+			var out, stderr bytes.Buffer
+			start := time.Now()
+			code := run(context.Background(), []string{"tap", "--lint-out", live, "--", os.Args[0]}, strings.NewReader(""), &out, &stderr)
+			if code != 0 || !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("exit code %d, the editor got %d bytes of the agent's %d", code, out.Len(), len(want))
+			}
+			if took := time.Since(start); took > 25*time.Second {
+				t.Errorf("the tap took %v", took)
+			}
+		})
+	}
+}
