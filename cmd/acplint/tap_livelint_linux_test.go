@@ -155,7 +155,7 @@ func TestTapLiveLinterKilledInEveryOrder(t *testing.T) {
 			linter, agent := 0, 0
 			for deadline := time.Now().Add(5 * time.Second); (linter == 0 || agent == 0) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 				linter = childWithEnv(c.Process.Pid, liveLintEnv+"="+strconv.Itoa(c.Process.Pid))
-				if sup := childWithEnv(c.Process.Pid, "ACPLINT_TAP_SUPERVISE=1"); sup != 0 {
+				if sup := childWithEnv(c.Process.Pid, "ACPLINT_TAP_SUPERVISE="+strconv.Itoa(c.Process.Pid)); sup != 0 {
 					agent = childWithEnv(sup, "ACPLINT_FIXTURE_AGENT=1")
 				}
 			}
@@ -233,7 +233,7 @@ func TestTapLeaksNoDescriptors(t *testing.T) {
 	}
 	tap := c.Process.Pid
 	linter := childWithEnv(tap, liveLintEnv+"="+strconv.Itoa(tap))
-	sup := childWithEnv(tap, "ACPLINT_TAP_SUPERVISE=1")
+	sup := childWithEnv(tap, "ACPLINT_TAP_SUPERVISE="+strconv.Itoa(tap))
 	agent := childWithEnv(sup, "ACPLINT_FIXTURE_AGENT=1")
 	if linter == 0 || sup == 0 || agent == 0 {
 		t.Fatalf("linter %d, supervisor %d, agent %d", linter, sup, agent)
