@@ -107,8 +107,12 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		_, on := selection.apply(f)
 		return on
 	}}
+	var schemaText []byte
 	if *schemaFile != "" {
-		if liveOpts.Schema, err = lint.LoadSchema(*schemaFile); err != nil {
+		if schemaText, err = os.ReadFile(*schemaFile); err == nil {
+			liveOpts.Schema, err = parseSchema(*schemaFile, schemaText)
+		}
+		if err != nil {
 			e.errorf("tap: --schema: %v", err)
 			return exitUsage
 		}
@@ -201,7 +205,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	var live liveObserver
 	if !*noLint {
 		live = startLiveLinter(liveLintConfig{File: liveName, Started: header.Started, Enable: enable.items, Disable: disable.items,
-			Severity: severity.items, Schema: *schemaFile, HTML: pageFile != nil, Redact: *redact, MaxLine: *maxLine},
+			Severity: severity.items, Schema: *schemaFile, SchemaText: schemaText, HTML: pageFile != nil, Redact: *redact, MaxLine: *maxLine},
 			pageFile, findingsOut, trouble, liveOpts, selection)
 		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle, Delay: liveLintDelay})
 	}

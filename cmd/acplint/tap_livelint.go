@@ -20,6 +20,7 @@ import (
 	"github.com/acplint/acplint/internal/gcpolicy"
 	"github.com/acplint/acplint/internal/procgroup"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/schemamodel"
 	"github.com/acplint/acplint/tap"
 	"github.com/acplint/acplint/transcript"
 )
@@ -63,8 +64,12 @@ type liveLintConfig struct {
 	Enable   []string `json:"enable,omitempty"`
 	Disable  []string `json:"disable,omitempty"`
 	Severity []string `json:"severity,omitempty"`
-	// Schema is --schema's file, "" for the compiled-in schema.
-	Schema string `json:"schema,omitempty"`
+	// Schema is --schema's file, "" for the compiled-in schema, and
+	// SchemaText what the tap read from it: read once, by the tap, since
+	// a file may be readable only once, or only by the tap (bash's <(…),
+	// a FIFO, a file replaced since).
+	Schema     string `json:"schema,omitempty"`
+	SchemaText []byte `json:"schemaText,omitempty"`
 	// HTML says the page is to be written to file descriptor 3, with
 	// secrets replaced when Redact is set.
 	HTML   bool `json:"html,omitempty"`
@@ -254,6 +259,16 @@ func appendLiveFrame(b []byte, fr transcript.Frame) []byte {
 	return binary.AppendUvarint(b, uint64(len(fr.Data)))
 }
 
+// parseSchema compiles the schema text read from file, as lint.LoadSchema
+// compiles the file.
+func parseSchema(file string, text []byte) (*lint.Schema, error) {
+	m, err := schemamodel.Parse(file, text, schemamodel.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return lint.CompileSchema(m)
+}
+
 // liveFrameReader reads the frames appendLiveFrame wrote.
 type liveFrameReader struct {
 	br      *bufio.Reader
@@ -401,7 +416,7 @@ func runLiveLintChild(in io.Reader, out io.Writer) int {
 		return on
 	}}
 	if cfg.Schema != "" {
-		if opts.Schema, err = lint.LoadSchema(cfg.Schema); err != nil {
+		if opts.Schema, err = parseSchema(cfg.Schema, cfg.SchemaText); err != nil {
 			fmt.Fprintf(out, "acplint tap: live lint could not start: --schema: %v\n", err)
 			return 2
 		}

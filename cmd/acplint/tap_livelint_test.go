@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -229,5 +230,36 @@ func TestTapHostileLiveLinter(t *testing.T) {
 				t.Errorf("the tap took %v", took)
 			}
 		})
+	}
+}
+
+// TestTapLiveLintSchemaReadOnce: --schema is read once, by the tap. A file
+// that can be read only once, or only by the tap (bash's <(…), a FIFO, a
+// file replaced meanwhile), must not cost the live linter process its
+// schema: it lints as the tap's own process would.
+func TestTapLiveLintSchemaReadOnce(t *testing.T) {
+	schema, err := os.ReadFile(filepath.Join("..", "..", "schema", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	once := func() string {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		go func() {
+			w.Write(schema)
+			w.Close()
+		}()
+		return fmt.Sprintf("/dev/fd/%d", r.Fd())
+	}
+	_, stdout, inProcess := tapWithLiveLinter(t, []string{}, "--schema", once())
+	_, _, child := tapWithLiveLinter(t, nil, "--schema", once())
+	if strings.Count(stdout, "\n") != 4 {
+		t.Errorf("the editor got %q", stdout)
+	}
+	if !strings.Contains(inProcess, "ACP-TURN-001") || inProcess != child {
+		t.Errorf("in the tap's process, live lint found\n%s\nin a process of its own\n%s", inProcess, child)
 	}
 }
