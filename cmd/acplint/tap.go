@@ -175,7 +175,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 
 	// Whoever reads the findings (a stderr the editor may never read) must
 	// not be able to hold the linter, and through it anything else.
-	findingsOut := tap.NewDetachedWriter(findingsDst, 1<<20)
+	findingsOut := tap.NewDetachedWriter(findingsDst, findingsBuffer)
 	trouble := func(err error) {
 		writeFinding(findingsOut, lint.InternalError(findings.Location{File: "tap"}, err.Error()))
 	}
@@ -308,6 +308,10 @@ type liveLinter struct {
 	pendingBytes int
 	closed       bool
 }
+
+// findingsBuffer is how many bytes of findings the tap keeps for a reader
+// that does not keep up: a longer finding is dropped whole.
+const findingsBuffer = 1 << 20
 
 // recordDelay is how long a line may wait for the recorder while the
 // traffic flows. Woken for every line (the editor and the agent take

@@ -167,14 +167,37 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 	return p, nil
 }
 
-// copyLines copies r to w a line at a time, so that a writer that drops
-// what it cannot take (tap.DetachedWriter) never cuts a line in two.
+// copyLines copies r to w a whole line per Write, so that a writer that
+// drops what it cannot take (tap.DetachedWriter) never cuts a line in two.
+// A line longer than findingsBuffer, which such a writer can never take,
+// is handed over as its first findingsBuffer+1 bytes, to be dropped (and
+// counted) whole, and the rest of it is skipped: the tap keeps no more of
+// it.
 func copyLines(w io.Writer, r io.Reader) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	over := false // the line so far is longer than findingsBuffer
 	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 {
-			w.Write(line)
+		piece, err := br.ReadSlice('\n')
+		if !over {
+			line = append(line, piece...)
+			if len(line) > findingsBuffer {
+				w.Write(line[:findingsBuffer+1])
+				line, over = line[:0], true
+			}
+		}
+		ended := len(piece) > 0 && piece[len(piece)-1] == '\n'
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			ended = true
+		}
+		if ended {
+			if len(line) > 0 {
+				w.Write(line)
+			}
+			line, over = line[:0], false
+			if cap(line) > 4*liveChunk {
+				line = nil // a long line's buffer is not kept
+			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return

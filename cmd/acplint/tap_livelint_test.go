@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/tap"
 	"github.com/acplint/acplint/transcript"
 )
 
@@ -263,3 +265,45 @@ func TestTapLiveLintSchemaReadOnce(t *testing.T) {
 		t.Errorf("in the tap's process, live lint found\n%s\nin a process of its own\n%s", inProcess, child)
 	}
 }
+
+// TestLiveFindingsNeverCut: the live linter process's output reaches the
+// tap's findings writer, which drops what it cannot take, a whole line at
+// a time, lines longer than the pipe's reads (a finding quoting a long
+// path) too: while the reader of the findings does not keep up, a finding
+// is written whole or not at all, never a piece of it.
+func TestLiveFindingsNeverCut(t *testing.T) {
+	var in bytes.Buffer
+	var lines []string
+	for i := range 40 {
+		n := 100 + i*23_000 // up to ~900 KiB, most longer than a read
+		if i == 0 {
+			n = 3 << 20 // longer than the writer ever takes
+		}
+		line := fmt.Sprintf("finding %d %s\n", i, strings.Repeat(string(rune('a'+i%26)), n))
+		lines = append(lines, line)
+		in.WriteString(line)
+	}
+	release := make(chan struct{})
+	var got bytes.Buffer
+	dst := tap.NewDetachedWriter(writerFunc(func(p []byte) (int, error) {
+		<-release // a reader that does not keep up
+		return got.Write(p)
+	}), findingsBuffer)
+	copyLines(dst, &in)
+	close(release)
+	if _, err := dst.Close(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() == 0 {
+		t.Fatal("nothing was written")
+	}
+	for _, line := range strings.SplitAfter(got.String(), "\n") {
+		if line != "" && !slices.Contains(lines, line) {
+			t.Fatalf("a line cut: %.40q… (%d bytes)", line, len(line))
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
