@@ -49,13 +49,13 @@ func runnable(pid int) bool {
 }
 
 // eachThread calls f with the /proc directory and the id of every thread
-// of process pid and of its descendants, until f returns true; it reports
-// whether one did.
+// of process pid and of its descendants, the first maxThreads of them,
+// until f returns true; it reports whether one did.
 func eachThread(pid int, f func(task string, tid int) bool) bool {
 	if pid <= 0 {
 		return false
 	}
-	procs := []int{pid}
+	procs, visited := []int{pid}, 0
 	for i := 0; i < len(procs) && i < maxTreeProcs; i++ {
 		dir := "/proc/" + strconv.Itoa(procs[i]) + "/task/"
 		tasks, err := os.ReadDir(dir)
@@ -66,6 +66,9 @@ func eachThread(pid int, f func(task string, tid int) bool) bool {
 			tid, err := strconv.Atoi(task.Name())
 			if err != nil {
 				continue
+			}
+			if visited++; visited > maxThreads {
+				return false
 			}
 			if f(dir+task.Name(), tid) {
 				return true

@@ -208,9 +208,13 @@ type runDelays struct {
 	byTID map[int]time.Duration
 }
 
-// maxThreads bounds the threads remembered: a tree with more has its
-// later threads' delays uncounted, and waits are stretched less.
-const maxThreads = 4096
+// maxThreads bounds the threads remembered, and those read at each sample
+// (eachThread): a tree with more has its later threads' delays uncounted,
+// and waits are stretched less. Reading a thread costs a few hundred
+// microseconds, and the meter samples several times a second for a whole
+// run: 4096 threads (an agent may start tens of thousands) took a second
+// a sample.
+const maxThreads = 1024
 
 // note records that thread tid has waited d for a CPU in all. (A thread
 // that takes the id of one that ended counts once it waited longer.)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,7 +27,10 @@ import (
 // agent ends it ends the same way (exit code or signal), so the tap sees
 // the agent's status.
 
-// superviseEnv marks a process started as the supervisor.
+// superviseEnv marks a process started as the supervisor; its value is
+// the tap's pid, so that the variable in a user's environment does not
+// make acplint run its own arguments ("lint FILE") as an agent: only the
+// tap's child takes it.
 const superviseEnv = "ACPLINT_TAP_SUPERVISE"
 
 // parentDied is the supervisor's parent-death signal.
@@ -40,7 +44,7 @@ const reportFD = 3
 // was started as one; otherwise it returns at once. Programs that run a
 // tap call it first thing in main (and test binaries in TestMain).
 func Supervise() {
-	if os.Getenv(superviseEnv) == "" {
+	if os.Getenv(superviseEnv) != strconv.Itoa(os.Getppid()) {
 		return
 	}
 	os.Exit(supervise(os.Args[1:]))
@@ -114,7 +118,7 @@ func supervisedCommand(command []string) (cmd *exec.Cmd, started func() error, o
 		return nil, nil, false
 	}
 	cmd = exec.Command(self, command...)
-	cmd.Env = append(os.Environ(), superviseEnv+"=1")
+	cmd.Env = append(os.Environ(), superviseEnv+"="+strconv.Itoa(os.Getpid()))
 	cmd.ExtraFiles = []*os.File{w} // reportFD
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: parentDied}
 	started = func() error {

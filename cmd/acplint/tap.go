@@ -107,8 +107,12 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		_, on := selection.apply(f)
 		return on
 	}}
+	var schemaText []byte
 	if *schemaFile != "" {
-		if liveOpts.Schema, err = lint.LoadSchema(*schemaFile); err != nil {
+		if schemaText, err = os.ReadFile(*schemaFile); err == nil {
+			liveOpts.Schema, err = parseSchema(*schemaFile, schemaText)
+		}
+		if err != nil {
 			e.errorf("tap: --schema: %v", err)
 			return exitUsage
 		}
@@ -171,7 +175,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 
 	// Whoever reads the findings (a stderr the editor may never read) must
 	// not be able to hold the linter, and through it anything else.
-	findingsOut := tap.NewDetachedWriter(findingsDst, 1<<20)
+	findingsOut := tap.NewDetachedWriter(findingsDst, findingsBuffer)
 	trouble := func(err error) {
 		writeFinding(findingsOut, lint.InternalError(findings.Location{File: "tap"}, err.Error()))
 	}
@@ -201,7 +205,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	var live liveObserver
 	if !*noLint {
 		live = startLiveLinter(liveLintConfig{File: liveName, Started: header.Started, Enable: enable.items, Disable: disable.items,
-			Severity: severity.items, Schema: *schemaFile, HTML: pageFile != nil, Redact: *redact, MaxLine: *maxLine},
+			Severity: severity.items, Schema: *schemaFile, SchemaText: schemaText, HTML: pageFile != nil, Redact: *redact, MaxLine: *maxLine},
 			pageFile, findingsOut, trouble, liveOpts, selection)
 		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle, Delay: liveLintDelay})
 	}
@@ -304,6 +308,10 @@ type liveLinter struct {
 	pendingBytes int
 	closed       bool
 }
+
+// findingsBuffer is how many bytes of findings the tap keeps for a reader
+// that does not keep up: a longer finding is dropped whole.
+const findingsBuffer = 1 << 20
 
 // recordDelay is how long a line may wait for the recorder while the
 // traffic flows. Woken for every line (the editor and the agent take

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/acplint/acplint/internal/gcpolicy"
 	"github.com/acplint/acplint/internal/procgroup"
 	"github.com/acplint/acplint/lint"
+	"github.com/acplint/acplint/schemamodel"
 	"github.com/acplint/acplint/tap"
 	"github.com/acplint/acplint/transcript"
 )
@@ -45,7 +47,10 @@ import (
 // it before the last findings) and on Linux dies with the tap; it ends at
 // the end of its input, and close kills it if it takes too long.
 
-// liveLintEnv marks a process started as the tap's live linter.
+// liveLintEnv marks a process started as the tap's live linter; its value
+// is the tap's pid, so that the variable in a user's environment (exported
+// once, inherited by a shell) does not turn acplint into a live linter
+// reading frames from its stdin: only the tap's child takes it.
 const liveLintEnv = "ACPLINT_TAP_LIVE_LINT"
 
 // liveLintConfig is what the tap tells its live linter process, as the
@@ -59,8 +64,12 @@ type liveLintConfig struct {
 	Enable   []string `json:"enable,omitempty"`
 	Disable  []string `json:"disable,omitempty"`
 	Severity []string `json:"severity,omitempty"`
-	// Schema is --schema's file, "" for the compiled-in schema.
-	Schema string `json:"schema,omitempty"`
+	// Schema is --schema's file, "" for the compiled-in schema, and
+	// SchemaText what the tap read from it: read once, by the tap, since
+	// a file may be readable only once, or only by the tap (bash's <(…),
+	// a FIFO, a file replaced since).
+	Schema     string `json:"schema,omitempty"`
+	SchemaText []byte `json:"schemaText,omitempty"`
 	// HTML says the page is to be written to file descriptor 3, with
 	// secrets replaced when Redact is set.
 	HTML   bool `json:"html,omitempty"`
@@ -129,7 +138,7 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 		return nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), liveLintEnv+"=1")
+	cmd.Env = append(os.Environ(), liveLintEnv+"="+strconv.Itoa(os.Getpid()))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = framesR, outW, outW
 	if page != nil {
 		cmd.ExtraFiles = []*os.File{page} // liveLinterFD
@@ -158,14 +167,37 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 	return p, nil
 }
 
-// copyLines copies r to w a line at a time, so that a writer that drops
-// what it cannot take (tap.DetachedWriter) never cuts a line in two.
+// copyLines copies r to w a whole line per Write, so that a writer that
+// drops what it cannot take (tap.DetachedWriter) never cuts a line in two.
+// A line longer than findingsBuffer, which such a writer can never take,
+// is handed over as its first findingsBuffer+1 bytes, to be dropped (and
+// counted) whole, and the rest of it is skipped: the tap keeps no more of
+// it.
 func copyLines(w io.Writer, r io.Reader) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	over := false // the line so far is longer than findingsBuffer
 	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 {
-			w.Write(line)
+		piece, err := br.ReadSlice('\n')
+		if !over {
+			line = append(line, piece...)
+			if len(line) > findingsBuffer {
+				w.Write(line[:findingsBuffer+1])
+				line, over = line[:0], true
+			}
+		}
+		ended := len(piece) > 0 && piece[len(piece)-1] == '\n'
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			ended = true
+		}
+		if ended {
+			if len(line) > 0 {
+				w.Write(line)
+			}
+			line, over = line[:0], false
+			if cap(line) > 4*liveChunk {
+				line = nil // a long line's buffer is not kept
+			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return
@@ -248,6 +280,16 @@ func appendLiveFrame(b []byte, fr transcript.Frame) []byte {
 	b = binary.AppendVarint(b, int64(fr.T))
 	b = binary.AppendVarint(b, int64(fr.Conn))
 	return binary.AppendUvarint(b, uint64(len(fr.Data)))
+}
+
+// parseSchema compiles the schema text read from file, as lint.LoadSchema
+// compiles the file.
+func parseSchema(file string, text []byte) (*lint.Schema, error) {
+	m, err := schemamodel.Parse(file, text, schemamodel.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return lint.CompileSchema(m)
 }
 
 // liveFrameReader reads the frames appendLiveFrame wrote.
@@ -368,7 +410,7 @@ func (r *liveFrameReader) take(n int) []byte {
 // was started as one (startLiveLintProcess); otherwise it returns at once.
 // main calls it first thing, and test binaries in TestMain.
 func liveLintChild() {
-	if os.Getenv(liveLintEnv) == "" {
+	if os.Getenv(liveLintEnv) != strconv.Itoa(os.Getppid()) {
 		return
 	}
 	os.Exit(runLiveLintChild(os.Stdin, os.Stdout))
@@ -397,7 +439,7 @@ func runLiveLintChild(in io.Reader, out io.Writer) int {
 		return on
 	}}
 	if cfg.Schema != "" {
-		if opts.Schema, err = lint.LoadSchema(cfg.Schema); err != nil {
+		if opts.Schema, err = parseSchema(cfg.Schema, cfg.SchemaText); err != nil {
 			fmt.Fprintf(out, "acplint tap: live lint could not start: --schema: %v\n", err)
 			return 2
 		}

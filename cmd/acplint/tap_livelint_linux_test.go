@@ -1,15 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acplint/acplint/internal/proctest"
 )
 
 // TestTapLiveLintRunsAtLowestPriority: while a tap runs, its live linter
@@ -36,7 +42,7 @@ func TestTapLiveLintRunsAtLowestPriority(t *testing.T) {
 	linter := 0
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if linter == 0 {
-			linter = childWithEnv(c.Process.Pid, liveLintEnv+"=1")
+			linter = childWithEnv(c.Process.Pid, liveLintEnv+"="+strconv.Itoa(c.Process.Pid))
 		}
 		if st, err := os.Stat(live); linter != 0 && err == nil && st.Size() > 0 {
 			break
@@ -113,4 +119,173 @@ func childWithEnv(pid int, kv string) int {
 		}
 	}
 	return 0
+}
+
+// TestTapLiveLinterKilledInEveryOrder: kill -9 the tap, the live linter
+// process or the agent while a session runs. The linter never outlives
+// the tap, the tap never ends before the agent nor leaves it behind, and
+// a linter gone costs only the findings: the editor still gets every line
+// the agent sends, and the tap ends with the agent's exit code.
+func TestTapLiveLinterKilledInEveryOrder(t *testing.T) {
+	for _, victim := range []string{"tap", "linter", "agent", "linter then tap"} {
+		t.Run(victim, func(t *testing.T) {
+			live := filepath.Join(t.TempDir(), "live.txt")
+			c := tapProcess(t, "1", nil, "--lint-out", live)
+			stdin, _ := c.StdinPipe()
+			stdout, _ := c.StdoutPipe()
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer c.Process.Kill()
+			lines := bufio.NewReader(stdout)
+			readLines := func(n int) int {
+				got := 0
+				for ; got < n; got++ {
+					if _, err := lines.ReadString('\n'); err != nil {
+						break
+					}
+				}
+				return got
+			}
+			first, rest, _ := strings.Cut(tapClient, "\n")
+			io.WriteString(stdin, first+"\n")
+			if got := readLines(1); got != 1 {
+				t.Fatal("no answer to initialize")
+			}
+			linter, agent := 0, 0
+			for deadline := time.Now().Add(5 * time.Second); (linter == 0 || agent == 0) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				linter = childWithEnv(c.Process.Pid, liveLintEnv+"="+strconv.Itoa(c.Process.Pid))
+				if sup := childWithEnv(c.Process.Pid, "ACPLINT_TAP_SUPERVISE="+strconv.Itoa(c.Process.Pid)); sup != 0 {
+					agent = childWithEnv(sup, "ACPLINT_FIXTURE_AGENT=1")
+				}
+			}
+			if linter == 0 || agent == 0 {
+				t.Fatalf("linter pid %d, agent pid %d", linter, agent)
+			}
+			for _, v := range strings.Fields(victim) {
+				switch v {
+				case "tap":
+					c.Process.Kill()
+				case "linter":
+					syscall.Kill(linter, syscall.SIGKILL)
+					time.Sleep(100 * time.Millisecond)
+				case "agent":
+					syscall.Kill(agent, syscall.SIGKILL)
+				}
+			}
+			if strings.HasSuffix(victim, "tap") {
+				c.Wait()
+			} else {
+				// The editor goes on with its session.
+				io.WriteString(stdin, rest)
+				got := readLines(3)
+				stdin.Close()
+				err := c.Wait()
+				switch victim {
+				case "linter":
+					if got != 3 || err != nil {
+						t.Errorf("the editor got %d of the agent's 3 lines after the linter died, the tap ended with %v", got, err)
+					}
+					findings, _ := os.ReadFile(live)
+					if !strings.Contains(string(findings), "live linter process: signal: killed") {
+						t.Errorf("the findings do not say the linter died:\n%s", findings)
+					}
+				case "agent":
+					if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(syscall.SIGKILL) {
+						t.Errorf("the tap ended with %v, want the agent's SIGKILL as exit code %d", err, 128+int(syscall.SIGKILL))
+					}
+				}
+			}
+			for name, pid := range map[string]int{"live linter": linter, "agent": agent} {
+				deadline := time.Now().Add(5 * time.Second)
+				for proctest.Running(pid) && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if proctest.Running(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("the %s (pid %d) outlived the tap", name, pid)
+				}
+			}
+		})
+	}
+}
+
+// TestTapLeaksNoDescriptors: the live linter process gets its two pipes
+// and, with --html, the page as fd 3, and the agent and its supervisor
+// none of them, nor the recording, the findings file or the page: an
+// agent holding the linter's pipe would keep the linter's input open, and
+// a linter holding the agent's would keep the editor's connection open.
+func TestTapLeaksNoDescriptors(t *testing.T) {
+	dir := t.TempDir()
+	c := tapProcess(t, "1", nil, "--lint-out", filepath.Join(dir, "lint"), "--record", filepath.Join(dir, "rec"), "--html", filepath.Join(dir, "page"))
+	stdin, _ := c.StdinPipe()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		c.Wait()
+	}()
+	io.WriteString(stdin, tapClient)
+	if n := strings.Count(readN(stdout, 4), "\n"); n != 4 {
+		t.Fatalf("the editor got %d lines", n)
+	}
+	tap := c.Process.Pid
+	linter := childWithEnv(tap, liveLintEnv+"="+strconv.Itoa(tap))
+	sup := childWithEnv(tap, "ACPLINT_TAP_SUPERVISE="+strconv.Itoa(tap))
+	agent := childWithEnv(sup, "ACPLINT_FIXTURE_AGENT=1")
+	if linter == 0 || sup == 0 || agent == 0 {
+		t.Fatalf("linter %d, supervisor %d, agent %d", linter, sup, agent)
+	}
+	// What this test process holds, it handed down itself (the test
+	// harness's descriptors); the tap's others are its own.
+	ours := fdTargets(os.Getpid())
+	tapOwn := map[string]bool{}
+	for _, target := range fdTargets(tap) {
+		tapOwn[target] = true
+	}
+	for _, target := range ours {
+		delete(tapOwn, target)
+	}
+	for name, p := range map[string]struct {
+		pid     int
+		allowed []int
+	}{"live linter": {linter, []int{0, 1, 2, 3}}, "supervisor": {sup, []int{0, 1, 2}}, "agent": {agent, []int{0, 1, 2}}} {
+		for fd, target := range fdTargets(p.pid) {
+			if tapOwn[target] && !slices.Contains(p.allowed, fd) {
+				t.Errorf("the %s holds the tap's %s as fd %d", name, target, fd)
+			}
+			if strings.HasPrefix(target, dir) && (name != "live linter" || fd != 3) {
+				t.Errorf("the %s holds %s as fd %d", name, target, fd)
+			}
+		}
+	}
+}
+
+// fdTargets maps each descriptor of pid to what it refers to.
+func fdTargets(pid int) map[int]string {
+	out := map[int]string{}
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, e := range ents {
+		fd, _ := strconv.Atoi(e.Name())
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name())); err == nil {
+			out[fd] = target
+		}
+	}
+	return out
+}
+
+// readN reads n lines from r.
+func readN(r io.Reader, n int) string {
+	br := bufio.NewReader(r)
+	var b strings.Builder
+	for range n {
+		line, err := br.ReadString('\n')
+		b.WriteString(line)
+		if err != nil {
+			break
+		}
+	}
+	return b.String()
 }

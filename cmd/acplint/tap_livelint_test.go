@@ -5,14 +5,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/tap"
 	"github.com/acplint/acplint/transcript"
 )
 
@@ -158,3 +163,147 @@ func TestTapLiveLintInProcess(t *testing.T) {
 		t.Errorf("in the tap's process, live lint found\n%s\nin a process of its own\n%s", inProcess, child)
 	}
 }
+
+// TestLiveLintMarkerSetByUser: ACPLINT_TAP_LIVE_LINT in the user's own
+// environment (exported once, inherited from a tap's linter by a shell)
+// must not turn a plain `acplint lint` into a live linter reading frames
+// from its stdin, nor a tap into one that swallows the editor's traffic:
+// only the tap that started the process makes it its live linter.
+func TestLiveLintMarkerSetByUser(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "session.jsonl")
+	if err := os.WriteFile(file, []byte(tapClient), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lint := func(env ...string) (string, int) {
+		c := exec.Command(os.Args[0], "lint", file)
+		c.Env = append(append(os.Environ(), "ACPLINT_AS_COMMAND=1"), env...)
+		out, _ := c.CombinedOutput()
+		return string(out), c.ProcessState.ExitCode()
+	}
+	want, wantCode := lint()
+	if !strings.Contains(want, "ACP-") {
+		t.Fatalf("lint found nothing to compare with:\n%s", want)
+	}
+	// The tap's agent supervisor has a marker of its own, as dangerous:
+	// taken, it runs its arguments ("lint FILE") as the agent's command.
+	for _, kv := range []string{liveLintEnv + "=1", liveLintEnv + "=" + strconv.Itoa(os.Getppid()), "ACPLINT_TAP_SUPERVISE=1"} {
+		if got, code := lint(kv); got != want || code != wantCode {
+			t.Errorf("with %s, lint printed (exit %d)\n%s\nwant (exit %d)\n%s", kv, code, got, wantCode, want)
+		}
+	}
+
+	c := tapProcess(t, "1", []string{liveLintEnv + "=1"}, "--lint-out", filepath.Join(dir, "live.txt"))
+	c.Stdin = strings.NewReader(tapClient)
+	out, err := c.Output()
+	if err != nil || strings.Count(string(out), "\n") != 4 {
+		t.Errorf("with %s=1, the tap ended with %v and the editor got\n%s\nwant the agent's 4 lines", liveLintEnv, err, out)
+	}
+}
+
+// TestTapHostileLiveLinter: a live linter process that never reads its
+// input, or floods the findings pipe with bytes and no line end and then
+// hangs, while the agent sends 10 MB: the editor gets every byte and the
+// tap ends with the agent's exit code, within the drain timeout and the
+// close's kill (10 s and 3 s) of the agent's end.
+func TestTapHostileLiveLinter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the tap's drain timeout")
+	}
+	const n = 200000
+	want := noisyLines(n)
+	for _, c := range []struct{ name, script string }{
+		{"never reads", "exec sleep 60"},
+		{"floods, never reads, hangs", "head -c 32000000 /dev/zero; exec sleep 60"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(f func() ([]string, error)) { liveLintCommand = f }(liveLintCommand)
+			liveLintCommand = func() ([]string, error) { return []string{"/bin/sh", "-c", c.script}, nil }
+			t.Setenv("ACPLINT_FIXTURE_AGENT", "noisy")
+			t.Setenv("FAULT_LINES", strconv.Itoa(n))
+			live := filepath.Join(t.TempDir(), "live.txt")
+			var out, stderr bytes.Buffer
+			start := time.Now()
+			code := run(context.Background(), []string{"tap", "--lint-out", live, "--", os.Args[0]}, strings.NewReader(""), &out, &stderr)
+			if code != 0 || !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("exit code %d, the editor got %d bytes of the agent's %d", code, out.Len(), len(want))
+			}
+			if took := time.Since(start); took > 25*time.Second {
+				t.Errorf("the tap took %v", took)
+			}
+		})
+	}
+}
+
+// TestTapLiveLintSchemaReadOnce: --schema is read once, by the tap. A file
+// that can be read only once, or only by the tap (bash's <(…), a FIFO, a
+// file replaced meanwhile), must not cost the live linter process its
+// schema: it lints as the tap's own process would.
+func TestTapLiveLintSchemaReadOnce(t *testing.T) {
+	schema, err := os.ReadFile(filepath.Join("..", "..", "schema", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	once := func() string {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		go func() {
+			w.Write(schema)
+			w.Close()
+		}()
+		return fmt.Sprintf("/dev/fd/%d", r.Fd())
+	}
+	_, stdout, inProcess := tapWithLiveLinter(t, []string{}, "--schema", once())
+	_, _, child := tapWithLiveLinter(t, nil, "--schema", once())
+	if strings.Count(stdout, "\n") != 4 {
+		t.Errorf("the editor got %q", stdout)
+	}
+	if !strings.Contains(inProcess, "ACP-TURN-001") || inProcess != child {
+		t.Errorf("in the tap's process, live lint found\n%s\nin a process of its own\n%s", inProcess, child)
+	}
+}
+
+// TestLiveFindingsNeverCut: the live linter process's output reaches the
+// tap's findings writer, which drops what it cannot take, a whole line at
+// a time, lines longer than the pipe's reads (a finding quoting a long
+// path) too: while the reader of the findings does not keep up, a finding
+// is written whole or not at all, never a piece of it.
+func TestLiveFindingsNeverCut(t *testing.T) {
+	var in bytes.Buffer
+	var lines []string
+	for i := range 40 {
+		n := 100 + i*23_000 // up to ~900 KiB, most longer than a read
+		if i == 0 {
+			n = 3 << 20 // longer than the writer ever takes
+		}
+		line := fmt.Sprintf("finding %d %s\n", i, strings.Repeat(string(rune('a'+i%26)), n))
+		lines = append(lines, line)
+		in.WriteString(line)
+	}
+	release := make(chan struct{})
+	var got bytes.Buffer
+	dst := tap.NewDetachedWriter(writerFunc(func(p []byte) (int, error) {
+		<-release // a reader that does not keep up
+		return got.Write(p)
+	}), findingsBuffer)
+	copyLines(dst, &in)
+	close(release)
+	if _, err := dst.Close(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got.Len() == 0 {
+		t.Fatal("nothing was written")
+	}
+	for _, line := range strings.SplitAfter(got.String(), "\n") {
+		if line != "" && !slices.Contains(lines, line) {
+			t.Fatalf("a line cut: %.40q… (%d bytes)", line, len(line))
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
