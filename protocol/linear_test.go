@@ -48,14 +48,11 @@ func TestPerMessageWorkIgnoresPendingRequests(t *testing.T) {
 				for i := range n {
 					w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/set_mode","params":{"sessionId":"s%d","modeId":"m"}}`, 1000+i, i%7))
 				}
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				for i := range n {
-					w.send(domain.FromAgent, tc.msg(i))
-				}
-				runtime.ReadMemStats(&after)
-				return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+				return bytesAllocatedBy(func() {
+					for i := range n {
+						w.send(domain.FromAgent, tc.msg(i))
+					}
+				}) / float64(n)
 			}
 			const n = 500
 			small, large := perMessage(n), perMessage(8*n)
@@ -145,6 +142,17 @@ func TestLowestPendingMatchesSort(t *testing.T) {
 	}
 }
 
+// bytesAllocatedBy returns the bytes f allocates: a measure of its work
+// that, unlike its time, the machine's load does not change.
+func bytesAllocatedBy(f func()) float64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc - before.TotalAlloc)
+}
+
 // TestRetireWorkIgnoresTerminals: forgetting done sessions (retire, once
 // per doneWindow/2 of them) must not visit every terminal the phase
 // keeps, such as the unreleased ones of a long session: the bytes
@@ -158,20 +166,18 @@ func TestRetireWorkIgnoresTerminals(t *testing.T) {
 			p.countUnreleased("long", 1)
 		}
 		const closes = 4 * doneWindow
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for i := range closes {
-			sid := domain.SessionID(fmt.Sprintf("sess_%d", i))
-			p.putSession(newSession(sid, SessionIdle, i, "/w"))
-			closed := newSession(sid, SessionClosed, i, "/w")
-			p.putSession(closed)
-		}
-		runtime.ReadMemStats(&after)
+		perItem := bytesAllocatedBy(func() {
+			for i := range closes {
+				sid := domain.SessionID(fmt.Sprintf("sess_%d", i))
+				p.putSession(newSession(sid, SessionIdle, i, "/w"))
+				closed := newSession(sid, SessionClosed, i, "/w")
+				p.putSession(closed)
+			}
+		}) / float64(closes)
 		if p.Terminals.Len() != terminals || p.closed.Len() > doneWindow {
 			t.Fatalf("%d terminals and %d done sessions kept, want %d and at most %d", p.Terminals.Len(), p.closed.Len(), terminals, doneWindow)
 		}
-		return float64(after.TotalAlloc-before.TotalAlloc) / closes
+		return perItem
 	}
 	const n = 4000
 	small, large := perClose(n), perClose(8*n)
@@ -334,19 +340,16 @@ func TestAuthenticateWorkIgnoresAuthMethods(t *testing.T) {
 			t.Fatalf("%d auth methods kept, want %d", len(w.p.AuthMethods), n)
 		}
 		const requests = 500
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for i := range requests {
-			// One advertised and one not, in turn.
-			id := fmt.Sprintf("m%d", n-1)
-			if i%2 == 1 {
-				id = "none"
+		return bytesAllocatedBy(func() {
+			for i := range requests {
+				// One advertised and one not, in turn.
+				id := fmt.Sprintf("m%d", n-1)
+				if i%2 == 1 {
+					id = "none"
+				}
+				w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"authenticate","params":{"methodId":%q}}`, i+1, id))
 			}
-			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"authenticate","params":{"methodId":%q}}`, i+1, id))
-		}
-		runtime.ReadMemStats(&after)
-		return float64(after.TotalAlloc-before.TotalAlloc) / requests
+		}) / float64(requests)
 	}
 	// 8n stays under MaxKeptEntries: beyond it, authenticate is not judged.
 	const n = 500
@@ -576,21 +579,18 @@ func TestSessionSetupWorkFollowsListLength(t *testing.T) {
 			perEntry := func(n int) float64 {
 				w := newAdversary(t)
 				msgs := tc.msgs(n)
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				for i, m := range msgs {
-					dir := domain.FromClient
-					if i%2 == 1 {
-						dir = domain.FromAgent
+				return bytesAllocatedBy(func() {
+					for i, m := range msgs {
+						dir := domain.FromClient
+						if i%2 == 1 {
+							dir = domain.FromAgent
+						}
+						if strings.Contains(m, `"session/update"`) {
+							dir = domain.FromAgent
+						}
+						w.send(dir, m)
 					}
-					if strings.Contains(m, `"session/update"`) {
-						dir = domain.FromAgent
-					}
-					w.send(dir, m)
-				}
-				runtime.ReadMemStats(&after)
-				return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+				}) / float64(n)
 			}
 			const n = 250
 			small, large := perEntry(n), perEntry(8*n)
@@ -649,14 +649,11 @@ func TestFindingsClipKeptText(t *testing.T) {
 				for i := range msgs {
 					msgs[i] = tc.msg(i)
 				}
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				for _, m := range msgs {
-					w.send(tc.dir, m)
-				}
-				runtime.ReadMemStats(&after)
-				return float64(after.TotalAlloc-before.TotalAlloc) / messages
+				return bytesAllocatedBy(func() {
+					for _, m := range msgs {
+						w.send(tc.dir, m)
+					}
+				}) / float64(messages)
 			}
 			const size = 32 << 10
 			small, large := perMessage(size), perMessage(8*size)
