@@ -18,35 +18,43 @@ import (
 // knows: core.go sets them from the setup result, and the checks here and
 // in update.go replace them when a change is confirmed.
 
+// setupLists returns the session, modes and config options that the
+// result of a session/new, session/load or session/resume reports; a
+// session/new's result names its session, the others answer for the
+// request's, requested. ok is false for any other result, a null one, or
+// one without a session id.
+func setupLists(result any, requested domain.SessionID) (id domain.SessionID, modes domain.Opt[domain.SessionModeState], opts domain.Opt[[]domain.SessionConfigOption], ok bool) {
+	id = requested
+	switch res := result.(type) {
+	case *domain.NewSessionResponse:
+		if res == nil {
+			return "", modes, opts, false
+		}
+		id, modes, opts = res.SessionID, res.Modes, res.ConfigOptions
+	case *domain.LoadSessionResponse:
+		if res == nil {
+			return "", modes, opts, false
+		}
+		modes, opts = res.Modes, res.ConfigOptions
+	case *domain.ResumeSessionResponse:
+		if res == nil {
+			return "", modes, opts, false
+		}
+		modes, opts = res.Modes, res.ConfigOptions
+	default:
+		return "", modes, opts, false
+	}
+	return id, modes, opts, id != ""
+}
+
 // checkSetupModesAndOptions checks the modes and config options a session
 // starts with.
 func checkSetupModesAndOptions(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() || c.m.Dir != domain.FromAgent {
 		return
 	}
-	id := req.Session
-	var modes domain.Opt[domain.SessionModeState]
-	var opts domain.Opt[[]domain.SessionConfigOption]
-	switch res := c.m.Result.(type) {
-	case *domain.NewSessionResponse:
-		if res == nil {
-			return
-		}
-		id, modes, opts = res.SessionID, res.Modes, res.ConfigOptions
-	case *domain.LoadSessionResponse:
-		if res == nil {
-			return
-		}
-		modes, opts = res.Modes, res.ConfigOptions
-	case *domain.ResumeSessionResponse:
-		if res == nil {
-			return
-		}
-		modes, opts = res.Modes, res.ConfigOptions
-	default:
-		return
-	}
-	if id == "" {
+	id, modes, opts, ok := setupLists(c.m.Result, req.Session)
+	if !ok {
 		return
 	}
 	m, hasModes := modes.Get()

@@ -67,18 +67,14 @@ func noteCutSetup(p *Phase, c *ctx, req Pending) {
 	if !c.succeeded() || c.m.Dir != domain.FromAgent {
 		return
 	}
-	id := req.Session
-	var modes domain.Opt[domain.SessionModeState]
-	var opts domain.Opt[[]domain.SessionConfigOption]
-	switch res := c.m.Result.(type) {
-	case *domain.NewSessionResponse:
-		if res == nil {
-			return
-		}
-		id, modes, opts = res.SessionID, res.Modes, res.ConfigOptions
+	id, modes, opts, ok := setupLists(c.m.Result, req.Session)
+	if !ok {
+		return
+	}
+	if _, isNew := c.m.Result.(*domain.NewSessionResponse); isNew {
 		// The session/new's directories are kept from its answer on,
 		// where the session gets its id.
-		if open, ok := openParamsOf(req.Params); ok && id != "" {
+		if open, ok := openParamsOf(req.Params); ok {
 			if n := cutDirectories(open); n > 0 {
 				f := noteCut(p, c, id, "dirs", "/result/sessionId", fmt.Sprintf("session %q was opened with %d absolute additional directories", id, n), cutDirsUnjudged)
 				if f != nil {
@@ -86,21 +82,6 @@ func noteCutSetup(p *Phase, c *ctx, req Pending) {
 				}
 			}
 		}
-	case *domain.LoadSessionResponse:
-		if res == nil {
-			return
-		}
-		modes, opts = res.Modes, res.ConfigOptions
-	case *domain.ResumeSessionResponse:
-		if res == nil {
-			return
-		}
-		modes, opts = res.Modes, res.ConfigOptions
-	default:
-		return
-	}
-	if id == "" {
-		return
 	}
 	if m, ok := modes.Get(); ok && len(m.AvailableModes) > MaxKeptEntries {
 		noteCut(p, c, id, "modes", "/result/modes/availableModes", fmt.Sprintf("the session reports %d modes", len(m.AvailableModes)), "whether a mode named later is among them (ACP-MODE-001, ACP-UPD-004)")
