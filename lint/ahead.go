@@ -57,6 +57,16 @@ var batchLines = 64
 // small when lines are long.
 const batchBytes = 128 << 10
 
+// linesBudget bounds the bytes of lines held by batches read and not yet
+// recycled: a worker about to read waits while they hold more, unless no
+// batch is out, so a line longer than the budget still goes through, alone.
+// Lint takes several times a line's bytes to hold its parse tree and typed
+// messages; without the budget, each batch in flight could hold a long
+// line, batchesInFlight × that multiple × --max-line in all. Ordinary
+// batches (at most batchLines lines or a little over batchBytes) never
+// reach it, so reading ahead is not slowed where lines are short.
+const linesBudget = 2 * batchBytes * batchesInFlight
+
 // decodedFrame is a frame and, unless the frame is a bad wrapper, its
 // decoded line. d is valid until the batch is recycled.
 type decodedFrame struct {
@@ -85,6 +95,9 @@ type frameBatch struct {
 	// panicValue), -1 if none did; the frames from it on are not decoded.
 	panicAt    int
 	panicValue any
+	// size is the bytes of the batch's lines, counted in readAhead.held
+	// while the batch is out.
+	size int
 }
 
 // readAhead reads frames from src and decodes them on goroutines of its
@@ -120,6 +133,19 @@ type readAhead struct {
 	// the last on top.
 	solo  bool
 	spare []*frameBatch
+
+	// budget guards held and out, the bytes of lines (frameBatch.size) and
+	// the number of batches read and not yet recycled, and stopped, set by
+	// stop; a worker waits on roomy for linesBudget (not in solo mode,
+	// where nothing reads ahead of the machine).
+	budget  sync.Mutex
+	roomy   sync.Cond
+	held    int
+	out     int
+	stopped bool
+	// current is the batch next gave the machine and recycle has not taken
+	// back yet (machine's goroutine only), for abandon.
+	current *frameBatch
 }
 
 func startReadAhead(src *transcript.Reader, whole func() bool, schema *Schema) *readAhead {
@@ -136,6 +162,7 @@ func startReadAhead(src *transcript.Reader, whole func() bool, schema *Schema) *
 		whole:   whole,
 		solo:    inFlight == soloBatchesInFlight,
 	}
+	ra.roomy.L = &ra.budget
 	for range inFlight {
 		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, min(batchLines, 64)), decoded: make(chan struct{}, 1)}
 	}
@@ -242,7 +269,7 @@ var testHookWorker func()
 func (ra *readAhead) read(b *frameBatch) bool {
 	ra.reading.Lock()
 	defer ra.reading.Unlock()
-	if ra.finished {
+	if ra.finished || !ra.waitForRoom() {
 		return false
 	}
 	b.frames, b.err = b.frames[:0], nil
@@ -268,6 +295,13 @@ func (ra *readAhead) read(b *frameBatch) bool {
 		// make the source read ahead.)
 		b.lines = slab.Slab[byte]{}
 	}
+	b.size = size
+	if !ra.solo {
+		ra.budget.Lock()
+		ra.held += size
+		ra.out++
+		ra.budget.Unlock()
+	}
 	// Never blocks: there are never more batches than room. Sending under
 	// the lock keeps the batches in the order they were read.
 	ra.ordered <- b
@@ -276,6 +310,36 @@ func (ra *readAhead) read(b *frameBatch) bool {
 		close(ra.ordered)
 	}
 	return true
+}
+
+// waitForRoom waits, with reading held, until the batches out hold at most
+// linesBudget bytes of lines or none is out; it reports false if stop came
+// first. Every batch out is already queued in order, and a worker decodes
+// it without taking reading, so the machine takes back each in turn (or
+// drain abandons the one it kept) and the wait ends.
+func (ra *readAhead) waitForRoom() bool {
+	if ra.solo {
+		return true
+	}
+	ra.budget.Lock()
+	defer ra.budget.Unlock()
+	for ra.held > linesBudget && ra.out > 0 && !ra.stopped {
+		ra.roomy.Wait()
+	}
+	return !ra.stopped
+}
+
+// release takes b's lines off the budget and wakes a worker waiting for
+// room.
+func (ra *readAhead) release(b *frameBatch) {
+	if ra.solo {
+		return
+	}
+	ra.budget.Lock()
+	ra.held -= b.size
+	ra.out--
+	ra.budget.Unlock()
+	ra.roomy.Signal()
 }
 
 // frameSize is the memory a frame holds, for batchBytes: its line and the
@@ -299,6 +363,7 @@ func (ra *readAhead) next() *frameBatch {
 		return nil
 	}
 	<-b.decoded
+	ra.current = b
 	return b
 }
 
@@ -317,7 +382,8 @@ func (ra *readAhead) nextSolo() *frameBatch {
 	}
 	b.dec.Reset()
 	decodeFrames(b, ra.schema)
-	return <-ra.ordered // b, which read queued
+	ra.current = <-ra.ordered // b, which read queued
+	return ra.current
 }
 
 // recycle gives b back to the workers, to be read into again.
@@ -327,6 +393,14 @@ func (ra *readAhead) recycle(b *frameBatch) {
 	}
 	clear(b.checks)
 	b.checks = b.checks[:0]
+	if b.size > bigBatch {
+		// A long line's memory, and its parse tree's in the decoder, is
+		// left to the collector now rather than held by a free batch
+		// until that batch's next turn.
+		b.lines, b.dec = slab.Slab[byte]{}, codec.BatchDecoder{}
+	}
+	ra.current = nil
+	ra.release(b)
 	if ra.solo {
 		ra.spare = append(ra.spare, b)
 		return
@@ -334,5 +408,24 @@ func (ra *readAhead) recycle(b *frameBatch) {
 	ra.free <- b
 }
 
-// stop ends the workers early; it must not be called twice.
-func (ra *readAhead) stop() { close(ra.done) }
+// bigBatch is the size of lines past which recycle drops a batch's memory.
+const bigBatch = 2 * batchBytes
+
+// abandon takes the batch the machine still holds, which it will not give
+// back (drain, after a panic), off the budget, so that reading goes on.
+func (ra *readAhead) abandon() {
+	if ra.current != nil {
+		ra.release(ra.current)
+		ra.current = nil
+	}
+}
+
+// stop ends the workers early, waking one waiting for room; it must not be
+// called twice.
+func (ra *readAhead) stop() {
+	close(ra.done)
+	ra.budget.Lock()
+	ra.stopped = true
+	ra.budget.Unlock()
+	ra.roomy.Broadcast()
+}

@@ -93,23 +93,45 @@ func TestLintMemoryBounded(t *testing.T) {
 		}
 		io.WriteString(w, "\n]\n")
 	})
+	longLines := write("long.ndjson", func(w io.Writer) {
+		// Eight 2 MiB lines, each in a batch of its own between short
+		// ones: every batch in flight held one (260-360 MiB at two
+		// cores) until the read-ahead bounded the bytes of lines out
+		// (120-140 MiB).
+		io.WriteString(w, initReq+"\n")
+		// Numbers, whose parse tree is several times the line.
+		text := strings.Repeat("0,", 1<<20-1) + "0"
+		for range 8 {
+			for range 10 {
+				io.WriteString(w, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"short"}}}}`+"\n")
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"long"}},"_meta":{"n":[`+text+`]}}}`+"\n")
+		}
+	})
 	for _, tc := range []struct {
 		name, file string
 		input      io.Reader
 		maxMiB     int64
+		procs      string // GOMAXPROCS of the child, when set
 	}{
 		// 4 MB of short non-JSON lines (2.3 GB for 12 MB before).
-		{"short lines", shortLines, nil, 100},
+		{"short lines", shortLines, nil, 100, ""},
 		// 256 MiB unterminated line of NUL bytes with the default maximum:
 		// at most 64 MiB of it is held (unbounded before).
-		{"endless line", "", &zeros{n: 256 << 20}, 200},
+		{"endless line", "", &zeros{n: 256 << 20}, 200, ""},
 		// A 30 MB Zed array is read element by element (about 7× the
 		// array before).
-		{"zed array", zedArray, nil, 100},
+		{"zed array", zedArray, nil, 100, ""},
+		// 16 MiB of long lines at two cores, where six batches read
+		// ahead: about one long line is out at a time.
+		{"long lines", longLines, nil, 190, "2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestLintChild$")
 			cmd.Env = append(os.Environ(), "ACPLINT_TEST_LINT_CHILD="+tc.file)
+			if tc.procs != "" {
+				cmd.Env = append(cmd.Env, "GOMAXPROCS="+tc.procs)
+			}
 			cmd.Stdin = tc.input
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out

@@ -158,6 +158,7 @@ func (l *linter) run(ahead *readAhead, opts Options) (err error) {
 
 // drain reads the batches left after a panic, up to the end of the input.
 func drain(ahead *readAhead) error {
+	ahead.abandon()
 	for b := ahead.next(); b != nil; b = ahead.next() {
 		err := b.err
 		ahead.recycle(b)
