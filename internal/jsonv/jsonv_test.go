@@ -270,17 +270,6 @@ func TestValueSize(t *testing.T) {
 	}
 }
 
-// TestInputOver4GiB: offsets are 32 bits, so a longer input is refused
-// rather than parsed into wrong offsets. The slice only claims the length;
-// the parser must refuse it before reading a byte.
-func TestInputOver4GiB(t *testing.T) {
-	b := []byte(`{}`)
-	huge := unsafe.Slice(&b[0], uint64(maxLen)+1)
-	if _, err := ParseOwned(huge); err == nil || !strings.Contains(err.Error(), "input longer than") {
-		t.Errorf("ParseOwned of %d bytes: %v, want an error", len(huge), err)
-	}
-}
-
 // nextSpecial finds the first quote, backslash or control character from
 // any start in inputs of every length around the word size, wherever the
 // byte sits: in the first word, a later one or the bytes after the last
