@@ -209,14 +209,7 @@ func coreSessionReopened(p *Phase, c *ctx, req Pending) {
 		p.dropSession(req.Session)
 		return
 	}
-	var modes domain.Opt[domain.SessionModeState]
-	var opts domain.Opt[[]domain.SessionConfigOption]
-	switch res := c.m.Result.(type) {
-	case *domain.LoadSessionResponse:
-		modes, opts = res.Modes, res.ConfigOptions
-	case *domain.ResumeSessionResponse:
-		modes, opts = res.Modes, res.ConfigOptions
-	}
+	_, modes, opts, _ := setupLists(c.m.Result, req.Session)
 	p.withSession(req.Session, func(s *Session) {
 		s.State = SessionIdle
 		s.setup(modes, opts)
