@@ -16,7 +16,6 @@ import (
 
 	"github.com/acplint/acplint/internal/proctest"
 	"github.com/acplint/acplint/lint"
-	"github.com/acplint/acplint/transcript"
 )
 
 // burstLines is what the burst agent (and the editor, in the other
@@ -141,10 +140,10 @@ func TestTapCleanEndsLoseNothing(t *testing.T) {
 			if want := burstLines(n, "agent"); !bytes.Equal(forwarded, want) {
 				t.Errorf("the editor got %d bytes, want the agent's %d", len(forwarded), len(want))
 			}
-			if frames := recordedFrames(t, rec); frames != n {
+			if frames := recordedFramesFrom(t, rec, "agent"); frames != n {
 				t.Errorf("recorded %d agent frames, want all %d", frames, n)
 			}
-			if frames := recordedClientFrames(t, rec); frames != bytes.Count(clientBurst, []byte("\n")) {
+			if frames := recordedFramesFrom(t, rec, "client"); frames != bytes.Count(clientBurst, []byte("\n")) {
 				t.Errorf("recorded %d client frames, want all %d", frames, bytes.Count(clientBurst, []byte("\n")))
 			}
 			liveFindings, err := os.ReadFile(live)
@@ -185,23 +184,4 @@ func TestTapCleanEndsLoseNothing(t *testing.T) {
 			}
 		})
 	}
-}
-
-// recordedClientFrames counts the client frames in a recording.
-func recordedClientFrames(t *testing.T, file string) int {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	n := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if fr, err := transcript.ParseFrame(sc.Bytes()); err == nil && fr.Lost == nil && fr.From.String() == "client" {
-			n++
-		}
-	}
-	return n
 }

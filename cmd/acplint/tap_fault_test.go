@@ -160,7 +160,7 @@ func TestTapEditorGoneMidStream(t *testing.T) {
 	if _, err := os.Stat(late); err == nil {
 		wrote++
 	}
-	if frames := recordedFrames(t, rec); frames != wrote {
+	if frames := recordedFramesFrom(t, rec, "agent"); frames != wrote {
 		t.Errorf("recorded %d agent frames, want all %d the agent wrote", frames, wrote)
 	}
 }
@@ -185,12 +185,12 @@ func TestTapKilledLosesNoRecording(t *testing.T) {
 	// Every line reached the editor; the recorder flushes when it has
 	// caught up, so wait for the file to hold them, then kill.
 	deadline := time.Now().Add(10 * time.Second)
-	for recordedFrames(t, rec) < n && time.Now().Before(deadline) {
+	for recordedFramesFrom(t, rec, "agent") < n && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	c.Process.Kill()
 	c.Wait()
-	if frames := recordedFrames(t, rec); frames != n {
+	if frames := recordedFramesFrom(t, rec, "agent"); frames != n {
 		t.Errorf("recorded %d agent frames after SIGKILL, want all %d", frames, n)
 	}
 	b, _ := os.ReadFile(rec)
@@ -280,9 +280,9 @@ func waitExit(t *testing.T, c *exec.Cmd, d time.Duration) {
 	}
 }
 
-// recordedFrames counts the agent frames in a recording, reading it as
-// `acplint lint` does.
-func recordedFrames(t *testing.T, file string) int {
+// recordedFramesFrom counts the frames a recording holds from one side
+// ("client" or "agent"), reading it as `acplint lint` does.
+func recordedFramesFrom(t *testing.T, file, side string) int {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -293,7 +293,7 @@ func recordedFrames(t *testing.T, file string) int {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		if fr, err := transcript.ParseFrame(sc.Bytes()); err == nil && fr.Lost == nil && fr.From.String() == "agent" {
+		if fr, err := transcript.ParseFrame(sc.Bytes()); err == nil && fr.Lost == nil && fr.From.String() == side {
 			n++
 		}
 	}
