@@ -57,21 +57,33 @@ func (k Kind) String() string {
 // 32 bits, which limit the input to 4 GiB, made a member 40 bytes instead
 // of 48: lint writes each tree once and reads it back, and with 64-bit
 // offsets the trees were the most of its memory traffic after the lines.)
+//
+// Its four fields, the three numbers grouped as one, are what lets the
+// compiler keep a Value in registers: a struct of more than four fields
+// lives in memory, and each Value the parser passed on was written field
+// by field and read back 16 bytes at a time, a load that the processor
+// cannot forward from the narrower stores still in flight and waits for.
+// That stall cost as much as the rest of building an object's members.
 type Value struct {
-	Kind       Kind
-	Bool       bool
-	n          uint32 // bytes of the text, or items of the array or object
-	start, end uint32 // byte range of the value in the parsed input
+	Kind Kind
+	Bool bool
+	span span
 	// ptr is the first byte of the text (String, Number) or the first
 	// element (Array, *Value) or member (Object, *Member).
 	ptr unsafe.Pointer
 }
 
+// span is the numbers of a Value.
+type span struct {
+	n          uint32 // bytes of the text, or items of the array or object
+	start, end uint32 // byte range of the value in the parsed input
+}
+
 // Start is the offset of v's first byte in the parsed input.
-func (v *Value) Start() int { return int(v.start) }
+func (v *Value) Start() int { return int(v.span.start) }
 
 // End is the offset of the byte after v in the parsed input.
-func (v *Value) End() int { return int(v.end) }
+func (v *Value) End() int { return int(v.span.end) }
 
 // Str returns a string's decoded text, or a number's literal as written;
 // "" for other kinds.
@@ -79,7 +91,7 @@ func (v *Value) Str() string {
 	if v.Kind != String && v.Kind != Number {
 		return ""
 	}
-	return unsafe.String((*byte)(v.ptr), v.n)
+	return unsafe.String((*byte)(v.ptr), v.span.n)
 }
 
 // Elems returns the elements of an array; nil for other kinds.
@@ -87,7 +99,7 @@ func (v *Value) Elems() []Value {
 	if v.Kind != Array {
 		return nil
 	}
-	return unsafe.Slice((*Value)(v.ptr), v.n)
+	return unsafe.Slice((*Value)(v.ptr), v.span.n)
 }
 
 // Members returns the members of an object in wire order; nil for other
@@ -96,12 +108,12 @@ func (v *Value) Members() []Member {
 	if v.Kind != Object {
 		return nil
 	}
-	return unsafe.Slice((*Member)(v.ptr), v.n)
+	return unsafe.Slice((*Member)(v.ptr), v.span.n)
 }
 
 // text returns a String or Number value for s.
 func text(k Kind, start, end int, s string) Value {
-	return Value{Kind: k, start: uint32(start), end: uint32(end), n: uint32(len(s)), ptr: unsafe.Pointer(unsafe.StringData(s))}
+	return Value{Kind: k, span: span{n: uint32(len(s)), start: uint32(start), end: uint32(end)}, ptr: unsafe.Pointer(unsafe.StringData(s))}
 }
 
 // Member is one object member.
@@ -111,7 +123,7 @@ type Member struct {
 }
 
 // Raw returns the bytes of v within src, the input it was parsed from.
-func (v *Value) Raw(src []byte) []byte { return src[v.start:v.end] }
+func (v *Value) Raw(src []byte) []byte { return src[v.span.start:v.span.end] }
 
 // Get returns the first member called key.
 func (v *Value) Get(key string) (*Value, bool) {
@@ -354,17 +366,17 @@ func (p *parser) value(depth int) (Value, error) {
 		if err := p.literal("true"); err != nil {
 			return Value{}, err
 		}
-		return Value{Kind: Bool, start: uint32(start), end: uint32(p.pos), Bool: true}, nil
+		return Value{Kind: Bool, Bool: true, span: span{start: uint32(start), end: uint32(p.pos)}}, nil
 	case c == 'f':
 		if err := p.literal("false"); err != nil {
 			return Value{}, err
 		}
-		return Value{Kind: Bool, start: uint32(start), end: uint32(p.pos)}, nil
+		return Value{Kind: Bool, span: span{start: uint32(start), end: uint32(p.pos)}}, nil
 	case c == 'n':
 		if err := p.literal("null"); err != nil {
 			return Value{}, err
 		}
-		return Value{Kind: Null, start: uint32(start), end: uint32(p.pos)}, nil
+		return Value{Kind: Null, span: span{start: uint32(start), end: uint32(p.pos)}}, nil
 	}
 	return Value{}, p.errf("unexpected %s, want a JSON value", p.describe())
 }
@@ -378,12 +390,12 @@ func (p *parser) literal(word string) error {
 }
 
 func (p *parser) object(depth int) (Value, error) {
-	v := Value{Kind: Object, start: uint32(p.pos)}
+	v := Value{Kind: Object, span: span{start: uint32(p.pos)}}
 	p.pos++ // '{'
 	p.skipSpace()
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
-		v.end = uint32(p.pos)
+		v.span.end = uint32(p.pos)
 		return v, nil
 	}
 	base := len(p.members)
@@ -426,7 +438,7 @@ func (p *parser) object(depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			v.end = uint32(p.pos)
+			v.span.end = uint32(p.pos)
 			n := len(p.members) - base
 			if uint64(n) > maxLen {
 				return Value{}, p.errf("object with more than %d members", maxLen)
@@ -434,7 +446,7 @@ func (p *parser) object(depth int) (Value, error) {
 			members := p.takeMembers(n)
 			copy(members, p.members[base:])
 			p.members = p.members[:base]
-			v.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(members))
+			v.span.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(members))
 			return v, nil
 		default:
 			return Value{}, p.errf("unexpected %s inside an object, want ',' or '}'", p.describe())
@@ -443,12 +455,12 @@ func (p *parser) object(depth int) (Value, error) {
 }
 
 func (p *parser) array(depth int) (Value, error) {
-	v := Value{Kind: Array, start: uint32(p.pos)}
+	v := Value{Kind: Array, span: span{start: uint32(p.pos)}}
 	p.pos++ // '['
 	p.skipSpace()
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {
 		p.pos++
-		v.end = uint32(p.pos)
+		v.span.end = uint32(p.pos)
 		return v, nil
 	}
 	base := len(p.elems)
@@ -469,7 +481,7 @@ func (p *parser) array(depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			v.end = uint32(p.pos)
+			v.span.end = uint32(p.pos)
 			n := len(p.elems) - base
 			if uint64(n) > maxLen {
 				return Value{}, p.errf("array with more than %d elements", maxLen)
@@ -477,7 +489,7 @@ func (p *parser) array(depth int) (Value, error) {
 			elems := p.takeElems(n)
 			copy(elems, p.elems[base:])
 			p.elems = p.elems[:base]
-			v.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(elems))
+			v.span.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(elems))
 			return v, nil
 		default:
 			return Value{}, p.errf("unexpected %s inside an array, want ',' or ']'", p.describe())

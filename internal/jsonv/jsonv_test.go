@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -267,6 +268,11 @@ func sameTree(a, b *Value) bool {
 func TestValueSize(t *testing.T) {
 	if v, m := unsafe.Sizeof(Value{}), unsafe.Sizeof(Member{}); v != 24 || m != 40 {
 		t.Errorf("a Value is %d bytes and a Member %d, want 24 and 40", v, m)
+	}
+	// More than four fields, counting a nested struct as one, and the
+	// compiler keeps a Value in memory instead of registers (see Value).
+	if n := reflect.TypeFor[Value]().NumField(); n > 4 {
+		t.Errorf("a Value has %d fields, want at most 4", n)
 	}
 }
 
