@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -427,7 +428,16 @@ func (p *parser) object(depth int) (Value, error) {
 		} else if mv, err = p.value(depth + 1); err != nil {
 			return Value{}, err
 		}
-		p.members = append(p.members, Member{Key: key, Value: mv})
+		// Written in place, field by field: a Member is too large for
+		// registers, and one built first and then copied into the stack
+		// was read back 16 bytes at a time right after its narrower
+		// stores, the stall that Value's four fields avoid.
+		if len(p.members) == cap(p.members) {
+			p.members = slices.Grow(p.members, 1)
+		}
+		p.members = p.members[:len(p.members)+1]
+		m := &p.members[len(p.members)-1]
+		m.Key, m.Value = key, mv
 		p.topMembers = max(p.topMembers, len(p.members))
 		p.skipSpace()
 		if p.pos >= len(p.src) {
