@@ -186,12 +186,16 @@ func parse(src []byte, text string, arena *Arena) (Value, error) {
 	}
 	p.src, p.text, p.arena = src, text, arena
 	v, err := p.parseAll()
-	// Keep the stacks, not the values they pointed to, and not a stack
-	// that one huge container grew: a parser lives as long as its arena
-	// or the pool, and would hold it for good (lines may be 64 MiB).
-	clear(p.members[:p.topMembers])
-	clear(p.elems[:p.topElems])
-	*p = parser{members: keptStack(p.members), elems: keptStack(p.elems), scratch: p.scratch[:0]}
+	// Keep the stacks, but not one that a huge container grew, and
+	// nothing the parse pointed to: a parser lives as long as its arena
+	// or the pool, and would hold it for good (lines may be 64 MiB). The
+	// stacks hold no pointers the collector sees (see rawMember), so they
+	// need no clearing. Field by field: the parser built anew and copied
+	// in went through a temporary and a barrier-checked copy.
+	clear(p.keep)
+	p.src, p.text, p.pos, p.arena = nil, "", 0, nil
+	p.members, p.elems, p.keep = keptStack(p.members), keptStack(p.elems), keptStack(p.keep)
+	p.scratch = p.scratch[:0]
 	if arena == nil {
 		parsers.Put(p)
 	}
@@ -235,22 +239,78 @@ type parser struct {
 	// stacks: a container's items are collected on top and copied into a
 	// slice of the exact size when it closes, so that no container costs a
 	// growing slice.
-	members []Member
-	elems   []Value
-	// The deepest the stacks went, so that only that much is cleared.
-	topMembers, topElems int
+	members []rawMember
+	elems   []rawValue
 	// arena, when set, provides the memory of closed containers; without
-	// one each container gets a slice of its own.
+	// one each container gets a slice of its own, kept in keep until the
+	// parse ends (see rawMember).
 	arena *Arena
+	keep  []unsafe.Pointer
 	// scratch is where strings with escapes are decoded; it is kept up to
 	// maxScratch bytes, so that one huge string is not held for ever.
 	scratch []byte
 }
 
+// rawMember is a Member as the parser's stack holds it: the same bytes,
+// with its two pointers as uintptrs, which the collector neither scans
+// nor guards with write barriers. Pushing a member wrote two pointers,
+// each checked for a barrier, and copying a closed object's members out
+// of the stack was a barrier-checked copy; while the collector runs, as
+// it often does under lint's memory limit, each then paid the barrier.
+//
+// Hiding the pointers is safe because everything they point to is kept
+// alive by a pointer the collector does see, from before the raw copy is
+// made until the tree holds a real pointer to it: the input, by p.src;
+// in an arena, strings and containers, by the arena's chunk lists;
+// without one, by p.keep. Nothing they point to can move either: the
+// input and the arena escape to the heap (parse stores them through p),
+// and the rest is allocated there.
+//
+// Closing a container copies its raw items into its memory as plain
+// bytes too, without the barriers a store of a pointer into the heap
+// has. It needs none: that memory holds zeros (fresh, or cleared by
+// slab's Reset), so no old pointer goes unshaded, and each new one points
+// to something reachable from p.src, an arena or p.keep, which lose it
+// only through stores that have barriers, so the collector marks it in
+// any cycle. The stacks never leave the parser, so nothing reads a stale
+// raw pointer after the parse. TestTreesSurviveCollections catches a
+// container or string that nothing kept alive.
+type rawMember struct {
+	key    uintptr
+	keyLen int
+	value  rawValue
+}
+
+// rawValue is Value as a rawMember holds it.
+type rawValue struct {
+	Kind Kind
+	Bool bool
+	span span
+	ptr  uintptr
+}
+
+// raw returns v with its pointer hidden.
+func raw(v Value) rawValue {
+	return rawValue{Kind: v.Kind, Bool: v.Bool, span: v.span, ptr: uintptr(v.ptr)}
+}
+
+// rawMembers is members seen as rawMembers, to be written without
+// barriers.
+func rawMembers(members []Member) []rawMember {
+	return unsafe.Slice((*rawMember)(unsafe.Pointer(unsafe.SliceData(members))), len(members))
+}
+
+// rawValues is values seen as rawValues, to be written without barriers.
+func rawValues(values []Value) []rawValue {
+	return unsafe.Slice((*rawValue)(unsafe.Pointer(unsafe.SliceData(values))), len(values))
+}
+
 // takeMembers returns a slice for the n members of an object that closes.
 func (p *parser) takeMembers(n int) []Member {
 	if p.arena == nil {
-		return make([]Member, n)
+		members := make([]Member, n)
+		p.keep = append(p.keep, unsafe.Pointer(unsafe.SliceData(members)))
+		return members
 	}
 	return p.arena.members.Take(n)
 }
@@ -258,7 +318,9 @@ func (p *parser) takeMembers(n int) []Member {
 // takeElems returns a slice for the n elements of an array that closes.
 func (p *parser) takeElems(n int) []Value {
 	if p.arena == nil {
-		return make([]Value, n)
+		elems := make([]Value, n)
+		p.keep = append(p.keep, unsafe.Pointer(unsafe.SliceData(elems)))
+		return elems
 	}
 	return p.arena.elems.Take(n)
 }
@@ -437,8 +499,7 @@ func (p *parser) object(depth int) (Value, error) {
 		}
 		p.members = p.members[:len(p.members)+1]
 		m := &p.members[len(p.members)-1]
-		m.Key, m.Value = key, mv
-		p.topMembers = max(p.topMembers, len(p.members))
+		m.key, m.keyLen, m.value = uintptr(unsafe.Pointer(unsafe.StringData(key))), len(key), raw(mv)
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return Value{}, p.errf("unexpected end of input inside an object")
@@ -454,7 +515,7 @@ func (p *parser) object(depth int) (Value, error) {
 				return Value{}, p.errf("object with more than %d members", maxLen)
 			}
 			members := p.takeMembers(n)
-			copy(members, p.members[base:])
+			copy(rawMembers(members), p.members[base:])
 			p.members = p.members[:base]
 			v.span.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(members))
 			return v, nil
@@ -480,8 +541,7 @@ func (p *parser) array(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		p.elems = append(p.elems, ev)
-		p.topElems = max(p.topElems, len(p.elems))
+		p.elems = append(p.elems, raw(ev))
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return Value{}, p.errf("unexpected end of input inside an array")
@@ -497,7 +557,7 @@ func (p *parser) array(depth int) (Value, error) {
 				return Value{}, p.errf("array with more than %d elements", maxLen)
 			}
 			elems := p.takeElems(n)
-			copy(elems, p.elems[base:])
+			copy(rawValues(elems), p.elems[base:])
 			p.elems = p.elems[:base]
 			v.span.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(elems))
 			return v, nil
@@ -658,6 +718,7 @@ func (p *parser) keepString(buf []byte) string {
 	var dst []byte
 	if p.arena == nil {
 		dst = make([]byte, len(buf))
+		p.keep = append(p.keep, unsafe.Pointer(unsafe.SliceData(dst)))
 	} else {
 		dst = p.arena.text.Take(len(buf))
 	}

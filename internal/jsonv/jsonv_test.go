@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/bits"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 	"unsafe"
@@ -269,6 +272,14 @@ func TestValueSize(t *testing.T) {
 	if v, m := unsafe.Sizeof(Value{}), unsafe.Sizeof(Member{}); v != 24 || m != 40 {
 		t.Errorf("a Value is %d bytes and a Member %d, want 24 and 40", v, m)
 	}
+	// The parser writes trees through rawMember and rawValue: their bytes
+	// must be a Member's and a Value's.
+	if unsafe.Sizeof(rawMember{}) != unsafe.Sizeof(Member{}) || unsafe.Sizeof(rawValue{}) != unsafe.Sizeof(Value{}) ||
+		unsafe.Offsetof(rawMember{}.keyLen) != unsafe.Sizeof("")/2 || unsafe.Offsetof(rawMember{}.value) != unsafe.Offsetof(Member{}.Value) ||
+		unsafe.Offsetof(rawValue{}.Bool) != unsafe.Offsetof(Value{}.Bool) || unsafe.Offsetof(rawValue{}.span) != unsafe.Offsetof(Value{}.span) ||
+		unsafe.Offsetof(rawValue{}.ptr) != unsafe.Offsetof(Value{}.ptr) {
+		t.Error("rawMember or rawValue is laid out unlike Member or Value")
+	}
 	// More than four fields, counting a nested struct as one, and the
 	// compiler keeps a Value in memory instead of registers (see Value).
 	if n := reflect.TypeFor[Value]().NumField(); n > 4 {
@@ -304,4 +315,86 @@ func TestNextSpecialEveryOffset(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The parser's stacks hide their pointers from the collector (see
+// rawMember): a container or decoded string that only they point to must
+// be kept alive by something else until the tree holds it. Trees parsed
+// while the collector runs, and checked after the memory it freed has
+// been handed out again, find one that was not.
+func TestTreesSurviveCollections(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString(`{"list":[`)
+	for i := range 5000 {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		fmt.Fprintf(&doc, `{"k\n%d":"v\t%d","n":[[%d],{"e\"":"\u00e9%d"}]}`, i, i, i, i)
+	}
+	doc.WriteString(`]}`)
+	src := []byte(doc.String())
+	want, err := Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantText := dump(&want)
+
+	stop := make(chan struct{})
+	var collecting sync.WaitGroup
+	collecting.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	})
+	defer func() { close(stop); collecting.Wait() }()
+	var a Arena
+	for round := range 10 {
+		got, err := Parse(bytes.Clone(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Reset()
+		inArena, err := a.ParseNext(bytes.Clone(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Reuse freed memory, so that a tree pointing into it reads
+		// something else.
+		var garbage [][]byte
+		for range 2000 {
+			garbage = append(garbage, bytes.Repeat([]byte{0xA5}, 48))
+		}
+		runtime.KeepAlive(garbage)
+		if got := dump(&got); got != wantText {
+			t.Fatalf("round %d: a tree parsed during collections changed", round)
+		}
+		if got := dump(&inArena); got != wantText {
+			t.Fatalf("round %d: an arena's tree parsed during collections changed", round)
+		}
+	}
+	runtime.KeepAlive(&a)
+}
+
+// dump renders v with every string, number and byte range in it.
+func dump(v *Value) string {
+	var b strings.Builder
+	var walk func(v *Value)
+	walk = func(v *Value) {
+		fmt.Fprintf(&b, "%s@%d-%d:%q", v.Kind, v.Start(), v.End(), v.Str())
+		for i := range v.Elems() {
+			walk(&v.Elems()[i])
+		}
+		for i := range v.Members() {
+			fmt.Fprintf(&b, "%q=", v.Members()[i].Key)
+			walk(&v.Members()[i].Value)
+		}
+		b.WriteByte(';')
+	}
+	walk(v)
+	return b.String()
 }
