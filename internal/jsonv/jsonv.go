@@ -754,11 +754,16 @@ func (p *parser) nextSpecial(i int) int {
 // character. It may mark other bytes after a byte that is special, never
 // miss one; the lowest mark is exact, the first special byte, since
 // borrows only run upwards.
+//
+// Each of the three tests is "x-ones (or w-0x20s) with x's high bit
+// clear", x being w with quotes or backslashes turned to zero bytes; an
+// exclusive or with those two leaves the high bits alone, so one &^ w
+// serves all three, four instructions fewer in the parser's hottest loop.
 func specialMask(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
-	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
+	return ((quote - ones) | (backslash - ones) | (w - ones*0x20)) &^ w & highs
 }
 
 func hex4(b []byte, i int) (rune, bool) {
