@@ -735,6 +735,15 @@ func (p *parser) nextSpecial(i int) int {
 	// compiler sees each read in bounds: its checks were an eighth of the
 	// instructions of this loop, the hottest of parsing.
 	rest := p.src[i:]
+	for len(rest) >= 16 {
+		if m := specialMask(binary.LittleEndian.Uint64(rest)); m != 0 {
+			return len(p.src) - len(rest) + bits.TrailingZeros64(m)>>3
+		}
+		if m := specialMask(binary.LittleEndian.Uint64(rest[8:])); m != 0 {
+			return len(p.src) - len(rest) + 8 + bits.TrailingZeros64(m)>>3
+		}
+		rest = rest[16:]
+	}
 	for len(rest) >= 8 {
 		if m := specialMask(binary.LittleEndian.Uint64(rest)); m != 0 {
 			return len(p.src) - len(rest) + bits.TrailingZeros64(m)>>3
