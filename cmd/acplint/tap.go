@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -395,6 +396,7 @@ func (l *liveLinter) frame(fr transcript.Frame) {
 	if l.closed {
 		return
 	}
+	fr.Data = bytes.Clone(fr.Data) // the tap's until frame returns
 	l.pending = append(l.pending, fr)
 	// Counted as the queue counts it, the frame too: a flood of empty
 	// lines is bounded as well.
