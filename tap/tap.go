@@ -96,6 +96,10 @@ type Observer struct {
 	// wakes at most once per Delay while the traffic flows and takes what
 	// has queued, unless the queue is half full.
 	Delay time.Duration
+	// Background runs the observer on a thread of its own at a lower CPU
+	// priority (Linux): on a machine whose cores are taken, it falls
+	// behind into its queue instead of taking the time of the forwarding.
+	Background bool
 }
 
 // Result describes how the agent ended.
@@ -169,6 +173,11 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 		return Result{}, err
 	}
 	cmd.Stdin, cmd.Stdout = agentStdin, agentStdout
+	blocks := newBlockPool(blockSizeFor(opts.QueueBytes))
+	if len(opts.Observers) > 0 {
+		// While the agent starts.
+		go blocks.warm(warmBlocks)
+	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
@@ -184,13 +193,14 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 	if err != nil {
 		agentIn.Close()
 		agentOut.Close()
+		blocks.close()
 		return Result{}, fmt.Errorf("tap: starting the agent: %w", err)
 	}
 	// Setpgid: the group's id is the pid of its leader, the supervisor or
 	// the agent.
 	group := cmd.Process.Pid
 
-	fan := newFanout(opts)
+	fan := newFanout(opts, blocks)
 	start := time.Now()
 	clientDone := make(chan struct{})
 	go func() {
@@ -348,8 +358,8 @@ type fanout struct {
 	agentBytes atomic.Int64
 }
 
-func newFanout(opts Options) *fanout {
-	f := &fanout{blocks: newBlockPool(blockSizeFor(opts.QueueBytes))}
+func newFanout(opts Options, blocks *blockPool) *fanout {
+	f := &fanout{blocks: blocks}
 	for _, o := range opts.Observers {
 		f.queues = append(f.queues, newQueue(o, int64(opts.QueueBytes), opts.MaxLine, opts.OnTrouble))
 	}
@@ -505,15 +515,58 @@ func (b *block) release() {
 // allocates nothing; what an observer that fell behind held beyond them
 // goes back to the system when it lets go.
 type blockPool struct {
-	size int
-	mu   sync.Mutex
-	free []*block
+	size   int
+	mu     sync.Mutex
+	free   []*block
+	closed bool // nothing will use the pool: it keeps nothing
 }
 
-// keptBlocks is how many free blocks a pool keeps.
-const keptBlocks = 8
+// keptBlocks is how many free blocks a pool keeps; warmBlocks how many it
+// makes ready before the traffic starts (warm).
+const (
+	keptBlocks = 16
+	warmBlocks = 8
+)
 
 func newBlockPool(size int) *blockPool { return &blockPool{size: size} }
+
+// warm puts n blocks in the pool with their memory touched. A block's
+// first use costs a page fault per page, taken by the pump that reads
+// into it; when an agent streams, the observers fall behind (on a busy
+// machine, by design: Observer.Background) and the pump needs a fresh
+// block per megabyte: the faults were most of what a recorder still cost
+// the forwarding. Done while the agent starts, they cost it nothing.
+func (p *blockPool) warm(n int) {
+	page := os.Getpagesize()
+	for range n {
+		b := &block{pool: p}
+		b.buf, b.mapped = newBlockMemory(p.size)
+		for i := 0; i < len(b.buf); i += page {
+			b.buf[i] = 0
+		}
+		p.mu.Lock()
+		full := p.closed || len(p.free) >= keptBlocks
+		if !full {
+			p.free = append(p.free, b)
+		}
+		p.mu.Unlock()
+		if full {
+			freeBlockMemory(b.buf, b.mapped)
+			return
+		}
+	}
+}
+
+// close frees the blocks kept, and those warm makes from now on.
+func (p *blockPool) close() {
+	p.mu.Lock()
+	free := p.free
+	p.free, p.closed = nil, true
+	p.mu.Unlock()
+	for _, b := range free {
+		freeBlockMemory(b.buf, b.mapped)
+	}
+}
 
 // get returns a block with one reference, its caller's.
 func (p *blockPool) get() *block {
@@ -620,14 +673,21 @@ type queue struct {
 	// closed. (A token left from a push while the observer was busy ends
 	// its next Delay at once: one early wake-up.)
 	urgent chan struct{}
+	// behind wakes a Background observer's assistant: the queue is more
+	// than half full.
+	behind chan struct{}
 	done   chan struct{}
+	// work is held while the observer is given an item: by its own
+	// goroutine, or by its assistant.
+	work sync.Mutex
 }
 
 func newQueue(o Observer, max int64, maxLine int, onError func(error)) *queue {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	q := &queue{obs: o, max: max, onError: onError, wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &queue{obs: o, max: max, onError: onError, wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
+		behind: make(chan struct{}, 1), done: make(chan struct{})}
 	q.cut = lineCutter{maxLine: maxLine, behind: fmt.Sprintf("the %s fell behind by more than its %d-byte queue", o.Name, max), deliver: o.Frame}
 	go q.run()
 	return q
@@ -681,6 +741,7 @@ func (q *queue) push(c chunk) {
 	q.signal()
 	if q.bytes > q.max/2 {
 		notify(q.urgent)
+		notify(q.behind)
 	}
 }
 
@@ -755,6 +816,10 @@ func (q *queue) close() {
 
 func (q *queue) run() {
 	defer close(q.done)
+	if q.obs.Background {
+		go q.assist()
+		toBackground()
+	}
 	var delay *time.Timer
 	if q.obs.Delay > 0 {
 		delay = time.NewTimer(q.obs.Delay)
@@ -781,41 +846,77 @@ func (q *queue) run() {
 				q.mu.Lock()
 			}
 		}
-		if q.head == len(q.items) {
-			failed := q.failed
-			q.mu.Unlock()
-			if !failed {
-				// What the observer missed last, it is told too.
-				q.call(q.cut.flushGap)
-			}
-			return
-		}
-		it := q.items[q.head]
-		q.items[q.head] = item{}
-		q.head++
-		failed := q.failed
+		closed := q.closed
 		q.mu.Unlock()
-
-		if !failed {
-			q.call(func() { q.cut.take(&it) })
-		}
-		if it.b != nil {
-			it.b.release()
-		}
-
-		q.mu.Lock()
-		q.bytes -= it.cost
-		empty := q.head == len(q.items)
-		if empty || q.head > len(q.items)/2 {
-			q.items = append(q.items[:0], q.items[q.head:]...)
-			q.head = 0
-		}
-		failed = q.failed
-		q.mu.Unlock()
-		if empty && !failed && q.obs.Idle != nil {
-			q.call(q.obs.Idle)
+		if !q.step(false) && closed {
+			break
 		}
 	}
+	// The end: once the assistant, if any, has finished its item.
+	q.work.Lock()
+	defer q.work.Unlock()
+	q.mu.Lock()
+	failed := q.failed
+	q.mu.Unlock()
+	if !failed {
+		// What the observer missed last, it is told too.
+		q.call(q.cut.flushGap)
+	}
+}
+
+// assist helps a Background observer at the process's own priority while
+// its queue is more than half full, until it is down to a quarter: an
+// observer that has fallen that far behind takes the cores as an equal
+// again, as it did before it was put in the background, rather than drop
+// frames while the forwarding has them.
+func (q *queue) assist() {
+	for {
+		select {
+		case <-q.behind:
+		case <-q.done:
+			return
+		}
+		for q.step(true) {
+		}
+	}
+}
+
+// step gives the observer the next item, if any (when behindOnly, only if
+// the queue is more than a quarter full), and says whether it did.
+func (q *queue) step(behindOnly bool) bool {
+	q.work.Lock()
+	defer q.work.Unlock()
+	q.mu.Lock()
+	if q.head == len(q.items) || behindOnly && q.bytes <= q.max/4 {
+		q.mu.Unlock()
+		return false
+	}
+	it := q.items[q.head]
+	q.items[q.head] = item{}
+	q.head++
+	failed := q.failed
+	q.mu.Unlock()
+
+	if !failed {
+		q.call(func() { q.cut.take(&it) })
+	}
+	if it.b != nil {
+		it.b.release()
+	}
+
+	q.mu.Lock()
+	q.bytes -= it.cost
+	empty := q.head == len(q.items)
+	if empty || q.head > len(q.items)/2 {
+		q.items = append(q.items[:0], q.items[q.head:]...)
+		q.head = 0
+	}
+	failed = q.failed
+	q.mu.Unlock()
+	if empty && !failed && q.obs.Idle != nil {
+		q.call(q.obs.Idle)
+	}
+	return true
 }
 
 // call runs one of the observer's functions; a panic stops the observer,

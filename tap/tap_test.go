@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -505,4 +506,56 @@ func pushLine(q *queue, line []byte) {
 	b.refs.Store(1)
 	q.push(chunk{b: b, data: b.buf, from: domain.FromAgent, lines: 1})
 	b.release()
+}
+
+// TestBackgroundObserverAssisted: a Background observer whose queue is
+// more than half full is helped by its assistant; the two never give it
+// frames at the same time, and it gets every frame in order.
+func TestBackgroundObserverAssisted(t *testing.T) {
+	const lines = 60
+	var inside, overlaps, calls atomic.Int32
+	release := make(chan struct{})
+	var got []int
+	q := newQueue(Observer{Name: "background", Background: true, Frame: func(f transcript.Frame) {
+		if inside.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		if calls.Add(1) == 1 {
+			<-release // stuck in its first frame while the queue fills
+		}
+		var i int
+		fmt.Sscan(string(f.Data), &i)
+		got = append(got, i)
+		inside.Add(-1)
+	}}, 16<<10, 0, nil)
+	pushLine(q, []byte("0"))
+	for deadline := time.Now().Add(10 * time.Second); inside.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the observer never got its first frame")
+		}
+	}
+	for i := 1; i < lines; i++ {
+		pushLine(q, []byte(fmt.Sprint(i)))
+	}
+	q.mu.Lock()
+	half := q.bytes > q.max/2
+	q.mu.Unlock()
+	if !half {
+		t.Fatal("the queue is not half full: the assistant has nothing to do")
+	}
+	time.Sleep(50 * time.Millisecond) // the assistant's chance to step in
+	close(release)
+	q.close()
+	<-q.done
+	if overlaps.Load() > 0 {
+		t.Errorf("the observer was given frames by two goroutines at once %d times", overlaps.Load())
+	}
+	if len(got) != lines {
+		t.Fatalf("%d frames, want %d", len(got), lines)
+	}
+	for i, n := range got {
+		if n != i {
+			t.Fatalf("frame %d is line %d", i, n)
+		}
+	}
 }
