@@ -526,12 +526,14 @@ func TestSupervisedAgentEndsAsItself(t *testing.T) {
 }
 
 // TestObserverToldExactlyWhatItMissed: a stream cut into chunks at random
-// places, some of them dropped (a queue that fell behind), reaches the
+// places, some of them dropped (a queue that fell behind), some skipped as
+// a pump skips the inside of a line longer than MaxLine, reaches the
 // observer as whole lines, each verbatim and in order, and gaps that count
 // exactly the lines it did not get, and their bytes: a line that lost its
 // start, its middle or its end to a drop is a gap, never a splice of two
 // lines' pieces.
 func TestObserverToldExactlyWhatItMissed(t *testing.T) {
+	const maxLine = 250
 	for seed := range 200 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 16))
 		var stream []byte
@@ -556,17 +558,27 @@ func TestObserverToldExactlyWhatItMissed(t *testing.T) {
 			mu.Lock()
 			got = append(got, f)
 			mu.Unlock()
-		}}, 1<<30, 0, nil)
+		}}, 1<<30, maxLine, nil)
+		lineSoFar := 0
 		for rest := stream; len(rest) > 0; {
 			n := min(len(rest), 1+rng.IntN(500))
 			b := &block{buf: bytes.Clone(rest[:n])}
 			b.refs.Store(1)
 			c := chunk{b: b, data: b.buf, from: domain.FromAgent, lines: bytes.Count(b.buf, newline)}
-			if rng.IntN(3) == 0 {
+			skip := c.lines == 0 && lineSoFar+n > maxLine
+			if c.lines > 0 {
+				lineSoFar = n - 1 - bytes.LastIndexByte(c.data, '\n')
+			} else {
+				lineSoFar += n
+			}
+			switch {
+			case skip:
+				q.pushSkip(c.from, c.t, int64(n))
+			case rng.IntN(3) == 0:
 				q.mu.Lock()
 				q.dropLocked(c.from, c.t, c.data, c.lines)
 				q.mu.Unlock()
-			} else {
+			default:
 				q.push(c)
 			}
 			b.release()
@@ -588,8 +600,8 @@ func TestObserverToldExactlyWhatItMissed(t *testing.T) {
 				wantLostBytes += int64(len(lines[next]))
 				next++
 			}
-			if next == len(lines) {
-				t.Fatalf("seed %d: the observer got %q, not a line of the stream (or out of order)", seed, f.Data)
+			if next == len(lines) || len(f.Data) > maxLine {
+				t.Fatalf("seed %d: the observer got %q, not a line of the stream (or out of order, or longer than MaxLine)", seed, f.Data)
 			}
 			next++
 		}

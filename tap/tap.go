@@ -349,17 +349,18 @@ func exitCode(ps *os.ProcessState, err error) int {
 // on the forwarding goroutine cost it three times the relay's time when an
 // agent streamed.
 type fanout struct {
-	mu     sync.Mutex // orders the two pumps' chunks
-	queues []*queue
-	n      [3]int
-	blocks *blockPool
+	maxLine int
+	mu      sync.Mutex // orders the two pumps' chunks
+	queues  []*queue
+	n       [3]int
+	blocks  *blockPool
 	// agentBytes counts bytes read from the agent, to tell a busy agent
 	// from a hung one.
 	agentBytes atomic.Int64
 }
 
 func newFanout(opts Options, blocks *blockPool) *fanout {
-	f := &fanout{blocks: blocks}
+	f := &fanout{maxLine: opts.MaxLine, blocks: blocks}
 	for _, o := range opts.Observers {
 		f.queues = append(f.queues, newQueue(o, int64(opts.QueueBytes), opts.MaxLine, opts.OnTrouble))
 	}
@@ -394,6 +395,7 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 	off := 0
 	writeOK := true
 	unterminated := false // the bytes so far end inside a line
+	lineSoFar := 0        // the bytes so far of the line they end in
 	for {
 		buf := plain
 		if observed {
@@ -417,10 +419,21 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 			// (queuing never blocks): a write to the peer may block, and
 			// the peer may answer a line before the write returns; the
 			// recording must not show the answer before the line.
-			if observed {
+			switch {
+			case observed && lines == 0 && lineSoFar+n > f.maxLine:
+				// Inside a line longer than any observer keeps: they are
+				// told how long it is, and no queue holds its bytes.
+				f.skip(from, time.Since(start), n)
+			case observed:
 				f.send(chunk{b: b, data: data, from: from, t: time.Since(start), lines: lines})
 				off += n
+			}
+			if lines > 0 {
+				lineSoFar = n - 1 - bytes.LastIndexByte(data, '\n')
 			} else {
+				lineSoFar += n
+			}
+			if !observed {
 				f.count(from, lines)
 			}
 			if writeOK {
@@ -459,6 +472,15 @@ func (f *fanout) send(c chunk) {
 	f.n[c.from] += c.lines
 	for _, q := range f.queues {
 		q.push(c)
+	}
+}
+
+// skip tells the observers of n bytes of a line too long to keep.
+func (f *fanout) skip(from domain.Direction, t time.Duration, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, q := range f.queues {
+		q.pushSkip(from, t, int64(n))
 	}
 }
 
@@ -524,7 +546,7 @@ type blockPool struct {
 // keptBlocks is how many free blocks a pool keeps; warmBlocks how many it
 // makes ready before the traffic starts (warm).
 const (
-	keptBlocks = 16
+	keptBlocks = 8
 	warmBlocks = 8
 )
 
@@ -633,6 +655,9 @@ const (
 	itemChunk itemKind = iota
 	itemDrop
 	itemEnd
+	// itemSkip stands for bytes (in dropped) of a line already longer
+	// than Options.MaxLine.
+	itemSkip
 )
 
 // itemCost is what an item costs a queue besides its block and lines, so
@@ -757,15 +782,25 @@ func afterLines(b []byte, n int) int {
 // dropLocked counts data, with lines lines ending in it, as missed by
 // this observer.
 func (q *queue) dropLocked(from domain.Direction, t time.Duration, data []byte, lines int) {
+	tail := 0
+	if lines > 0 {
+		tail = len(data) - 1 - bytes.LastIndexByte(data, '\n')
+	}
+	q.dropBytesLocked(from, t, int64(len(data)), lines, int64(tail))
+}
+
+// dropBytesLocked counts n bytes, with lines lines ending in them and tail
+// bytes after the last, as missed by this observer.
+func (q *queue) dropBytesLocked(from domain.Direction, t time.Duration, n int64, lines int, tail int64) {
 	d := &q.drops[from]
 	if d.kind != itemDrop {
 		*d = item{kind: itemDrop, from: from, t: t}
 	}
-	d.dropped += int64(len(data))
+	d.dropped += n
 	if lines > 0 {
-		d.tail = int64(len(data) - 1 - bytes.LastIndexByte(data, '\n'))
+		d.tail = tail
 	} else {
-		d.tail += int64(len(data))
+		d.tail += n
 	}
 	d.lines += lines
 }
@@ -781,6 +816,28 @@ func (q *queue) flushDropsLocked() {
 			q.signal()
 		}
 	}
+}
+
+// pushSkip queues n bytes of a line too long to keep; bytes of one next
+// to the last item queued are added to it.
+func (q *queue) pushSkip(from domain.Direction, t time.Duration, n int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed || q.failed {
+		return
+	}
+	if q.bytes+itemCost > q.max && q.bytes > 0 {
+		q.dropBytesLocked(from, t, n, 0, 0)
+		return
+	}
+	if last := len(q.items) - 1; last >= q.head && q.items[last].kind == itemSkip && q.items[last].from == from {
+		q.items[last].dropped += n
+		return
+	}
+	q.flushDropsLocked()
+	q.items = append(q.items, item{kind: itemSkip, from: from, t: t, dropped: n, cost: itemCost})
+	q.bytes += itemCost
+	q.signal()
 }
 
 // pushEnd queues the end of one side's stream.
@@ -982,6 +1039,13 @@ func (c *lineCutter) take(it *item) {
 		// which the observer gets the end at most.
 		c.miss(it.t, c.behind, int64(it.lines), sofar+it.dropped-it.tail-int64(it.lines))
 		*s = cutSide{partial: s.partial[:0], lost: it.tail, lostLine: it.tail > 0}
+	case itemSkip:
+		if !s.lostLine {
+			s.oversize += int64(len(s.partial)) + it.dropped
+			s.partial = nil
+		} else {
+			s.lost += it.dropped
+		}
 	case itemEnd:
 		switch {
 		case s.lostLine:
@@ -1009,7 +1073,7 @@ func (c *lineCutter) cut(s *cutSide, from domain.Direction, t time.Duration, dat
 			s.lost += int64(len(piece))
 		case s.oversize > 0 || len(s.partial)+len(piece) > c.maxLine:
 			s.oversize += int64(len(s.partial) + len(piece))
-			s.partial = s.partial[:0]
+			s.partial = nil // up to --max-line, not kept for a line not kept
 		case i < 0:
 			s.partial = append(s.partial, piece...)
 		}
