@@ -57,8 +57,9 @@ type Options struct {
 	// MaxLine is the longest line observers are given (DefaultMaxLine when
 	// 0); a longer line is forwarded whole but reaches observers as a gap.
 	MaxLine int
-	// QueueBytes bounds the line bytes waiting for each observer
-	// (DefaultQueueBytes when 0).
+	// QueueBytes bounds what waits for each observer: the blocks of
+	// memory its chunks of the traffic sit in, and a frame's overhead for
+	// each line in them (DefaultQueueBytes when 0).
 	QueueBytes int
 	// DrainTimeout bounds the wait for observers at the end
 	// (DefaultDrainTimeout when 0).
