@@ -8,8 +8,7 @@ import "unsafe"
 // allocated. A BatchDecoder instead keeps the arms of these unions in
 // pools (genArms, generated) whose memory the next batch reuses, like
 // everything else it decodes; a value that is kept past the batch is
-// detached (domain.Detach copies what an interface holds). A request's
-// params, which the machine keeps, are never pooled (decoder.own).
+// detached (domain.Detach copies what an interface holds).
 
 // armPool holds the arms of one type decoded since the last reset.
 type armPool[T any] struct {
@@ -47,14 +46,8 @@ func (p *armPool[T]) reset() {
 	p.used = 0
 }
 
-// pooled returns the pools of d's batch, or nil when what d decodes must
-// not share its memory (DecodeLine, a request's params).
-func (d *decoder) pooled() *genArms {
-	if d.own {
-		return nil
-	}
-	return d.arms
-}
+// pooled returns the pools of d's batch, or nil for DecodeLine.
+func (d *decoder) pooled() *genArms { return d.arms }
 
 // iface is the layout of a Go interface value with methods (and of an
 // empty interface, whose first word is its type).

@@ -1,7 +1,6 @@
 package codec_test
 
 import (
-	"bytes"
 	"reflect"
 	"runtime"
 	"strings"
@@ -73,42 +72,6 @@ func TestDetachSharesNothing(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestRequestsOwnTheirMemory: the machine keeps a request's id and params
-// until the answer, batches later, so a BatchDecoder gives them memory of
-// their own, while other messages share the batch's. Each request is
-// decoded, its line scribbled on and the decoder's memory reused for
-// other lines; the params and id must not change.
-func TestRequestsOwnTheirMemory(t *testing.T) {
-	long := strings.Repeat(`long text with \"escapes\"\n`, 20)
-	requests := []string{
-		`{"jsonrpc":"2.0","id":"` + strings.Repeat("r", 300) + `","method":"fs/write_text_file","params":{"sessionId":"s1","path":"/tmp/` + long + `","content":"` + long + `","_meta":{"k":"` + long + `"},"extra":"` + long + `"}}`,
-		`{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"` + strings.Repeat("s", 300) + `","prompt":[{"type":"text","text":"` + long + `"},{"type":"resource_link","uri":"file:///` + long + `","name":"` + long + `"}]}}`,
-		`{"jsonrpc":"2.0","id":8,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"` + long + `","title":"` + long + `","rawInput":{"cmd":"` + long + `"}},"options":[{"optionId":"` + long + `","name":"` + long + `","kind":"allow_once"}]}}`,
-	}
-	filler := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + long + long + `"}}}}`)
-	for _, req := range requests {
-		var bd codec.BatchDecoder
-		line := []byte(req)
-		d := bd.DecodeLine(codec.Line{Num: 1, Bytes: line})
-		if len(d.Msgs) != 1 || d.Msgs[0].Kind != domain.KindRequest || d.Msgs[0].Params == nil {
-			t.Fatalf("%.60s: decoded to %d messages, problems %v", req, len(d.Msgs), d.Problems)
-		}
-		params, id := d.Msgs[0].Params, d.Msgs[0].ID
-		want, wantID := domain.Detach(params), domain.Detach(id)
-		copy(line, bytes.Repeat([]byte{'#'}, len(line)))
-		bd.Reset()
-		for range 20 {
-			bd.DecodeLine(codec.Line{Num: 2, Bytes: bytes.Clone(filler)})
-		}
-		if diff := cmp.Diff(want, params); diff != "" {
-			t.Errorf("%.60s: the params changed with the memory they were decoded from (-before +after):\n%s", req, diff)
-		}
-		if diff := cmp.Diff(wantID, id); diff != "" {
-			t.Errorf("%.60s: the id changed with the line (-before +after):\n%s", req, diff)
-		}
-	}
 }
 
 // TestBatchPoolsUnionArms: nearly every line is a session/update holding

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"reflect"
 	"regexp"
 	"slices"
@@ -62,7 +63,8 @@ func onRequest(p *Phase, c *ctx) {
 	}
 	key := m.ID.Key()
 	pend := Pending{
-		Method: m.Method, Line: c.line(), ID: m.ID, Session: sessionOf(m.Params), Params: m.Params,
+		Method: m.Method, Line: c.line(), ID: domain.RequestID{Raw: bytes.Clone(m.ID.Raw)},
+		Session: sessionOf(m.Params), Params: keptParams(m.Params),
 		ParamsInvalid: c.ev.ParamsInvalid,
 	}
 	if m.Dir == domain.DirUnknown {
@@ -83,6 +85,80 @@ func onRequest(p *Phase, c *ctx) {
 	runRequestChecks(p, c)
 	p.pending[m.Dir].Set(key, pend)
 }
+
+// keptParams copies, out of params, what the checks of a request's answer
+// read from Pending.Params; nil for the methods whose answer no check
+// compares with its request. The message's memory is the driver's to
+// reuse once the step returns (lint reuses a batch's), so the machine
+// keeps copies, and only of what it reads: copying a permission request's
+// tool call and diffs, or a prompt, was most of the bytes lint allocated.
+// A check that reads another request's params from Pending adds its type
+// here; TestKeptParamsServeEveryCheck compares the findings against keeping
+// all params whole.
+func keptParams(params any) any {
+	if r, ok := params.(*domain.RequestPermissionRequest); ok {
+		// The answer names an option by id: the request's tool call and
+		// diffs, most of its bytes, are never read again. Option ids are
+		// the decoder's copies (codec.BatchDecoder).
+		if r == nil {
+			return nil
+		}
+		ids := make(offeredOptions, len(r.Options))
+		for i, o := range r.Options {
+			ids[i] = o.OptionID
+		}
+		return ids
+	}
+	if keepWholeParams {
+		return domain.Detach(params)
+	}
+	switch r := params.(type) {
+	case *domain.ReadTextFileRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.ReadTextFileRequest{SessionID: r.SessionID, Path: strings.Clone(r.Path)}
+	case *domain.CreateTerminalRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.CreateTerminalRequest{SessionID: r.SessionID, OutputByteLimit: r.OutputByteLimit}
+	case *domain.TerminalOutputRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.TerminalOutputRequest{SessionID: r.SessionID, TerminalID: r.TerminalID}
+	case *domain.WaitForTerminalExitRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.WaitForTerminalExitRequest{SessionID: r.SessionID, TerminalID: r.TerminalID}
+	case *domain.KillTerminalRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.KillTerminalRequest{SessionID: r.SessionID, TerminalID: r.TerminalID}
+	case *domain.ReleaseTerminalRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.ReleaseTerminalRequest{SessionID: r.SessionID, TerminalID: r.TerminalID}
+	case *domain.NewSessionRequest, *domain.LoadSessionRequest, *domain.ResumeSessionRequest,
+		*domain.SetSessionModeRequest, *domain.SetSessionConfigOptionRequest, *domain.CreateElicitationRequest:
+		// Rare enough to copy whole.
+		return domain.Detach(params)
+	}
+	return nil
+}
+
+// offeredOptions are the ids of the options a pending
+// session/request_permission offers, which is all keptParams keeps of it.
+type offeredOptions []domain.PermissionOptionID
+
+// keepWholeParams makes keptParams keep every request's params whole (but
+// for the permission request's options), for
+// the test that holds its choice to what the checks read.
+var keepWholeParams = false
 
 func onNotification(p *Phase, c *ctx) {
 	m := c.m
