@@ -72,3 +72,36 @@ func boxArm[I any, T any](out *I, tab unsafe.Pointer, p *T) {
 	i := (*iface)(unsafe.Pointer(out))
 	i.tab, i.data = tab, unsafe.Pointer(p)
 }
+
+// slicePool holds the arrays of the slices of one type decoded since the
+// last reset, cut from larger arrays: a plan's entries or a tool call's
+// content cost no allocation of their own.
+type slicePool[T any] struct {
+	buf  []T
+	used int
+}
+
+// take returns a zeroed slice of n elements whose capacity is n, so that
+// appending to it never writes into the pool.
+func (p *slicePool[T]) take(n int) []T {
+	if n == 0 {
+		return []T{}
+	}
+	if n > len(p.buf)-p.used {
+		p.buf = make([]T, max(16, 2*len(p.buf), n))
+		p.used = 0
+	}
+	s := p.buf[p.used : p.used+n : p.used+n]
+	p.used += n
+	return s
+}
+
+// reset empties the pool for the next batch, as armPool.reset does.
+func (p *slicePool[T]) reset() {
+	if uintptr(len(p.buf))*unsafe.Sizeof(*new(T)) > maxKeptArms {
+		p.buf = nil
+	} else {
+		clear(p.buf[:p.used])
+	}
+	p.used = 0
+}

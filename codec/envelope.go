@@ -381,10 +381,13 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 
 // paramsTarget returns memory for the params of m, the message of method
 // mi: d's own for the session/update of a one-message line, which lives
-// and dies with the line like m itself; nil, for a new allocation, for
-// anything else, and for a request, whose params the machine keeps.
+// and dies with the line like m itself; the BatchDecoder's pools for
+// anything else; nil, for a new allocation, without a BatchDecoder.
 func (d *Decoded) paramsTarget(m *domain.Message, mi *domain.MethodInfo) any {
 	if m != &d.msg || mi.Name != domain.MethodSessionUpdate || m.Kind != domain.KindNotification {
+		if d.arms != nil {
+			return d.arms.params(mi.Name)
+		}
 		return nil
 	}
 	d.update = domain.SessionNotification{}
@@ -497,7 +500,13 @@ func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
 	v := d.results[i]
 	dec := d.decoder(d.prefixes[i])
 	dec.pushKey("result")
-	target := mi.NewResult()
+	var target any
+	if d.arms != nil {
+		target = d.arms.result(mi.Name)
+	}
+	if target == nil {
+		target = mi.NewResult()
+	}
 	switch {
 	case v.Kind == jsonv.Null && mi.EmptyResult:
 		dec.reportHere(Problem{Kind: ProbNullResult, Def: mi.ResultDef,

@@ -96,6 +96,41 @@ func TestBatchPoolsUnionArms(t *testing.T) {
 	}
 }
 
+// TestBatchPoolsParamsAndSlices: a request's params, a response's result,
+// the arrays of a plan or of a tool call's content, and the arms of tool
+// call content and permission outcomes come from a warm BatchDecoder's
+// pools too (the machine copies what it keeps of them), so lines of them
+// decode with no allocation per line.
+func TestBatchPoolsParamsAndSlices(t *testing.T) {
+	lines := [][]byte{
+		[]byte(`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","content":[{"type":"diff","path":"/a","oldText":"x","newText":"y"},{"type":"content","content":{"type":"text","text":"hi"}}]},"options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"pending"},{"content":"b","priority":"low","status":"completed"}]}}}`),
+		[]byte(`{"jsonrpc":"2.0","id":4,"method":"fs/write_text_file","params":{"sessionId":"s1","path":"/a","content":"text"}}`),
+		[]byte(`{"jsonrpc":"2.0","id":3,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`),
+	}
+	permission, _ := domain.LookupMethod(domain.MethodSessionRequestPermission)
+	const rounds = 16
+	var bd codec.BatchDecoder
+	batch := func() {
+		bd.Reset()
+		for range rounds {
+			for i, line := range lines {
+				d := bd.DecodeLine(codec.Line{Num: i + 1, Bytes: line})
+				if i == 3 {
+					d.DecodeResult(0, permission)
+				}
+				if len(d.Problems) > 0 || (d.Msgs[0].Params == nil && d.Msgs[0].Result == nil) {
+					t.Fatalf("line %d decoded with problems %v", i+1, d.Problems)
+				}
+			}
+		}
+	}
+	batch()
+	if n := testing.AllocsPerRun(10, batch); n >= rounds {
+		t.Errorf("a warm batch of %d lines allocates %v times", rounds*len(lines), n)
+	}
+}
+
 // TestBatchArmPoolsStayBounded: a line that is a JSON-RPC batch of many
 // session/updates fills the arm pools far beyond a usual batch; the pools
 // must not keep that memory for the batches after it.
