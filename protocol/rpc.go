@@ -109,40 +109,45 @@ func keptParams(params any) any {
 		}
 		return ids
 	}
-	if keepWholeParams {
-		return domain.Detach(params)
-	}
 	switch r := params.(type) {
+	// The answers to these read one member, kept alone (in every mode of
+	// keepWholeParams: their checks read it in this form).
 	case *domain.ReadTextFileRequest:
 		if r == nil {
 			return nil
 		}
-		return &domain.ReadTextFileRequest{SessionID: r.SessionID, Path: strings.Clone(r.Path)}
+		return keptReadPath(strings.Clone(r.Path))
 	case *domain.CreateTerminalRequest:
 		if r == nil {
 			return nil
 		}
-		return &domain.CreateTerminalRequest{SessionID: r.SessionID, OutputByteLimit: r.OutputByteLimit}
+		return keptOutputLimit(r.OutputByteLimit)
+	// Terminal ids are the decoder's copies (codec.BatchDecoder).
 	case *domain.TerminalOutputRequest:
 		if r == nil {
 			return nil
 		}
-		return &domain.TerminalOutputRequest{SessionID: r.SessionID, TerminalID: r.TerminalID}
+		return keptTerminalID(r.TerminalID)
 	case *domain.WaitForTerminalExitRequest:
 		if r == nil {
 			return nil
 		}
-		return &domain.WaitForTerminalExitRequest{SessionID: r.SessionID, TerminalID: r.TerminalID}
+		return keptTerminalID(r.TerminalID)
 	case *domain.KillTerminalRequest:
 		if r == nil {
 			return nil
 		}
-		return &domain.KillTerminalRequest{SessionID: r.SessionID, TerminalID: r.TerminalID}
+		return keptTerminalID(r.TerminalID)
 	case *domain.ReleaseTerminalRequest:
 		if r == nil {
 			return nil
 		}
-		return &domain.ReleaseTerminalRequest{SessionID: r.SessionID, TerminalID: r.TerminalID}
+		return keptTerminalID(r.TerminalID)
+	}
+	if keepWholeParams {
+		return domain.Detach(params)
+	}
+	switch params.(type) {
 	case *domain.NewSessionRequest, *domain.LoadSessionRequest, *domain.ResumeSessionRequest,
 		*domain.SetSessionModeRequest, *domain.SetSessionConfigOptionRequest, *domain.CreateElicitationRequest:
 		// Rare enough to copy whole.
@@ -151,12 +156,19 @@ func keptParams(params any) any {
 	return nil
 }
 
-// offeredOptions are the ids of the options a pending
-// session/request_permission offers, which is all keptParams keeps of it.
-type offeredOptions []domain.PermissionOptionID
+// What keptParams keeps of a request whose answer's checks read one
+// member: the ids of the options a session/request_permission offers, the
+// path fs/read_text_file reads, the output limit of terminal/create, the
+// terminal a terminal/* request names.
+type (
+	offeredOptions  []domain.PermissionOptionID
+	keptReadPath    string
+	keptOutputLimit domain.Opt[uint64]
+	keptTerminalID  domain.TerminalID
+)
 
 // keepWholeParams makes keptParams keep every request's params whole (but
-// for the permission request's options), for
+// for those it keeps one member of), for
 // the test that holds its choice to what the checks read.
 var keepWholeParams = false
 
