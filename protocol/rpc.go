@@ -147,9 +147,23 @@ func keptParams(params any) any {
 	if keepWholeParams {
 		return domain.Detach(params)
 	}
-	switch params.(type) {
-	case *domain.NewSessionRequest, *domain.LoadSessionRequest, *domain.ResumeSessionRequest,
-		*domain.SetSessionModeRequest, *domain.SetSessionConfigOptionRequest, *domain.CreateElicitationRequest:
+	switch r := params.(type) {
+	case *domain.NewSessionRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.NewSessionRequest{Cwd: strings.Clone(r.Cwd), AdditionalDirectories: domain.Detach(r.AdditionalDirectories)}
+	case *domain.SetSessionModeRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.SetSessionModeRequest{SessionID: r.SessionID, ModeID: r.ModeID}
+	case *domain.SetSessionConfigOptionRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.SetSessionConfigOptionRequest{SessionID: r.SessionID, ConfigID: r.ConfigID}
+	case *domain.CreateElicitationRequest:
 		// Rare enough to copy whole.
 		return domain.Detach(params)
 	}
