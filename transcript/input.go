@@ -808,14 +808,17 @@ func (s *blockSource) peek(i int) (*aheadFrame, bool) {
 }
 
 // lineIsJSON reports whether frame a is one JSON value on its own.
-func (a *aheadFrame) lineIsJSON() bool {
-	if a.json == 0 {
-		a.json = -1
-		if isJSON(a.fr.Line.Bytes) {
-			a.json = 1
+func (a *aheadFrame) lineIsJSON() bool { return entryIsJSON(&a.fr, &a.json) }
+
+// entryIsJSON is lineIsJSON for entry fr whose aheadFrame.json is *json.
+func entryIsJSON(fr *Entry, json *int8) bool {
+	if *json == 0 {
+		*json = -1
+		if isJSON(fr.Line.Bytes) {
+			*json = 1
 		}
 	}
-	return a.json > 0
+	return *json > 0
 }
 
 // wholeMessage reports whether frame a is a JSON-RPC message on its own.
@@ -831,8 +834,11 @@ func (a *aheadFrame) wholeMessage() bool {
 
 // text reports whether a is a traffic line that is not JSON: neither a
 // blank line nor a wrapper problem nor a rebuilt Zed envelope.
-func (a *aheadFrame) text() bool {
-	return a.fr.Bad == "" && !a.fr.Synthetic && a.fr.Splits == 0 && !a.fr.Line.IsBlank() && !a.lineIsJSON()
+func (a *aheadFrame) text() bool { return entryIsText(&a.fr, &a.json) }
+
+// entryIsText is text for entry fr whose aheadFrame.json is *json.
+func entryIsText(fr *Entry, json *int8) bool {
+	return fr.Bad == "" && !fr.Synthetic && fr.Splits == 0 && !fr.Line.IsBlank() && !entryIsJSON(fr, json)
 }
 
 func (s *blockSource) Next() (Entry, error) {
@@ -846,15 +852,15 @@ func (s *blockSource) Next() (Entry, error) {
 			return Entry{}, err
 		}
 		s.read += int64(len(fr.Line.Bytes)) + 1
-		a := aheadFrame{fr: fr}
-		if !a.text() {
+		var json int8
+		if !entryIsText(&fr, &json) {
 			s.consumed++
 			if s.foundAt < s.consumed {
 				s.found = nil
 			}
 			return fr, nil
 		}
-		s.buf = append(s.buf, a)
+		s.buf = append(s.buf, aheadFrame{fr: fr, json: json})
 	}
 	first, ok := s.peek(0)
 	if !ok {
