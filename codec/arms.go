@@ -8,8 +8,7 @@ import "unsafe"
 // allocated. A BatchDecoder instead keeps the arms of these unions in
 // pools (genArms, generated) whose memory the next batch reuses, like
 // everything else it decodes; a value that is kept past the batch is
-// detached (domain.Detach copies what an interface holds). A request's
-// params, which the machine keeps, are never pooled (decoder.own).
+// detached (domain.Detach copies what an interface holds).
 
 // armPool holds the arms of one type decoded since the last reset.
 type armPool[T any] struct {
@@ -47,14 +46,8 @@ func (p *armPool[T]) reset() {
 	p.used = 0
 }
 
-// pooled returns the pools of d's batch, or nil when what d decodes must
-// not share its memory (DecodeLine, a request's params).
-func (d *decoder) pooled() *genArms {
-	if d.own {
-		return nil
-	}
-	return d.arms
-}
+// pooled returns the pools of d's batch, or nil for DecodeLine.
+func (d *decoder) pooled() *genArms { return d.arms }
 
 // iface is the layout of a Go interface value with methods (and of an
 // empty interface, whose first word is its type).
@@ -78,4 +71,37 @@ func ifaceTab[I any, T any]() unsafe.Pointer {
 func boxArm[I any, T any](out *I, tab unsafe.Pointer, p *T) {
 	i := (*iface)(unsafe.Pointer(out))
 	i.tab, i.data = tab, unsafe.Pointer(p)
+}
+
+// slicePool holds the arrays of the slices of one type decoded since the
+// last reset, cut from larger arrays: a plan's entries or a tool call's
+// content cost no allocation of their own.
+type slicePool[T any] struct {
+	buf  []T
+	used int
+}
+
+// take returns a zeroed slice of n elements whose capacity is n, so that
+// appending to it never writes into the pool.
+func (p *slicePool[T]) take(n int) []T {
+	if n == 0 {
+		return []T{}
+	}
+	if n > len(p.buf)-p.used {
+		p.buf = make([]T, max(16, 2*len(p.buf), n))
+		p.used = 0
+	}
+	s := p.buf[p.used : p.used+n : p.used+n]
+	p.used += n
+	return s
+}
+
+// reset empties the pool for the next batch, as armPool.reset does.
+func (p *slicePool[T]) reset() {
+	if uintptr(len(p.buf))*unsafe.Sizeof(*new(T)) > maxKeptArms {
+		p.buf = nil
+	} else {
+		clear(p.buf[:p.used])
+	}
+	p.used = 0
 }

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -28,9 +27,6 @@ type decoder struct {
 	strs *stringCache
 	// arms, when set, holds the arms of common unions (arms.go).
 	arms *genArms
-	// own says the values decoded must not share the batch's memory at
-	// all: a request's params, which the machine keeps until the answer.
-	own bool
 	// metaSeen records that a typed value held a "_meta" member, which
 	// spares the protocol machine a search for one (Decoded.MetaSeen).
 	metaSeen bool
@@ -143,26 +139,16 @@ func (d *decoder) reportMember(name string, p Problem) {
 }
 
 // raw returns the bytes of v. The capacity is cut so that appending to the
-// result can never write into the line; when d owns what it decodes, they
-// are a copy.
+// result can never write into the line.
 func (d *decoder) raw(v *jsonv.Value) json.RawMessage {
-	b := d.src[v.Start():v.End():v.End()]
-	if d.own {
-		return bytes.Clone(b)
-	}
-	return json.RawMessage(b)
+	return json.RawMessage(d.src[v.Start():v.End():v.End()])
 }
 
 // str returns s, a string of the parse tree, to store in a typed value.
 // Text shares the memory of the line and of the parse, which a
 // BatchDecoder reuses: whoever keeps it past the batch copies it (see
-// BatchDecoder). When d owns what it decodes, it is a copy.
-func (d *decoder) str(s string) string {
-	if d.own {
-		return d.strs.owned(s)
-	}
-	return s
-}
+// BatchDecoder).
+func (d *decoder) str(s string) string { return s }
 
 // name is str for a member name or a value of a named string type: ids
 // and enum values, which the machine keeps as map keys for as long as the

@@ -179,20 +179,86 @@ type genArms struct {
 	p2  armPool[domain.AudioContent]
 	p3  armPool[domain.ResourceLink]
 	p4  armPool[domain.EmbeddedResource]
-	p5  armPool[domain.UserMessageChunk]
-	p6  armPool[domain.AgentMessageChunk]
-	p7  armPool[domain.AgentThoughtChunk]
-	p8  armPool[domain.ToolCall]
-	p9  armPool[domain.ToolCallUpdate]
-	p10 armPool[domain.Plan]
-	p11 armPool[domain.AvailableCommandsUpdate]
-	p12 armPool[domain.CurrentModeUpdate]
-	p13 armPool[domain.ConfigOptionUpdate]
-	p14 armPool[domain.SessionInfoUpdate]
-	p15 armPool[domain.UsageUpdate]
-	p16 armPool[domain.Notice]
-	p17 armPool[domain.CompactionUpdate]
-	p18 armPool[domain.CompactionSummaryChunk]
+	p5  armPool[domain.CancelledPermissionOutcome]
+	p6  armPool[domain.SelectedPermissionOutcome]
+	p7  armPool[domain.UserMessageChunk]
+	p8  armPool[domain.AgentMessageChunk]
+	p9  armPool[domain.AgentThoughtChunk]
+	p10 armPool[domain.ToolCall]
+	p11 armPool[domain.ToolCallUpdate]
+	p12 armPool[domain.Plan]
+	p13 armPool[domain.AvailableCommandsUpdate]
+	p14 armPool[domain.CurrentModeUpdate]
+	p15 armPool[domain.ConfigOptionUpdate]
+	p16 armPool[domain.SessionInfoUpdate]
+	p17 armPool[domain.UsageUpdate]
+	p18 armPool[domain.Notice]
+	p19 armPool[domain.CompactionUpdate]
+	p20 armPool[domain.CompactionSummaryChunk]
+	p21 armPool[domain.Content]
+	p22 armPool[domain.Diff]
+	p23 armPool[domain.Terminal]
+	s0  slicePool[domain.AuthMethod]
+	s1  slicePool[string]
+	s2  slicePool[domain.McpServer]
+	s3  slicePool[domain.SessionConfigOption]
+	s4  slicePool[domain.ContentBlock]
+	s5  slicePool[domain.SessionInfo]
+	s6  slicePool[domain.PermissionOption]
+	s7  slicePool[domain.EnvVariable]
+	s8  slicePool[domain.SessionMode]
+	s9  slicePool[domain.ToolCallContent]
+	s10 slicePool[domain.ToolCallLocation]
+	s11 slicePool[domain.HttpHeader]
+	s12 slicePool[domain.PlanEntry]
+	s13 slicePool[domain.AvailableCommand]
+	s14 slicePool[domain.Role]
+	t0  armPool[domain.InitializeRequest]
+	t1  armPool[domain.InitializeResponse]
+	t2  armPool[domain.AuthenticateRequest]
+	t3  armPool[domain.AuthenticateResponse]
+	t4  armPool[domain.NewSessionRequest]
+	t5  armPool[domain.NewSessionResponse]
+	t6  armPool[domain.LoadSessionRequest]
+	t7  armPool[domain.LoadSessionResponse]
+	t8  armPool[domain.SetSessionModeRequest]
+	t9  armPool[domain.SetSessionModeResponse]
+	t10 armPool[domain.SetSessionConfigOptionRequest]
+	t11 armPool[domain.SetSessionConfigOptionResponse]
+	t12 armPool[domain.PromptRequest]
+	t13 armPool[domain.PromptResponse]
+	t14 armPool[domain.CancelNotification]
+	t15 armPool[domain.ListSessionsRequest]
+	t16 armPool[domain.ListSessionsResponse]
+	t17 armPool[domain.DeleteSessionRequest]
+	t18 armPool[domain.DeleteSessionResponse]
+	t19 armPool[domain.ResumeSessionRequest]
+	t20 armPool[domain.ResumeSessionResponse]
+	t21 armPool[domain.CloseSessionRequest]
+	t22 armPool[domain.CloseSessionResponse]
+	t23 armPool[domain.LogoutRequest]
+	t24 armPool[domain.LogoutResponse]
+	t25 armPool[domain.RequestPermissionRequest]
+	t26 armPool[domain.RequestPermissionResponse]
+	t27 armPool[domain.SessionNotification]
+	t28 armPool[domain.WriteTextFileRequest]
+	t29 armPool[domain.WriteTextFileResponse]
+	t30 armPool[domain.ReadTextFileRequest]
+	t31 armPool[domain.ReadTextFileResponse]
+	t32 armPool[domain.CreateTerminalRequest]
+	t33 armPool[domain.CreateTerminalResponse]
+	t34 armPool[domain.TerminalOutputRequest]
+	t35 armPool[domain.TerminalOutputResponse]
+	t36 armPool[domain.ReleaseTerminalRequest]
+	t37 armPool[domain.ReleaseTerminalResponse]
+	t38 armPool[domain.WaitForTerminalExitRequest]
+	t39 armPool[domain.WaitForTerminalExitResponse]
+	t40 armPool[domain.KillTerminalRequest]
+	t41 armPool[domain.KillTerminalResponse]
+	t42 armPool[domain.CreateElicitationRequest]
+	t43 armPool[domain.CreateElicitationResponse]
+	t44 armPool[domain.CompleteElicitationNotification]
+	t45 armPool[domain.CancelRequestNotification]
 }
 
 // reset empties every pool.
@@ -216,6 +282,179 @@ func (a *genArms) reset() {
 	a.p16.reset()
 	a.p17.reset()
 	a.p18.reset()
+	a.p19.reset()
+	a.p20.reset()
+	a.p21.reset()
+	a.p22.reset()
+	a.p23.reset()
+	a.s0.reset()
+	a.s1.reset()
+	a.s2.reset()
+	a.s3.reset()
+	a.s4.reset()
+	a.s5.reset()
+	a.s6.reset()
+	a.s7.reset()
+	a.s8.reset()
+	a.s9.reset()
+	a.s10.reset()
+	a.s11.reset()
+	a.s12.reset()
+	a.s13.reset()
+	a.s14.reset()
+	a.t0.reset()
+	a.t1.reset()
+	a.t2.reset()
+	a.t3.reset()
+	a.t4.reset()
+	a.t5.reset()
+	a.t6.reset()
+	a.t7.reset()
+	a.t8.reset()
+	a.t9.reset()
+	a.t10.reset()
+	a.t11.reset()
+	a.t12.reset()
+	a.t13.reset()
+	a.t14.reset()
+	a.t15.reset()
+	a.t16.reset()
+	a.t17.reset()
+	a.t18.reset()
+	a.t19.reset()
+	a.t20.reset()
+	a.t21.reset()
+	a.t22.reset()
+	a.t23.reset()
+	a.t24.reset()
+	a.t25.reset()
+	a.t26.reset()
+	a.t27.reset()
+	a.t28.reset()
+	a.t29.reset()
+	a.t30.reset()
+	a.t31.reset()
+	a.t32.reset()
+	a.t33.reset()
+	a.t34.reset()
+	a.t35.reset()
+	a.t36.reset()
+	a.t37.reset()
+	a.t38.reset()
+	a.t39.reset()
+	a.t40.reset()
+	a.t41.reset()
+	a.t42.reset()
+	a.t43.reset()
+	a.t44.reset()
+	a.t45.reset()
+}
+
+// params returns zeroed memory from a's pools for the params of method m
+// (domain.MethodInfo.NewParams), nil for a method it does not know.
+func (a *genArms) params(m domain.Method) any {
+	switch m {
+	case "initialize":
+		return a.t0.take(domain.InitializeRequest{})
+	case "authenticate":
+		return a.t2.take(domain.AuthenticateRequest{})
+	case "session/new":
+		return a.t4.take(domain.NewSessionRequest{})
+	case "session/load":
+		return a.t6.take(domain.LoadSessionRequest{})
+	case "session/set_mode":
+		return a.t8.take(domain.SetSessionModeRequest{})
+	case "session/set_config_option":
+		return a.t10.take(domain.SetSessionConfigOptionRequest{})
+	case "session/prompt":
+		return a.t12.take(domain.PromptRequest{})
+	case "session/cancel":
+		return a.t14.take(domain.CancelNotification{})
+	case "session/list":
+		return a.t15.take(domain.ListSessionsRequest{})
+	case "session/delete":
+		return a.t17.take(domain.DeleteSessionRequest{})
+	case "session/resume":
+		return a.t19.take(domain.ResumeSessionRequest{})
+	case "session/close":
+		return a.t21.take(domain.CloseSessionRequest{})
+	case "logout":
+		return a.t23.take(domain.LogoutRequest{})
+	case "session/request_permission":
+		return a.t25.take(domain.RequestPermissionRequest{})
+	case "session/update":
+		return a.t27.take(domain.SessionNotification{})
+	case "fs/write_text_file":
+		return a.t28.take(domain.WriteTextFileRequest{})
+	case "fs/read_text_file":
+		return a.t30.take(domain.ReadTextFileRequest{})
+	case "terminal/create":
+		return a.t32.take(domain.CreateTerminalRequest{})
+	case "terminal/output":
+		return a.t34.take(domain.TerminalOutputRequest{})
+	case "terminal/release":
+		return a.t36.take(domain.ReleaseTerminalRequest{})
+	case "terminal/wait_for_exit":
+		return a.t38.take(domain.WaitForTerminalExitRequest{})
+	case "terminal/kill":
+		return a.t40.take(domain.KillTerminalRequest{})
+	case "elicitation/create":
+		return a.t42.take(domain.CreateElicitationRequest{})
+	case "elicitation/complete":
+		return a.t44.take(domain.CompleteElicitationNotification{})
+	case "$/cancel_request":
+		return a.t45.take(domain.CancelRequestNotification{})
+	}
+	return nil
+}
+
+// result is params for the result of method m.
+func (a *genArms) result(m domain.Method) any {
+	switch m {
+	case "initialize":
+		return a.t1.take(domain.InitializeResponse{})
+	case "authenticate":
+		return a.t3.take(domain.AuthenticateResponse{})
+	case "session/new":
+		return a.t5.take(domain.NewSessionResponse{})
+	case "session/load":
+		return a.t7.take(domain.LoadSessionResponse{})
+	case "session/set_mode":
+		return a.t9.take(domain.SetSessionModeResponse{})
+	case "session/set_config_option":
+		return a.t11.take(domain.SetSessionConfigOptionResponse{})
+	case "session/prompt":
+		return a.t13.take(domain.PromptResponse{})
+	case "session/list":
+		return a.t16.take(domain.ListSessionsResponse{})
+	case "session/delete":
+		return a.t18.take(domain.DeleteSessionResponse{})
+	case "session/resume":
+		return a.t20.take(domain.ResumeSessionResponse{})
+	case "session/close":
+		return a.t22.take(domain.CloseSessionResponse{})
+	case "logout":
+		return a.t24.take(domain.LogoutResponse{})
+	case "session/request_permission":
+		return a.t26.take(domain.RequestPermissionResponse{})
+	case "fs/write_text_file":
+		return a.t29.take(domain.WriteTextFileResponse{})
+	case "fs/read_text_file":
+		return a.t31.take(domain.ReadTextFileResponse{})
+	case "terminal/create":
+		return a.t33.take(domain.CreateTerminalResponse{})
+	case "terminal/output":
+		return a.t35.take(domain.TerminalOutputResponse{})
+	case "terminal/release":
+		return a.t37.take(domain.ReleaseTerminalResponse{})
+	case "terminal/wait_for_exit":
+		return a.t39.take(domain.WaitForTerminalExitResponse{})
+	case "terminal/kill":
+		return a.t41.take(domain.KillTerminalResponse{})
+	case "elicitation/create":
+		return a.t43.take(domain.CreateElicitationResponse{})
+	}
+	return nil
 }
 
 // genArmTabs are the ifaceTab of each pooled arm in its union.
@@ -225,6 +464,8 @@ var genArmTabs = [...]unsafe.Pointer{
 	ifaceTab[domain.ContentBlock, domain.AudioContent](),
 	ifaceTab[domain.ContentBlock, domain.ResourceLink](),
 	ifaceTab[domain.ContentBlock, domain.EmbeddedResource](),
+	ifaceTab[domain.RequestPermissionOutcome, domain.CancelledPermissionOutcome](),
+	ifaceTab[domain.RequestPermissionOutcome, domain.SelectedPermissionOutcome](),
 	ifaceTab[domain.SessionUpdate, domain.UserMessageChunk](),
 	ifaceTab[domain.SessionUpdate, domain.AgentMessageChunk](),
 	ifaceTab[domain.SessionUpdate, domain.AgentThoughtChunk](),
@@ -239,6 +480,9 @@ var genArmTabs = [...]unsafe.Pointer{
 	ifaceTab[domain.SessionUpdate, domain.Notice](),
 	ifaceTab[domain.SessionUpdate, domain.CompactionUpdate](),
 	ifaceTab[domain.SessionUpdate, domain.CompactionSummaryChunk](),
+	ifaceTab[domain.ToolCallContent, domain.Content](),
+	ifaceTab[domain.ToolCallContent, domain.Diff](),
+	ifaceTab[domain.ToolCallContent, domain.Terminal](),
 }
 
 func decodeGenInitializeRequest(d *decoder, v *jsonv.Value, out *domain.InitializeRequest, skip string) {
@@ -391,7 +635,12 @@ func decodeGenInitializeResponse(d *decoder, v *jsonv.Value, out *domain.Initial
 				n6 := d.mark()
 				if d.is(mv, jsonv.Array, "InitializeResponse", "array") {
 					elems10 := mv.Elems()
-					s7 := make([]domain.AuthMethod, len(elems10))
+					var s7 []domain.AuthMethod
+					if pools := d.pooled(); pools != nil {
+						s7 = pools.s0.take(len(elems10))
+					} else {
+						s7 = make([]domain.AuthMethod, len(elems10))
+					}
 					for i8 := range s7 {
 						ev9 := &elems10[i8]
 						d.pushIndex(i8)
@@ -553,7 +802,12 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 				n12 := d.mark()
 				if d.is(mv, jsonv.Array, "NewSessionRequest", "array") {
 					elems16 := mv.Elems()
-					s13 := make([]string, len(elems16))
+					var s13 []string
+					if pools := d.pooled(); pools != nil {
+						s13 = pools.s1.take(len(elems16))
+					} else {
+						s13 = make([]string, len(elems16))
+					}
 					for i14 := range s13 {
 						ev15 := &elems16[i14]
 						d.pushIndex(i14)
@@ -578,7 +832,12 @@ func decodeGenNewSessionRequest(d *decoder, v *jsonv.Value, out *domain.NewSessi
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "NewSessionRequest", "array") {
 				elems20 := mv.Elems()
-				s17 := make([]domain.McpServer, len(elems20))
+				var s17 []domain.McpServer
+				if pools := d.pooled(); pools != nil {
+					s17 = pools.s2.take(len(elems20))
+				} else {
+					s17 = make([]domain.McpServer, len(elems20))
+				}
 				for i18 := range s17 {
 					ev19 := &elems20[i18]
 					d.pushIndex(i18)
@@ -662,7 +921,12 @@ func decodeGenNewSessionResponse(d *decoder, v *jsonv.Value, out *domain.NewSess
 				n22 := d.mark()
 				if d.is(mv, jsonv.Array, "NewSessionResponse", "array") {
 					elems26 := mv.Elems()
-					s23 := make([]domain.SessionConfigOption, len(elems26))
+					var s23 []domain.SessionConfigOption
+					if pools := d.pooled(); pools != nil {
+						s23 = pools.s3.take(len(elems26))
+					} else {
+						s23 = make([]domain.SessionConfigOption, len(elems26))
+					}
 					for i24 := range s23 {
 						ev25 := &elems26[i24]
 						d.pushIndex(i24)
@@ -714,7 +978,12 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "LoadSessionRequest", "array") {
 				elems30 := mv.Elems()
-				s27 := make([]domain.McpServer, len(elems30))
+				var s27 []domain.McpServer
+				if pools := d.pooled(); pools != nil {
+					s27 = pools.s2.take(len(elems30))
+				} else {
+					s27 = make([]domain.McpServer, len(elems30))
+				}
 				for i28 := range s27 {
 					ev29 := &elems30[i28]
 					d.pushIndex(i28)
@@ -755,7 +1024,12 @@ func decodeGenLoadSessionRequest(d *decoder, v *jsonv.Value, out *domain.LoadSes
 				n31 := d.mark()
 				if d.is(mv, jsonv.Array, "LoadSessionRequest", "array") {
 					elems35 := mv.Elems()
-					s32 := make([]string, len(elems35))
+					var s32 []string
+					if pools := d.pooled(); pools != nil {
+						s32 = pools.s1.take(len(elems35))
+					} else {
+						s32 = make([]string, len(elems35))
+					}
 					for i33 := range s32 {
 						ev34 := &elems35[i33]
 						d.pushIndex(i33)
@@ -845,7 +1119,12 @@ func decodeGenLoadSessionResponse(d *decoder, v *jsonv.Value, out *domain.LoadSe
 				n37 := d.mark()
 				if d.is(mv, jsonv.Array, "LoadSessionResponse", "array") {
 					elems41 := mv.Elems()
-					s38 := make([]domain.SessionConfigOption, len(elems41))
+					var s38 []domain.SessionConfigOption
+					if pools := d.pooled(); pools != nil {
+						s38 = pools.s3.take(len(elems41))
+					} else {
+						s38 = make([]domain.SessionConfigOption, len(elems41))
+					}
 					for i39 := range s38 {
 						ev40 := &elems41[i39]
 						d.pushIndex(i39)
@@ -975,7 +1254,12 @@ func decodeGenSetSessionConfigOptionResponse(d *decoder, v *jsonv.Value, out *do
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "SetSessionConfigOptionResponse", "array") {
 				elems45 := mv.Elems()
-				s42 := make([]domain.SessionConfigOption, len(elems45))
+				var s42 []domain.SessionConfigOption
+				if pools := d.pooled(); pools != nil {
+					s42 = pools.s3.take(len(elems45))
+				} else {
+					s42 = make([]domain.SessionConfigOption, len(elems45))
+				}
 				for i43 := range s42 {
 					ev44 := &elems45[i43]
 					d.pushIndex(i43)
@@ -1034,7 +1318,12 @@ func decodeGenPromptRequest(d *decoder, v *jsonv.Value, out *domain.PromptReques
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "PromptRequest", "array") {
 				elems49 := mv.Elems()
-				s46 := make([]domain.ContentBlock, len(elems49))
+				var s46 []domain.ContentBlock
+				if pools := d.pooled(); pools != nil {
+					s46 = pools.s4.take(len(elems49))
+				} else {
+					s46 = make([]domain.ContentBlock, len(elems49))
+				}
 				for i47 := range s46 {
 					ev48 := &elems49[i47]
 					d.pushIndex(i47)
@@ -1230,7 +1519,12 @@ func decodeGenListSessionsResponse(d *decoder, v *jsonv.Value, out *domain.ListS
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "ListSessionsResponse", "array") {
 				elems55 := mv.Elems()
-				s52 := make([]domain.SessionInfo, len(elems55))
+				var s52 []domain.SessionInfo
+				if pools := d.pooled(); pools != nil {
+					s52 = pools.s5.take(len(elems55))
+				} else {
+					s52 = make([]domain.SessionInfo, len(elems55))
+				}
 				for i53 := range s52 {
 					ev54 := &elems55[i53]
 					d.pushIndex(i53)
@@ -1401,7 +1695,12 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 				n57 := d.mark()
 				if d.is(mv, jsonv.Array, "ResumeSessionRequest", "array") {
 					elems61 := mv.Elems()
-					s58 := make([]string, len(elems61))
+					var s58 []string
+					if pools := d.pooled(); pools != nil {
+						s58 = pools.s1.take(len(elems61))
+					} else {
+						s58 = make([]string, len(elems61))
+					}
 					for i59 := range s58 {
 						ev60 := &elems61[i59]
 						d.pushIndex(i59)
@@ -1437,7 +1736,12 @@ func decodeGenResumeSessionRequest(d *decoder, v *jsonv.Value, out *domain.Resum
 				n62 := d.mark()
 				if d.is(mv, jsonv.Array, "ResumeSessionRequest", "array") {
 					elems66 := mv.Elems()
-					s63 := make([]domain.McpServer, len(elems66))
+					var s63 []domain.McpServer
+					if pools := d.pooled(); pools != nil {
+						s63 = pools.s2.take(len(elems66))
+					} else {
+						s63 = make([]domain.McpServer, len(elems66))
+					}
 					for i64 := range s63 {
 						ev65 := &elems66[i64]
 						d.pushIndex(i64)
@@ -1514,7 +1818,12 @@ func decodeGenResumeSessionResponse(d *decoder, v *jsonv.Value, out *domain.Resu
 				n68 := d.mark()
 				if d.is(mv, jsonv.Array, "ResumeSessionResponse", "array") {
 					elems72 := mv.Elems()
-					s69 := make([]domain.SessionConfigOption, len(elems72))
+					var s69 []domain.SessionConfigOption
+					if pools := d.pooled(); pools != nil {
+						s69 = pools.s3.take(len(elems72))
+					} else {
+						s69 = make([]domain.SessionConfigOption, len(elems72))
+					}
 					for i70 := range s69 {
 						ev71 := &elems72[i70]
 						d.pushIndex(i70)
@@ -1711,7 +2020,12 @@ func decodeGenRequestPermissionRequest(d *decoder, v *jsonv.Value, out *domain.R
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "RequestPermissionRequest", "array") {
 				elems76 := mv.Elems()
-				s73 := make([]domain.PermissionOption, len(elems76))
+				var s73 []domain.PermissionOption
+				if pools := d.pooled(); pools != nil {
+					s73 = pools.s6.take(len(elems76))
+				} else {
+					s73 = make([]domain.PermissionOption, len(elems76))
+				}
 				for i74 := range s73 {
 					ev75 := &elems76[i74]
 					d.pushIndex(i74)
@@ -2102,7 +2416,12 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				n81 := d.mark()
 				if d.is(mv, jsonv.Array, "CreateTerminalRequest", "array") {
 					elems85 := mv.Elems()
-					s82 := make([]string, len(elems85))
+					var s82 []string
+					if pools := d.pooled(); pools != nil {
+						s82 = pools.s1.take(len(elems85))
+					} else {
+						s82 = make([]string, len(elems85))
+					}
 					for i83 := range s82 {
 						ev84 := &elems85[i83]
 						d.pushIndex(i83)
@@ -2138,7 +2457,12 @@ func decodeGenCreateTerminalRequest(d *decoder, v *jsonv.Value, out *domain.Crea
 				n86 := d.mark()
 				if d.is(mv, jsonv.Array, "CreateTerminalRequest", "array") {
 					elems90 := mv.Elems()
-					s87 := make([]domain.EnvVariable, len(elems90))
+					var s87 []domain.EnvVariable
+					if pools := d.pooled(); pools != nil {
+						s87 = pools.s7.take(len(elems90))
+					} else {
+						s87 = make([]domain.EnvVariable, len(elems90))
+					}
 					for i88 := range s87 {
 						ev89 := &elems90[i88]
 						d.pushIndex(i88)
@@ -3252,7 +3576,12 @@ func decodeGenSessionModeState(d *decoder, v *jsonv.Value, out *domain.SessionMo
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "SessionModeState", "array") {
 				elems113 := mv.Elems()
-				s110 := make([]domain.SessionMode, len(elems113))
+				var s110 []domain.SessionMode
+				if pools := d.pooled(); pools != nil {
+					s110 = pools.s8.take(len(elems113))
+				} else {
+					s110 = make([]domain.SessionMode, len(elems113))
+				}
 				for i111 := range s110 {
 					ev112 := &elems113[i111]
 					d.pushIndex(i111)
@@ -3398,7 +3727,12 @@ func decodeGenSessionInfo(d *decoder, v *jsonv.Value, out *domain.SessionInfo, s
 				n114 := d.mark()
 				if d.is(mv, jsonv.Array, "SessionInfo", "array") {
 					elems118 := mv.Elems()
-					s115 := make([]string, len(elems118))
+					var s115 []string
+					if pools := d.pooled(); pools != nil {
+						s115 = pools.s1.take(len(elems118))
+					} else {
+						s115 = make([]string, len(elems118))
+					}
 					for i116 := range s115 {
 						ev117 := &elems118[i116]
 						d.pushIndex(i116)
@@ -3588,7 +3922,12 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				n125 := d.mark()
 				if d.is(mv, jsonv.Array, "ToolCallUpdate", "array") {
 					elems129 := mv.Elems()
-					s126 := make([]domain.ToolCallContent, len(elems129))
+					var s126 []domain.ToolCallContent
+					if pools := d.pooled(); pools != nil {
+						s126 = pools.s9.take(len(elems129))
+					} else {
+						s126 = make([]domain.ToolCallContent, len(elems129))
+					}
 					for i127 := range s126 {
 						ev128 := &elems129[i127]
 						d.pushIndex(i127)
@@ -3616,7 +3955,12 @@ func decodeGenToolCallUpdate(d *decoder, v *jsonv.Value, out *domain.ToolCallUpd
 				n130 := d.mark()
 				if d.is(mv, jsonv.Array, "ToolCallUpdate", "array") {
 					elems134 := mv.Elems()
-					s131 := make([]domain.ToolCallLocation, len(elems134))
+					var s131 []domain.ToolCallLocation
+					if pools := d.pooled(); pools != nil {
+						s131 = pools.s10.take(len(elems134))
+					} else {
+						s131 = make([]domain.ToolCallLocation, len(elems134))
+					}
 					for i132 := range s131 {
 						ev133 := &elems134[i132]
 						d.pushIndex(i132)
@@ -3755,11 +4099,19 @@ func decodeGenRequestPermissionOutcome(d *decoder, v *jsonv.Value, out *domain.R
 	case genTypes[10]:
 		var arm domain.CancelledPermissionOutcome
 		decodeGenCancelledPermissionOutcome(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[5], pools.p5.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[11]:
 		var arm domain.SelectedPermissionOutcome
 		decodeGenSelectedPermissionOutcome(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[6], pools.p6.take(arm))
+		} else {
+			*out = arm
+		}
 	default:
 		panic("codec: no generated arm for " + vt.String())
 	}
@@ -3787,7 +4139,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.UserMessageChunk
 		decodeGenUserMessageChunk(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[5], pools.p5.take(arm))
+			boxArm(out, genArmTabs[7], pools.p7.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3795,7 +4147,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.AgentMessageChunk
 		decodeGenAgentMessageChunk(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[6], pools.p6.take(arm))
+			boxArm(out, genArmTabs[8], pools.p8.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3803,7 +4155,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.AgentThoughtChunk
 		decodeGenAgentThoughtChunk(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[7], pools.p7.take(arm))
+			boxArm(out, genArmTabs[9], pools.p9.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3811,7 +4163,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.ToolCall
 		decodeGenToolCall(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[8], pools.p8.take(arm))
+			boxArm(out, genArmTabs[10], pools.p10.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3819,7 +4171,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.ToolCallUpdate
 		decodeGenToolCallUpdate(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[9], pools.p9.take(arm))
+			boxArm(out, genArmTabs[11], pools.p11.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3827,7 +4179,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.Plan
 		decodeGenPlan(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[10], pools.p10.take(arm))
+			boxArm(out, genArmTabs[12], pools.p12.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3835,7 +4187,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.AvailableCommandsUpdate
 		decodeGenAvailableCommandsUpdate(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[11], pools.p11.take(arm))
+			boxArm(out, genArmTabs[13], pools.p13.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3843,7 +4195,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.CurrentModeUpdate
 		decodeGenCurrentModeUpdate(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[12], pools.p12.take(arm))
+			boxArm(out, genArmTabs[14], pools.p14.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3851,7 +4203,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.ConfigOptionUpdate
 		decodeGenConfigOptionUpdate(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[13], pools.p13.take(arm))
+			boxArm(out, genArmTabs[15], pools.p15.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3859,7 +4211,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.SessionInfoUpdate
 		decodeGenSessionInfoUpdate(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[14], pools.p14.take(arm))
+			boxArm(out, genArmTabs[16], pools.p16.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3867,7 +4219,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.UsageUpdate
 		decodeGenUsageUpdate(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[15], pools.p15.take(arm))
+			boxArm(out, genArmTabs[17], pools.p17.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3875,7 +4227,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.Notice
 		decodeGenNotice(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[16], pools.p16.take(arm))
+			boxArm(out, genArmTabs[18], pools.p18.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3883,7 +4235,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.CompactionUpdate
 		decodeGenCompactionUpdate(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[17], pools.p17.take(arm))
+			boxArm(out, genArmTabs[19], pools.p19.take(arm))
 		} else {
 			*out = arm
 		}
@@ -3891,7 +4243,7 @@ func decodeGenSessionUpdate(d *decoder, v *jsonv.Value, out *domain.SessionUpdat
 		var arm domain.CompactionSummaryChunk
 		decodeGenCompactionSummaryChunk(d, v, &arm, skip)
 		if pools := d.pooled(); pools != nil {
-			boxArm(out, genArmTabs[18], pools.p18.take(arm))
+			boxArm(out, genArmTabs[20], pools.p20.take(arm))
 		} else {
 			*out = arm
 		}
@@ -4740,7 +5092,12 @@ func decodeGenAuthMethodTerminal(d *decoder, v *jsonv.Value, out *domain.AuthMet
 				n158 := d.mark()
 				if d.is(mv, jsonv.Array, "AuthMethodTerminal", "array") {
 					elems162 := mv.Elems()
-					s159 := make([]string, len(elems162))
+					var s159 []string
+					if pools := d.pooled(); pools != nil {
+						s159 = pools.s1.take(len(elems162))
+					} else {
+						s159 = make([]string, len(elems162))
+					}
 					for i160 := range s159 {
 						ev161 := &elems162[i160]
 						d.pushIndex(i160)
@@ -4911,7 +5268,12 @@ func decodeGenMcpServerHttp(d *decoder, v *jsonv.Value, out *domain.McpServerHtt
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerHttp", "array") {
 				elems168 := mv.Elems()
-				s165 := make([]domain.HttpHeader, len(elems168))
+				var s165 []domain.HttpHeader
+				if pools := d.pooled(); pools != nil {
+					s165 = pools.s11.take(len(elems168))
+				} else {
+					s165 = make([]domain.HttpHeader, len(elems168))
+				}
 				for i166 := range s165 {
 					ev167 := &elems168[i166]
 					d.pushIndex(i166)
@@ -4983,7 +5345,12 @@ func decodeGenMcpServerSse(d *decoder, v *jsonv.Value, out *domain.McpServerSse,
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerSse", "array") {
 				elems172 := mv.Elems()
-				s169 := make([]domain.HttpHeader, len(elems172))
+				var s169 []domain.HttpHeader
+				if pools := d.pooled(); pools != nil {
+					s169 = pools.s11.take(len(elems172))
+				} else {
+					s169 = make([]domain.HttpHeader, len(elems172))
+				}
 				for i170 := range s169 {
 					ev171 := &elems172[i170]
 					d.pushIndex(i170)
@@ -5055,7 +5422,12 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerStdio", "array") {
 				elems176 := mv.Elems()
-				s173 := make([]string, len(elems176))
+				var s173 []string
+				if pools := d.pooled(); pools != nil {
+					s173 = pools.s1.take(len(elems176))
+				} else {
+					s173 = make([]string, len(elems176))
+				}
 				for i174 := range s173 {
 					ev175 := &elems176[i174]
 					d.pushIndex(i174)
@@ -5076,7 +5448,12 @@ func decodeGenMcpServerStdio(d *decoder, v *jsonv.Value, out *domain.McpServerSt
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "McpServerStdio", "array") {
 				elems180 := mv.Elems()
-				s177 := make([]domain.EnvVariable, len(elems180))
+				var s177 []domain.EnvVariable
+				if pools := d.pooled(); pools != nil {
+					s177 = pools.s7.take(len(elems180))
+				} else {
+					s177 = make([]domain.EnvVariable, len(elems180))
+				}
 				for i178 := range s177 {
 					ev179 := &elems180[i178]
 					d.pushIndex(i178)
@@ -5633,15 +6010,27 @@ func decodeGenToolCallContent(d *decoder, v *jsonv.Value, out *domain.ToolCallCo
 	case genTypes[26]:
 		var arm domain.Content
 		decodeGenContent(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[21], pools.p21.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[27]:
 		var arm domain.Diff
 		decodeGenDiff(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[22], pools.p22.take(arm))
+		} else {
+			*out = arm
+		}
 	case genTypes[28]:
 		var arm domain.Terminal
 		decodeGenTerminal(d, v, &arm, skip)
-		*out = arm
+		if pools := d.pooled(); pools != nil {
+			boxArm(out, genArmTabs[23], pools.p23.take(arm))
+		} else {
+			*out = arm
+		}
 	default:
 		panic("codec: no generated arm for " + vt.String())
 	}
@@ -6059,7 +6448,12 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				n201 := d.mark()
 				if d.is(mv, jsonv.Array, "ToolCall", "array") {
 					elems205 := mv.Elems()
-					s202 := make([]domain.ToolCallContent, len(elems205))
+					var s202 []domain.ToolCallContent
+					if pools := d.pooled(); pools != nil {
+						s202 = pools.s9.take(len(elems205))
+					} else {
+						s202 = make([]domain.ToolCallContent, len(elems205))
+					}
 					for i203 := range s202 {
 						ev204 := &elems205[i203]
 						d.pushIndex(i203)
@@ -6093,7 +6487,12 @@ func decodeGenToolCall(d *decoder, v *jsonv.Value, out *domain.ToolCall, skip st
 				n206 := d.mark()
 				if d.is(mv, jsonv.Array, "ToolCall", "array") {
 					elems210 := mv.Elems()
-					s207 := make([]domain.ToolCallLocation, len(elems210))
+					var s207 []domain.ToolCallLocation
+					if pools := d.pooled(); pools != nil {
+						s207 = pools.s10.take(len(elems210))
+					} else {
+						s207 = make([]domain.ToolCallLocation, len(elems210))
+					}
 					for i208 := range s207 {
 						ev209 := &elems210[i208]
 						d.pushIndex(i208)
@@ -6165,7 +6564,12 @@ func decodeGenPlan(d *decoder, v *jsonv.Value, out *domain.Plan, skip string) {
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "Plan", "array") {
 				elems214 := mv.Elems()
-				s211 := make([]domain.PlanEntry, len(elems214))
+				var s211 []domain.PlanEntry
+				if pools := d.pooled(); pools != nil {
+					s211 = pools.s12.take(len(elems214))
+				} else {
+					s211 = make([]domain.PlanEntry, len(elems214))
+				}
 				for i212 := range s211 {
 					ev213 := &elems214[i212]
 					d.pushIndex(i212)
@@ -6215,7 +6619,12 @@ func decodeGenAvailableCommandsUpdate(d *decoder, v *jsonv.Value, out *domain.Av
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "AvailableCommandsUpdate", "array") {
 				elems218 := mv.Elems()
-				s215 := make([]domain.AvailableCommand, len(elems218))
+				var s215 []domain.AvailableCommand
+				if pools := d.pooled(); pools != nil {
+					s215 = pools.s13.take(len(elems218))
+				} else {
+					s215 = make([]domain.AvailableCommand, len(elems218))
+				}
 				for i216 := range s215 {
 					ev217 := &elems218[i216]
 					d.pushIndex(i216)
@@ -6305,7 +6714,12 @@ func decodeGenConfigOptionUpdate(d *decoder, v *jsonv.Value, out *domain.ConfigO
 			mv := &m.Value
 			if d.is(mv, jsonv.Array, "ConfigOptionUpdate", "array") {
 				elems222 := mv.Elems()
-				s219 := make([]domain.SessionConfigOption, len(elems222))
+				var s219 []domain.SessionConfigOption
+				if pools := d.pooled(); pools != nil {
+					s219 = pools.s3.take(len(elems222))
+				} else {
+					s219 = make([]domain.SessionConfigOption, len(elems222))
+				}
 				for i220 := range s219 {
 					ev221 := &elems222[i220]
 					d.pushIndex(i220)
@@ -6590,7 +7004,12 @@ func decodeGenCompactionUpdate(d *decoder, v *jsonv.Value, out *domain.Compactio
 				n229 := d.mark()
 				if d.is(mv, jsonv.Array, "CompactionUpdate", "array") {
 					elems233 := mv.Elems()
-					s230 := make([]domain.ContentBlock, len(elems233))
+					var s230 []domain.ContentBlock
+					if pools := d.pooled(); pools != nil {
+						s230 = pools.s4.take(len(elems233))
+					} else {
+						s230 = make([]domain.ContentBlock, len(elems233))
+					}
 					for i231 := range s230 {
 						ev232 := &elems233[i231]
 						d.pushIndex(i231)
@@ -7073,7 +7492,12 @@ func decodeGenAnnotations(d *decoder, v *jsonv.Value, out *domain.Annotations, s
 				n236 := d.mark()
 				if d.is(mv, jsonv.Array, "Annotations", "array") {
 					elems240 := mv.Elems()
-					s237 := make([]domain.Role, len(elems240))
+					var s237 []domain.Role
+					if pools := d.pooled(); pools != nil {
+						s237 = pools.s14.take(len(elems240))
+					} else {
+						s237 = make([]domain.Role, len(elems240))
+					}
 					for i238 := range s237 {
 						ev239 := &elems240[i238]
 						d.pushIndex(i238)

@@ -61,11 +61,37 @@ type decoderGen struct {
 	// the (union, arm) pairs of genArmTabs, by index.
 	pools []reflect.Type
 	tabs  [][2]reflect.Type
+	// slices are the slice types whose arrays genArms pools, by field
+	// index; targets the params and result types it pools.
+	slices  []reflect.Type
+	targets []reflect.Type
+}
+
+// slicePool returns the genArms field that pools slices of type t.
+func (g *decoderGen) slicePool(t reflect.Type) string {
+	i := slices.Index(g.slices, t)
+	if i < 0 {
+		i = len(g.slices)
+		g.slices = append(g.slices, t)
+	}
+	return "s" + strconv.Itoa(i)
+}
+
+// targetPool returns the genArms field that pools values of type t.
+func (g *decoderGen) targetPool(t reflect.Type) string {
+	i := slices.Index(g.targets, t)
+	if i < 0 {
+		i = len(g.targets)
+		g.targets = append(g.targets, t)
+	}
+	return "t" + strconv.Itoa(i)
 }
 
 // pooledUnions are the unions whose arms a BatchDecoder keeps in pools
-// (arms.go): the ones nearly every line holds.
-var pooledUnions = []reflect.Type{reflect.TypeFor[domain.SessionUpdate](), reflect.TypeFor[domain.ContentBlock]()}
+// (arms.go): the ones nearly every line holds, and those of tool calls and
+// permission answers.
+var pooledUnions = []reflect.Type{reflect.TypeFor[domain.SessionUpdate](), reflect.TypeFor[domain.ContentBlock](),
+	reflect.TypeFor[domain.ToolCallContent](), reflect.TypeFor[domain.RequestPermissionOutcome]()}
 
 // pool returns the genArms field and the genArmTabs index for arm at of
 // union t.
@@ -139,10 +165,39 @@ func generateDecoders() ([]byte, error) {
 	for i, t := range g.pools {
 		fmt.Fprintf(&out, "\tp%d armPool[%s]\n", i, goType(t))
 	}
+	for i, t := range g.slices {
+		fmt.Fprintf(&out, "\ts%d slicePool[%s]\n", i, goType(t.Elem()))
+	}
+	var params, results bytes.Buffer
+	for _, mi := range domain.Methods {
+		for _, x := range []struct {
+			newValue func() any
+			out      *bytes.Buffer
+		}{{mi.NewParams, &params}, {mi.NewResult, &results}} {
+			if x.newValue != nil {
+				t := reflect.TypeOf(x.newValue()).Elem()
+				fmt.Fprintf(x.out, "\tcase %q:\n\t\treturn a.%s.take(%s{})\n", mi.Name, g.targetPool(t), goType(t))
+			}
+		}
+	}
+	for i, t := range g.targets {
+		fmt.Fprintf(&out, "\tt%d armPool[%s]\n", i, goType(t))
+	}
 	out.WriteString("}\n\n// reset empties every pool.\nfunc (a *genArms) reset() {\n")
 	for i := range g.pools {
 		fmt.Fprintf(&out, "\ta.p%d.reset()\n", i)
 	}
+	for i := range g.slices {
+		fmt.Fprintf(&out, "\ta.s%d.reset()\n", i)
+	}
+	for i := range g.targets {
+		fmt.Fprintf(&out, "\ta.t%d.reset()\n", i)
+	}
+	out.WriteString("}\n\n// params returns zeroed memory from a's pools for the params of method m\n// (domain.MethodInfo.NewParams), nil for a method it does not know.\nfunc (a *genArms) params(m domain.Method) any {\n\tswitch m {\n")
+	out.Write(params.Bytes())
+	out.WriteString("\t}\n\treturn nil\n}\n\n// result is params for the result of method m.\nfunc (a *genArms) result(m domain.Method) any {\n\tswitch m {\n")
+	out.Write(results.Bytes())
+	out.WriteString("\t}\n\treturn nil")
 	out.WriteString("}\n\n// genArmTabs are the ifaceTab of each pooled arm in its union.\nvar genArmTabs = [...]unsafe.Pointer{\n")
 	for _, ut := range g.tabs {
 		fmt.Fprintf(&out, "\tifaceTab[%s, %s](),\n", goType(ut[0]), goType(ut[1]))
@@ -315,7 +370,8 @@ func (g *decoderGen) value(out string, t reflect.Type, v, def, in string) {
 		g.printf("%sif d.is(%s, jsonv.Array, %s, %q) {\n", in, v, def, p.want)
 		elems := g.tmp("elems")
 		g.printf("%s\t%s := %s.Elems()\n", in, elems, v)
-		g.printf("%s\t%s := make(%s, len(%s))\n", in, s, goType(t), elems)
+		g.printf("%s\tvar %s %s\n%s\tif pools := d.pooled(); pools != nil {\n%s\t\t%s = pools.%s.take(len(%s))\n%s\t} else {\n%s\t\t%s = make(%s, len(%s))\n%s\t}\n",
+			in, s, goType(t), in, in, s, g.slicePool(t), elems, in, in, s, goType(t), elems, in)
 		g.printf("%s\tfor %s := range %s {\n%s\t\t%s := &%s[%s]\n%s\t\td.pushIndex(%s)\n", in, i, s, in, ev, elems, i, in, i)
 		g.value(s+"["+i+"]", p.elem, ev, def, in+"\t\t")
 		g.printf("%s\t\td.pop()\n%s\t}\n%s\t%s = %s\n%s}\n", in, in, in, out, s, in)

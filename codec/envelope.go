@@ -73,7 +73,7 @@ func (d *Decoded) decoder(base jsonv.Pointer) *decoder {
 	dec := d.dec
 	dec.src, dec.base, dec.strs, dec.arms = d.src, base, d.strs, d.arms
 	dec.path, dec.problems = dec.pathBuf[:0], nil
-	dec.own, dec.metaSeen, dec.unknownNames = false, false, nil
+	dec.metaSeen, dec.unknownNames = false, nil
 	dec.reported, dec.lastDropped = 0, droppedReject{}
 	return dec
 }
@@ -97,9 +97,9 @@ func DecodeLine(l Line) *Decoded {
 // JSON of what they hold, which share the parse's memory and the lines'
 // (ids, enum values and map keys are copies). A caller must not keep a
 // message or anything it points to past Reset, or past the reuse of the
-// lines, without domain.Detach, with one exception: a request's id and
-// typed params have memory of their own, because the protocol machine
-// keeps them until the request is answered. A reader that
+// lines, without domain.Detach (ids and enum values, which are short
+// copies shared through a cache, aside; the protocol machine copies the
+// rest of what it keeps of a request until its answer). A reader that
 // hands lines to another goroutine in batches needs the whole batch alive
 // at once. The lines share one decoder: no two of them may be decoded, or
 // have their results decoded (Decoded.DecodeResult), at the same time.
@@ -320,9 +320,6 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 	if result != nil {
 		m.RawResult = dec.raw(result)
 	}
-	// The machine keeps a request's id and typed params until the request
-	// is answered, which may be batches later: they get memory of their own.
-	dec.own = method != nil && id != nil
 	if id != nil {
 		m.ID = domain.RequestID{Raw: dec.raw(id)}
 	}
@@ -384,10 +381,13 @@ func (d *Decoded) decodeMessage(v *jsonv.Value, ptr jsonv.Pointer) {
 
 // paramsTarget returns memory for the params of m, the message of method
 // mi: d's own for the session/update of a one-message line, which lives
-// and dies with the line like m itself; nil, for a new allocation, for
-// anything else, and for a request, whose params the machine keeps.
+// and dies with the line like m itself; the BatchDecoder's pools for
+// anything else; nil, for a new allocation, without a BatchDecoder.
 func (d *Decoded) paramsTarget(m *domain.Message, mi *domain.MethodInfo) any {
 	if m != &d.msg || mi.Name != domain.MethodSessionUpdate || m.Kind != domain.KindNotification {
+		if d.arms != nil {
+			return d.arms.params(mi.Name)
+		}
 		return nil
 	}
 	d.update = domain.SessionNotification{}
@@ -500,7 +500,13 @@ func (d *Decoded) DecodeResult(i int, mi *domain.MethodInfo) []Problem {
 	v := d.results[i]
 	dec := d.decoder(d.prefixes[i])
 	dec.pushKey("result")
-	target := mi.NewResult()
+	var target any
+	if d.arms != nil {
+		target = d.arms.result(mi.Name)
+	}
+	if target == nil {
+		target = mi.NewResult()
+	}
 	switch {
 	case v.Kind == jsonv.Null && mi.EmptyResult:
 		dec.reportHere(Problem{Kind: ProbNullResult, Def: mi.ResultDef,

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -282,7 +283,11 @@ func (ra *readAhead) read(b *frameBatch) bool {
 			b.err = err
 			break
 		}
-		b.frames = append(b.frames, decodedFrame{fr: fr})
+		// Into its slot: appending a decodedFrame made of fr copied the
+		// frame twice.
+		b.frames = slices.Grow(b.frames, 1)[:len(b.frames)+1]
+		df := &b.frames[len(b.frames)-1]
+		df.fr, df.d, df.pre = fr, nil, nil
 		size += frameSize(fr)
 		if !ra.whole() {
 			break

@@ -273,8 +273,8 @@ func checkReadFailure(p *Phase, c *ctx, req Pending) {
 		return // right, or a different failure (capability, cancel)
 	}
 	filePath, path := "", ""
-	if r, ok := requestParams[domain.ReadTextFileRequest](req); ok {
-		filePath, path = r.Path, " "+quote(r.Path)
+	if kept, ok := req.Params.(keptReadPath); ok {
+		filePath, path = string(kept), " "+quote(string(kept))
 	}
 	evidence := ""
 	switch {

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acplint/acplint/domain"
@@ -84,19 +85,17 @@ func checkPermissionAnswer(p *Phase, c *ctx, req Pending) {
 	if !ok || sel.OptionID == "" {
 		return // a missing optionId is ACP-PERM-002
 	}
-	r, ok := requestParams[domain.RequestPermissionRequest](req)
+	ids, ok := req.Params.(offeredOptions)
 	if !ok {
 		return
 	}
-	for _, o := range r.Options {
-		if o.OptionID == sel.OptionID {
-			return
-		}
+	if slices.Contains(ids, sel.OptionID) {
+		return
 	}
 	// Quoted only now: nearly every answer picks an offered option.
 	var offered []string
-	for _, o := range r.Options {
-		offered = append(offered, fmt.Sprintf("%q", o.OptionID))
+	for _, id := range ids {
+		offered = append(offered, fmt.Sprintf("%q", id))
 	}
 	list := "none"
 	if len(offered) > 0 {

@@ -73,7 +73,9 @@ type Pending struct {
 	Line    int
 	ID      domain.RequestID
 	Session domain.SessionID // for session-scoped requests
-	Params  any              // typed params, never modified
+	// Params holds copies of the members of the typed params that the
+	// checks of the answer read (keptParams): nil for most methods.
+	Params any
 	// CancelLine is the line of a $/cancel_request naming this request.
 	CancelLine int
 	// ParamsInvalid: the params broke the method's schema.

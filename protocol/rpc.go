@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"reflect"
 	"regexp"
 	"slices"
@@ -62,7 +63,8 @@ func onRequest(p *Phase, c *ctx) {
 	}
 	key := m.ID.Key()
 	pend := Pending{
-		Method: m.Method, Line: c.line(), ID: m.ID, Session: sessionOf(m.Params), Params: m.Params,
+		Method: m.Method, Line: c.line(), ID: domain.RequestID{Raw: bytes.Clone(m.ID.Raw)},
+		Session: sessionOf(m.Params), Params: keptParams(m.Params),
 		ParamsInvalid: c.ev.ParamsInvalid,
 	}
 	if m.Dir == domain.DirUnknown {
@@ -83,6 +85,106 @@ func onRequest(p *Phase, c *ctx) {
 	runRequestChecks(p, c)
 	p.pending[m.Dir].Set(key, pend)
 }
+
+// keptParams copies, out of params, what the checks of a request's answer
+// read from Pending.Params; nil for the methods whose answer no check
+// compares with its request. The message's memory is the driver's to
+// reuse once the step returns (lint reuses a batch's), so the machine
+// keeps copies, and only of what it reads: copying a permission request's
+// tool call and diffs, or a prompt, was most of the bytes lint allocated.
+// A check that reads another request's params from Pending adds its type
+// here; TestKeptParamsServeEveryCheck compares the findings against keeping
+// all params whole.
+func keptParams(params any) any {
+	if r, ok := params.(*domain.RequestPermissionRequest); ok {
+		// The answer names an option by id: the request's tool call and
+		// diffs, most of its bytes, are never read again. Option ids are
+		// the decoder's copies (codec.BatchDecoder).
+		if r == nil {
+			return nil
+		}
+		ids := make(offeredOptions, len(r.Options))
+		for i, o := range r.Options {
+			ids[i] = o.OptionID
+		}
+		return ids
+	}
+	switch r := params.(type) {
+	// The answers to these read one member, kept alone (in every mode of
+	// keepWholeParams: their checks read it in this form).
+	case *domain.ReadTextFileRequest:
+		if r == nil {
+			return nil
+		}
+		return keptReadPath(strings.Clone(r.Path))
+	case *domain.CreateTerminalRequest:
+		if r == nil {
+			return nil
+		}
+		return keptOutputLimit(r.OutputByteLimit)
+	// Terminal ids are the decoder's copies (codec.BatchDecoder).
+	case *domain.TerminalOutputRequest:
+		if r == nil {
+			return nil
+		}
+		return keptTerminalID(r.TerminalID)
+	case *domain.WaitForTerminalExitRequest:
+		if r == nil {
+			return nil
+		}
+		return keptTerminalID(r.TerminalID)
+	case *domain.KillTerminalRequest:
+		if r == nil {
+			return nil
+		}
+		return keptTerminalID(r.TerminalID)
+	case *domain.ReleaseTerminalRequest:
+		if r == nil {
+			return nil
+		}
+		return keptTerminalID(r.TerminalID)
+	}
+	if keepWholeParams {
+		return domain.Detach(params)
+	}
+	switch r := params.(type) {
+	case *domain.NewSessionRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.NewSessionRequest{Cwd: strings.Clone(r.Cwd), AdditionalDirectories: domain.Detach(r.AdditionalDirectories)}
+	case *domain.SetSessionModeRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.SetSessionModeRequest{SessionID: r.SessionID, ModeID: r.ModeID}
+	case *domain.SetSessionConfigOptionRequest:
+		if r == nil {
+			return nil
+		}
+		return &domain.SetSessionConfigOptionRequest{SessionID: r.SessionID, ConfigID: r.ConfigID}
+	case *domain.CreateElicitationRequest:
+		// Rare enough to copy whole.
+		return domain.Detach(params)
+	}
+	return nil
+}
+
+// What keptParams keeps of a request whose answer's checks read one
+// member: the ids of the options a session/request_permission offers, the
+// path fs/read_text_file reads, the output limit of terminal/create, the
+// terminal a terminal/* request names.
+type (
+	offeredOptions  []domain.PermissionOptionID
+	keptReadPath    string
+	keptOutputLimit domain.Opt[uint64]
+	keptTerminalID  domain.TerminalID
+)
+
+// keepWholeParams makes keptParams keep every request's params whole (but
+// for those it keeps one member of), for
+// the test that holds its choice to what the checks read.
+var keepWholeParams = false
 
 func onNotification(p *Phase, c *ctx) {
 	m := c.m

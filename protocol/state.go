@@ -109,8 +109,9 @@ func (m Map[K, V]) Clone() Map[K, V] {
 //
 // Values of other types carry no text of a message: numbers, sessions and
 // terminals (newSession and the Session setters copy theirs), and pending
-// requests, whose id, method, session id and params the decoder gives
-// memory of their own (codec.BatchDecoder). TestMapOwnsWhatItStores
+// requests, whose method and session id the decoder gives memory of their
+// own (codec.BatchDecoder) and whose id and params onRequest copies
+// (keptParams). TestMapOwnsWhatItStores
 // fails for a value type of the state that carries text and is missing
 // here.
 func owned[V any](v V, prev *V) V {

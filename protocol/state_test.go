@@ -162,7 +162,7 @@ func mapValue(typ reflect.Type) reflect.Type {
 var storedAsGiven = map[reflect.Type]string{
 	reflect.TypeFor[*Session]():  "built by newSession, changed through the Session setters (TestStateSettersDetach)",
 	reflect.TypeFor[*Terminal](): "holds no text but a session id",
-	reflect.TypeFor[Pending]():   "the decoder gives a request's id, method, session id and params memory of their own",
+	reflect.TypeFor[Pending]():   "the decoder gives a request's method and session id memory of their own; onRequest copies its id and keptParams what it keeps of its params",
 	reflect.TypeFor[*rootSet]():  "built by newRootSet, which copies the text it keeps, and never changed (cloneValue copies it)",
 }
 

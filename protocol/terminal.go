@@ -102,8 +102,8 @@ func terminalCreated(p *Phase, c *ctx, req Pending) {
 		return
 	}
 	t := &Terminal{Session: req.Session, Line: req.Line}
-	if r, ok := requestParams[domain.CreateTerminalRequest](req); ok {
-		t.OutputLimit, t.HasLimit = r.OutputByteLimit.Get()
+	if limit, ok := req.Params.(keptOutputLimit); ok {
+		t.OutputLimit, t.HasLimit = domain.Opt[uint64](limit).Get()
 	}
 	if old, ok := p.Terminals.Get(res.TerminalID); ok && old.ReleasedLine == 0 {
 		p.countUnreleased(old.Session, -1)
@@ -121,6 +121,13 @@ func (p *Phase) countUnreleased(sid domain.SessionID, delta int) {
 	} else {
 		term.unreleased.Delete(sid)
 	}
+}
+
+// pendingTerminal returns the terminal id a pending terminal/* request
+// names (keptParams).
+func pendingTerminal(req Pending) (domain.TerminalID, bool) {
+	id, ok := req.Params.(keptTerminalID)
+	return domain.TerminalID(id), ok
 }
 
 // terminalOf returns the terminal id a terminal/* request names.
@@ -185,7 +192,7 @@ func checkTerminalUse(p *Phase, c *ctx) {
 // terminalExited records the exit status terminal/wait_for_exit returns.
 func terminalExited(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.WaitForTerminalExitResponse](c.m)
-	_, id, ok2 := terminalOf(req.Params)
+	id, ok2 := pendingTerminal(req)
 	if !ok || !ok2 || !c.succeeded() {
 		return
 	}
@@ -201,7 +208,7 @@ func terminalExited(p *Phase, c *ctx, req Pending) {
 // set (ACP-TERM-006).
 func checkTerminalOutput(p *Phase, c *ctx, req Pending) {
 	res, ok := resultOf[domain.TerminalOutputResponse](c.m)
-	_, id, ok2 := terminalOf(req.Params)
+	id, ok2 := pendingTerminal(req)
 	if !ok || !ok2 || !c.succeeded() || c.m.Dir == domain.FromAgent {
 		return
 	}

@@ -117,9 +117,13 @@ const DefaultMaxLine = codec.DefaultMaxLine
 
 // Reader reads the entries of a transcript in one of the Formats.
 type Reader struct {
-	src    source
-	br     *bufio.Reader
-	format Format
+	src source
+	br  *bufio.Reader
+	// in counts the bytes br has read; lineEndsBy is a count of bytes
+	// read from br by which a buffered line ends (WholeLineBuffered).
+	in         *countingReader
+	lineEndsBy int64
+	format     Format
 	// frames is the source of a NewFrameReader, which has no br.
 	frames *frameSource
 }
@@ -132,9 +136,22 @@ func NewReader(r io.Reader, f Format, maxLine int) *Reader {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	br := bufio.NewReaderSize(r, 256<<10)
+	in := &countingReader{r: r}
+	br := bufio.NewReaderSize(in, 256<<10)
 	src, f := openBuffered(br, f, maxLine)
-	return &Reader{src: src, br: br, format: f}
+	return &Reader{src: src, br: br, in: in, format: f}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Format is the format read (after detection).
@@ -167,8 +184,20 @@ func (r *Reader) WholeLineBuffered() bool {
 	if r.frames != nil {
 		return len(r.frames.batch) > 0
 	}
+	// Asked after every line: the last newline buffered answers until the
+	// reader passes it, where searching from the front scanned each line
+	// twice, once here and once to read it.
+	at := r.in.n - int64(r.br.Buffered()) // what the reader has taken from br
+	if at < r.lineEndsBy {
+		return true
+	}
 	buf, _ := r.br.Peek(r.br.Buffered())
-	return bytes.IndexByte(buf, '\n') >= 0
+	i := bytes.LastIndexByte(buf, '\n')
+	if i < 0 {
+		return false
+	}
+	r.lineEndsBy = at + int64(i) + 1
+	return true
 }
 
 func openBuffered(br *bufio.Reader, f Format, maxLine int) (source, Format) {
@@ -779,14 +808,17 @@ func (s *blockSource) peek(i int) (*aheadFrame, bool) {
 }
 
 // lineIsJSON reports whether frame a is one JSON value on its own.
-func (a *aheadFrame) lineIsJSON() bool {
-	if a.json == 0 {
-		a.json = -1
-		if isJSON(a.fr.Line.Bytes) {
-			a.json = 1
+func (a *aheadFrame) lineIsJSON() bool { return entryIsJSON(&a.fr, &a.json) }
+
+// entryIsJSON is lineIsJSON for entry fr whose aheadFrame.json is *json.
+func entryIsJSON(fr *Entry, json *int8) bool {
+	if *json == 0 {
+		*json = -1
+		if isJSON(fr.Line.Bytes) {
+			*json = 1
 		}
 	}
-	return a.json > 0
+	return *json > 0
 }
 
 // wholeMessage reports whether frame a is a JSON-RPC message on its own.
@@ -802,11 +834,34 @@ func (a *aheadFrame) wholeMessage() bool {
 
 // text reports whether a is a traffic line that is not JSON: neither a
 // blank line nor a wrapper problem nor a rebuilt Zed envelope.
-func (a *aheadFrame) text() bool {
-	return a.fr.Bad == "" && !a.fr.Synthetic && a.fr.Splits == 0 && !a.fr.Line.IsBlank() && !a.lineIsJSON()
+func (a *aheadFrame) text() bool { return entryIsText(&a.fr, &a.json) }
+
+// entryIsText is text for entry fr whose aheadFrame.json is *json.
+func entryIsText(fr *Entry, json *int8) bool {
+	return fr.Bad == "" && !fr.Synthetic && fr.Splits == 0 && !fr.Line.IsBlank() && !entryIsJSON(fr, json)
 }
 
 func (s *blockSource) Next() (Entry, error) {
+	if s.head == len(s.buf) && !s.done {
+		// Nothing is read ahead: a frame that is not text, nearly every
+		// one, goes out as read rather than through the read-ahead, which
+		// copied it twice more.
+		fr, err := s.src.Next()
+		if err != nil {
+			s.err, s.done = err, true
+			return Entry{}, err
+		}
+		s.read += int64(len(fr.Line.Bytes)) + 1
+		var json int8
+		if !entryIsText(&fr, &json) {
+			s.consumed++
+			if s.foundAt < s.consumed {
+				s.found = nil
+			}
+			return fr, nil
+		}
+		s.buf = append(s.buf, aheadFrame{fr: fr, json: json})
+	}
 	first, ok := s.peek(0)
 	if !ok {
 		return Entry{}, s.err
