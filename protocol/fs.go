@@ -274,7 +274,7 @@ func checkReadFailure(p *Phase, c *ctx, req Pending) {
 	}
 	filePath, path := "", ""
 	if r, ok := requestParams[domain.ReadTextFileRequest](req); ok {
-		filePath, path = r.Path, " "+quote(r.Path)
+		filePath, path = r.Path, " "+quote(clipListed(r.Path))
 	}
 	evidence := ""
 	switch {
