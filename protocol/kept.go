@@ -164,7 +164,7 @@ func noteCutListed(p *Phase, c *ctx, _ Pending) {
 	}
 	noteCut(p, c, "", "listed", fmt.Sprintf("/result/sessions/%d", ses.cutEntry),
 		fmt.Sprintf("session/list has reported more than %d sessions on this connection", MaxKeptEntries),
-		"whether a session/load of a session listed from here on replays its history (ACP-SEQ-008), nor whether reopening it keeps its listed cwd (ACP-SES-008)")
+		"whether a session/load of a listed session it did not keep replays its history (ACP-SEQ-008) or keeps its listed cwd (ACP-SES-008)")
 }
 
 // noteCutCursors reports the session/list result whose nextCursor is the
