@@ -72,7 +72,8 @@ const (
 // and 40 a member, and more again while the parser collects a container's
 // items, so a line of one-digit numbers (two bytes a value) would need
 // some thirty times its length; with the bound, parsing a line takes at
-// most about twice maxLine. ACP messages hold a value per 10-20 bytes of
+// most about twice maxLine (50-100 MiB below a maxLine of 32 MiB, where
+// MinMaxValues rules). ACP messages hold a value per 10-20 bytes of
 // their text, so only a line of a third of maxLine or more can reach the
 // bound, and only when its values are denser than a message's.
 func MaxValues(maxLine int) int {
