@@ -81,7 +81,8 @@ func (d *Decoded) decoder(base jsonv.Pointer) *decoder {
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // DecodeLine decodes one transcript line. It never fails: whatever is wrong
-// is reported in Problems and the line is kept.
+// is reported in Problems and the line is kept. Its parse is bounded as
+// BatchDecoder.SetMaxLine(0) bounds a batch's.
 //
 // The decoded message shares memory with l.Bytes (raw members and strings
 // point into it), so the caller must not modify l.Bytes afterwards; lines
@@ -91,6 +92,12 @@ func DecodeLine(l Line) *Decoded {
 	d.TypeMessages()
 	return d
 }
+
+// SetMaxLine bounds the parse of each line, for lines of at most n bytes
+// (0 means DefaultMaxLine), to MaxValues(n) values: a line with more is
+// not typed, and its one problem is ProbTooManyValues. A BatchDecoder's
+// zero value has no bound.
+func (bd *BatchDecoder) SetMaxLine(n int) { bd.arena.SetMaxValues(MaxValues(n)) }
 
 // BatchDecoder decodes a batch of lines that all stay valid until Reset,
 // in memory that the next batch reuses: the messages, and the text and raw
@@ -180,7 +187,11 @@ func parseLine(l Line, arena *jsonv.Arena, d *Decoded) *Decoded {
 	if arena != nil {
 		root, err = arena.ParseNext(src)
 	} else {
-		root, err = jsonv.ParseOwned(src)
+		root, err = jsonv.ParseOwnedMax(src, MaxValues(DefaultMaxLine))
+	}
+	if tooMany, ok := err.(*jsonv.TooManyValuesError); ok {
+		d.Problems = append(d.Problems, Problem{Kind: ProbTooManyValues, Offset: tooMany.Offset, Detail: TooManyValues(tooMany.Max)})
+		return d
 	}
 	if err != nil {
 		off := 0

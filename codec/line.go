@@ -32,6 +32,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"unicode/utf8"
 )
@@ -57,6 +58,36 @@ type Line struct {
 // message a peer could take is checked, while an endless line (acplint lint
 // /dev/zero) cannot exhaust memory.
 const DefaultMaxLine = 64 << 20
+
+// BytesPerValue and MinMaxValues set MaxValues.
+const (
+	BytesPerValue = 32
+	MinMaxValues  = 1 << 20
+)
+
+// MaxValues is the most JSON values (array elements and object members)
+// acplint parses of one line when lines are at most maxLine bytes long
+// (0 means DefaultMaxLine): one per BytesPerValue bytes of maxLine, and
+// at least MinMaxValues. A line's parse tree takes 24 bytes an element
+// and 40 a member, and more again while the parser collects a container's
+// items, so a line of one-digit numbers (two bytes a value) would need
+// some thirty times its length; with the bound, parsing a line takes at
+// most about twice maxLine (50-100 MiB below a maxLine of 32 MiB, where
+// MinMaxValues rules). ACP messages hold a value per 10-20 bytes of
+// their text, so only a line of a third of maxLine or more can reach the
+// bound, and only when its values are denser than a message's.
+func MaxValues(maxLine int) int {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
+	return max(maxLine/BytesPerValue, MinMaxValues)
+}
+
+// TooManyValues is the detail of the problem (ProbTooManyValues) of a line
+// whose JSON values number more than max (MaxValues).
+func TooManyValues(max int) string {
+	return fmt.Sprintf("the line holds more than %d JSON values (array elements and object members), more than acplint parses of one line (one per %d bytes of --max-line, at least %d; --max-line raises it): it was skipped unchecked, and findings after it may be wrong", max, BytesPerValue, MinMaxValues)
+}
 
 // LineReader reads lines of any length up to a maximum (none unless
 // SetMaxLine says): a 50 MB message is one line, and no line is ever split.

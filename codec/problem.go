@@ -18,6 +18,7 @@ const (
 	ProbCRLF           = domain.ProbCRLF
 	ProbBatch          = domain.ProbBatch
 	ProbNotObject      = domain.ProbNotObject
+	ProbTooManyValues  = domain.ProbTooManyValues
 	ProbDuplicate      = domain.ProbDuplicate
 	ProbJSONRPC        = domain.ProbJSONRPC
 	ProbEnvelope       = domain.ProbEnvelope

@@ -457,3 +457,19 @@ func TestEscapedGrandchild(t *testing.T) {
 		t.Errorf("the agent %s, want exit status 7", run.Exit)
 	}
 }
+
+// TestTranscriptReleasesLongLineBuffer: a check keeps the transcript of
+// every run until it reports; the buffer that encoded a long line must
+// not stay with it. (A 64 MiB agent line held 64-128 MiB per run kept, 9
+// GB of heap for a check whose agent sent one such line per run.)
+func TestTranscriptReleasesLongLineBuffer(t *testing.T) {
+	tr := &Transcript{}
+	defer tr.release()
+	long := append(bytes.Repeat([]byte("x"), 4<<20), '\n')
+	tr.add(domain.FromAgent, long)
+	tr.add(domain.FromAgent, []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s"}}`+"\n"))
+	tr.add(domain.FromAgent, long)
+	if c := tr.enc.Cap(); c > maxKeptEncoding {
+		t.Errorf("the transcript keeps a %d-byte encoding buffer after a long line, want at most %d", c, maxKeptEncoding)
+	}
+}

@@ -101,6 +101,7 @@ func (t *Transcript) addRecord(r Record) (int, time.Time) {
 	}
 	t.enc.Reset()
 	encodeRecord(&t.enc, r)
+	defer t.releaseLongRecord()
 	if t.live != nil {
 		t.live.write(t.enc.Bytes())
 	}
@@ -114,6 +115,20 @@ func (t *Transcript) addRecord(r Record) (int, time.Time) {
 	r.Line = bytes.Clone(r.Line)
 	t.pushRing(r)
 	return t.n, r.At
+}
+
+// maxKeptEncoding is the largest buffer a Transcript keeps for encoding
+// its next record.
+const maxKeptEncoding = 1 << 20
+
+// releaseLongRecord drops the encoding buffer when a long line grew it: a
+// check keeps the transcripts of its runs until it reports, and each
+// would hold the buffer of its longest line (up to --max-line, and twice
+// that as the buffer grew) for nothing.
+func (t *Transcript) releaseLongRecord() {
+	if t.enc.Cap() > maxKeptEncoding {
+		t.enc = bytes.Buffer{}
+	}
 }
 
 // spillWrite appends one encoded line to the spill file.

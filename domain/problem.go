@@ -7,14 +7,15 @@ type ProblemKind uint8
 
 const (
 	// Framing and encoding.
-	ProbNotUTF8   ProblemKind = iota + 1 // the line is not valid UTF-8
-	ProbBOM                              // the line starts with a UTF-8 byte order mark
-	ProbNotJSON                          // the line is not one JSON value
-	ProbBlank                            // an empty or white-space-only line
-	ProbCRLF                             // the line ended in "\r\n"
-	ProbBatch                            // a JSON array (JSON-RPC batch)
-	ProbNotObject                        // a JSON value that is not an object
-	ProbDuplicate                        // an object repeats a member name
+	ProbNotUTF8       ProblemKind = iota + 1 // the line is not valid UTF-8
+	ProbBOM                                  // the line starts with a UTF-8 byte order mark
+	ProbNotJSON                              // the line is not one JSON value
+	ProbBlank                                // an empty or white-space-only line
+	ProbCRLF                                 // the line ended in "\r\n"
+	ProbBatch                                // a JSON array (JSON-RPC batch)
+	ProbNotObject                            // a JSON value that is not an object
+	ProbTooManyValues                        // more JSON values than a line may hold (codec.MaxValues)
+	ProbDuplicate                            // an object repeats a member name
 
 	// JSON-RPC envelope.
 	ProbJSONRPC     // "jsonrpc" missing or not "2.0"
@@ -41,7 +42,7 @@ const (
 
 var problemNames = map[ProblemKind]string{
 	ProbNotUTF8: "not-utf8", ProbBOM: "bom", ProbNotJSON: "not-json", ProbBlank: "blank",
-	ProbCRLF: "crlf", ProbBatch: "batch", ProbNotObject: "not-object", ProbDuplicate: "duplicate-member",
+	ProbCRLF: "crlf", ProbBatch: "batch", ProbNotObject: "not-object", ProbTooManyValues: "too-many-values", ProbDuplicate: "duplicate-member",
 	ProbJSONRPC: "jsonrpc-version", ProbEnvelope: "envelope", ProbIDNull: "id-null",
 	ProbIDFraction: "id-fraction", ProbErrorObject: "error-object", ProbMissing: "missing",
 	ProbType: "type", ProbRange: "range", ProbEnum: "enum", ProbOpenEnum: "open-enum",

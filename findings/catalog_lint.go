@@ -46,8 +46,9 @@ var LINTFramesLost = &Rule{
 	Spec:     "https://agentclientprotocol.com/protocol/v1/transports",
 	Doc: "A recorder (acplint tap) forwards every byte between editor and agent but keeps its recording and live lint off that path: " +
 		"when they fall behind by more than their memory budget, or a line is longer than the longest line they keep, they drop frames rather than slow the connection, and say so at the place of the gap. " +
+		"lint likewise skips, and reports, a line over --max-line or one with more JSON values than it parses of a line (one per 32 bytes of --max-line), whose parse tree would take many times the line. " +
 		"Findings after a gap may be wrong, because the protocol machine did not see the messages in it (a response to a request it never saw, for example). " +
-		"Give the recorder a faster disk or a larger --queue, or raise --max-line, to record everything.",
+		"Give the recorder a faster disk or a larger --queue, or raise --max-line, to record and check everything.",
 }
 
 var LINTProblemsCapped = &Rule{
@@ -67,7 +68,7 @@ var LINTListCut = &Rule{
 	Severity: SeverityInfo,
 	Blame:    PartyTool,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/session-setup",
-	Doc: "acplint keeps at most 4096 entries of each list a connection reports (a session's modes, its config options and their values together, its additional directories, the agent's auth methods), so that one line of millions of entries cannot make it keep unbounded state for as long as the session lives. " +
-		"A longer list is kept up to the cap, and acplint says so once per list of a session and stops judging membership in it: a mode, a config value, an auth method or a file path beyond the cap may be one of the entries it dropped. " +
+	Doc: "acplint keeps at most 4096 entries of each list a connection reports (a session's modes, its config options and their values together, its additional directories, the agent's auth methods, the sessions and cursors of its session/list results, the ids of its URL elicitations), so that one line of millions of entries, or millions of lines, cannot make it keep unbounded state for as long as the session lives. " +
+		"A longer list is kept up to the cap, and acplint says so once per list of a session and stops judging membership in it: a mode, a config value, an auth method, a file path, a listed session, a list cursor or an elicitation beyond the cap may be one of the entries it dropped. " +
 		"The rules named in the finding are not checked for that list from then on.",
 }

@@ -165,7 +165,9 @@ func startReadAhead(src *transcript.Reader, whole func() bool, schema *Schema) *
 	}
 	ra.roomy.L = &ra.budget
 	for range inFlight {
-		ra.free <- &frameBatch{frames: make([]decodedFrame, 0, min(batchLines, 64)), decoded: make(chan struct{}, 1)}
+		b := &frameBatch{frames: make([]decodedFrame, 0, min(batchLines, 64)), decoded: make(chan struct{}, 1)}
+		b.dec.SetMaxLine(src.MaxLine())
+		ra.free <- b
 	}
 	src.SetLineAlloc(func(n int) []byte { return ra.filling.lines.Take(n) })
 	if ra.solo {
@@ -403,6 +405,7 @@ func (ra *readAhead) recycle(b *frameBatch) {
 		// left to the collector now rather than held by a free batch
 		// until that batch's next turn.
 		b.lines, b.dec = slab.Slab[byte]{}, codec.BatchDecoder{}
+		b.dec.SetMaxLine(ra.src.MaxLine())
 	}
 	ra.current = nil
 	ra.release(b)

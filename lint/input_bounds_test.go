@@ -108,29 +108,47 @@ func TestLintMemoryBounded(t *testing.T) {
 			io.WriteString(w, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"long"}},"_meta":{"n":[`+text+`]}}}`+"\n")
 		}
 	})
+	// One line of just under 16 MiB: an array of one-digit numbers, two
+	// bytes a value, whose parse tree took about 36 times the line (600
+	// MiB; 3.4 GB for a 64 MiB line) before lint bounded the values a
+	// line may hold by --max-line. Linted with --max-line 16 MiB, it is
+	// reported and skipped, and the message after it is still judged.
+	numbersLine := write("numbers.ndjson", func(w io.Writer) {
+		head := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}},"_meta":{"n":[`
+		io.WriteString(w, head+strings.Repeat("0,", (16<<20-len(head))/2-8)+"0]}}}\n"+initReq+"\n")
+	})
 	for _, tc := range []struct {
 		name, file string
 		input      io.Reader
 		maxMiB     int64
 		procs      string // GOMAXPROCS of the child, when set
+		maxLine    int    // the child's --max-line, when set
+		want       string // in the child's output, when set
 	}{
 		// 4 MB of short non-JSON lines (2.3 GB for 12 MB before).
-		{"short lines", shortLines, nil, 100, ""},
+		{"short lines", shortLines, nil, 100, "", 0, ""},
 		// 256 MiB unterminated line of NUL bytes with the default maximum:
 		// at most 64 MiB of it is held (unbounded before).
-		{"endless line", "", &zeros{n: 256 << 20}, 200, ""},
+		{"endless line", "", &zeros{n: 256 << 20}, 200, "", 0, ""},
 		// A 30 MB Zed array is read element by element (about 7× the
 		// array before).
-		{"zed array", zedArray, nil, 100, ""},
+		{"zed array", zedArray, nil, 100, "", 0, ""},
 		// 16 MiB of long lines at two cores, where six batches read
 		// ahead: about one long line is out at a time.
-		{"long lines", longLines, nil, 190, "2"},
+		{"long lines", longLines, nil, 190, "2", 0, ""},
+		// The 16 MiB numbers line at --max-line 16 MiB: 100-120 MiB, the
+		// line held twice while it is read and a tree of at most
+		// codec.MinMaxValues values (600 MiB before).
+		{"numbers line", numbersLine, nil, 150, "", 16 << 20, "messages 1, findings 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestLintChild$")
 			cmd.Env = append(os.Environ(), "ACPLINT_TEST_LINT_CHILD="+tc.file)
 			if tc.procs != "" {
 				cmd.Env = append(cmd.Env, "GOMAXPROCS="+tc.procs)
+			}
+			if tc.maxLine != 0 {
+				cmd.Env = append(cmd.Env, "ACPLINT_TEST_LINT_MAXLINE="+strconv.Itoa(tc.maxLine))
 			}
 			cmd.Stdin = tc.input
 			var out bytes.Buffer
@@ -171,6 +189,9 @@ func TestLintMemoryBounded(t *testing.T) {
 			if rss > tc.maxMiB && !proctest.RaceEnabled {
 				t.Errorf("peak RSS %d MiB, want at most %d", rss, tc.maxMiB)
 			}
+			if !bytes.Contains(out.Bytes(), []byte(tc.want)) {
+				t.Errorf("child said %q, want %q in it", out.Bytes(), tc.want)
+			}
 		})
 	}
 }
@@ -192,7 +213,13 @@ func TestLintChild(t *testing.T) {
 		in = f
 	}
 	n := 0
-	res, err := lint.Transcript(in, lint.Options{File: "t", OnFinding: func(findings.ValidationFinding) { n++ }})
+	maxLine, _ := strconv.Atoi(os.Getenv("ACPLINT_TEST_LINT_MAXLINE"))
+	res, err := lint.Transcript(in, lint.Options{File: "t", MaxLine: maxLine, OnFinding: func(f findings.ValidationFinding) {
+		n++
+		if f.Rule == findings.LINTFramesLost {
+			fmt.Printf("line %d: %s (%s)\n", f.Location.Line, f.Message, f.Rule.ID)
+		}
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,6 +92,10 @@ func (l *linter) lineProblems(d *codec.Decoded, fr transcript.Entry) {
 			l.add(blame(findings.New(findings.WIREEncoding, loc, p.Detail+"; strict JSON readers (Go's encoding/json among them) reject the line"), fr.Dir))
 		case codec.ProbNotUTF8:
 			l.add(blame(findings.New(findings.WIREEncoding, loc, p.Detail+"; ACP messages must be UTF-8, and receivers reject the line or turn the bytes into U+FFFD"), fr.Dir))
+		case codec.ProbTooManyValues:
+			// Like a line over --max-line: acplint would not hold its
+			// parse tree, so nothing in it is checked.
+			l.add(FramesLost(loc, p.Detail))
 		case codec.ProbNotJSON:
 			l.add(notMessage(loc, fr, p.Detail))
 			l.noteMalformed(fr.Line.Num, fr.Dir, "line that is not JSON")
@@ -386,7 +390,7 @@ func messageProblems(d *codec.Decoded, i int) []codec.Problem {
 	prefix := "/" + strconv.Itoa(i)
 	for _, p := range d.Problems {
 		switch p.Kind {
-		case codec.ProbCRLF, codec.ProbBlank, codec.ProbBOM, codec.ProbNotUTF8, codec.ProbNotJSON, codec.ProbBatch:
+		case codec.ProbCRLF, codec.ProbBlank, codec.ProbBOM, codec.ProbNotUTF8, codec.ProbNotJSON, codec.ProbBatch, codec.ProbTooManyValues:
 			continue
 		case codec.ProbNotObject:
 			if p.Pointer == "" {

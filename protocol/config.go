@@ -332,7 +332,7 @@ func checkConfigOptionResult(p *Phase, c *ctx, req Pending) {
 	switch {
 	case !changedKept:
 		f := c.add(findings.CFGIncompleteResult, "/result/configOptions",
-			"the set_config_option result does not contain option %q, the one just changed; the result must be the complete option list, so the client loses the option it just set", params.ConfigID)
+			"the set_config_option result does not contain option %q, the one just changed; the result must be the complete option list, so the client loses the option it just set", clipListed(string(params.ConfigID)))
 		c.related(f, req.Line, "the set_config_option request")
 	case len(missing) > 0:
 		f := c.add(findings.CFGIncompleteResult, "/result/configOptions",

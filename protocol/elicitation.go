@@ -35,7 +35,13 @@ func checkElicitationRequest(p *Phase, c *ctx) {
 			c.related(f, line, "the outstanding elicitation")
 		}
 		p.Elicitations = p.Elicitations.Set(id, c.line())
-		p.Completed = p.Completed.Set(id, c.line())
+		// Completed outlives the elicitations: it keeps MaxKeptEntries
+		// ids, and judges no completion once it dropped one.
+		if p.Completed.Len() < MaxKeptEntries || p.Completed.Has(id) {
+			p.Completed = p.Completed.Set(id, c.line())
+		} else if p.completedCut == 0 {
+			p.completedCut = c.line()
+		}
 	case domain.ElicitationFormMode:
 		checkSecretFields(c, mode.RequestedSchema)
 	}
@@ -367,7 +373,7 @@ func checkElicitationComplete(p *Phase, c *ctx) {
 	if !ok || c.m.Dir == domain.FromClient || n.ElicitationID == "" {
 		return
 	}
-	if _, opened := p.Completed.Get(n.ElicitationID); !opened {
+	if _, opened := p.Completed.Get(n.ElicitationID); !opened && p.completedCut == 0 {
 		c.add(findings.ELICUnknownComplete, "/params/elicitationId",
 			"elicitation/complete names elicitationId %q, which no URL-mode elicitation/create on this connection carried; it completes nothing, and the flow the agent meant stays open in the client", n.ElicitationID)
 		return

@@ -19,8 +19,9 @@ import (
 type extnState struct {
 	// reported holds the extension and $/ methods already reported as
 	// unadvertised (ACP-EXTN-006) or unknown (ACP-EXTN-007), so that a
-	// method used a thousand times is reported once.
-	reported Map[domain.Method, int]
+	// method used a thousand times is reported once; the latest
+	// reportedWindow, since a sender may name any number of methods.
+	reported recentKeys
 }
 
 // checkMethodName reports method names v1 (or the schema the event is
@@ -99,7 +100,7 @@ func checkResultTraceContext(p *Phase, c *ctx, _ Pending) {
 // once per method.
 func checkExtensionMethod(p *Phase, c *ctx) {
 	m := c.m
-	if _, done := p.extn.reported.Get(m.Method); done {
+	if p.extn.reported.Has(string(m.Method)) {
 		return
 	}
 	switch {
@@ -125,7 +126,7 @@ func checkExtensionMethod(p *Phase, c *ctx) {
 	default:
 		return
 	}
-	p.extn.reported = p.extn.reported.Set(m.Method, c.line())
+	p.extn.reported.Add(string(m.Method))
 }
 
 // advertisesExtension reports whether any _meta of either side's

@@ -274,7 +274,7 @@ func checkReadFailure(p *Phase, c *ctx, req Pending) {
 	}
 	filePath, path := "", ""
 	if kept, ok := req.Params.(keptReadPath); ok {
-		filePath, path = string(kept), " "+quote(string(kept))
+		filePath, path = string(kept), " "+quote(clipListed(string(kept)))
 	}
 	evidence := ""
 	switch {

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"crypto/sha256"
 	"fmt"
 
 	"github.com/acplint/acplint/domain"
@@ -137,6 +138,57 @@ func noteCutOptionUpdate(p *Phase, c *ctx) {
 	}
 }
 
+// keepListed reports whether the machine keeps session id, entry i of a
+// session/list result, with its cwd: at most MaxKeptEntries sessions of
+// all the lists of the connection, since one result, or any number of
+// pages, may list millions that are never opened. A session listed
+// beyond the cap is not known to be listed, which only spares findings
+// (ACP-SEQ-008, ACP-SES-008); noteCutListed says so.
+func keepListed(p *Phase, c *ctx, id domain.SessionID, i int) bool {
+	ses := &p.life.ses
+	if ses.listed.Len() < MaxKeptEntries || ses.listed.Has(id) {
+		return true
+	}
+	if ses.cutLine != c.line() {
+		ses.cutLine, ses.cutEntry = c.line(), i
+	}
+	return false
+}
+
+// noteCutListed reports the first session/list result whose sessions the
+// machine did not all keep (keepListed).
+func noteCutListed(p *Phase, c *ctx, _ Pending) {
+	ses := &p.life.ses
+	if ses.cutLine != c.line() || c.m.Dir != domain.FromAgent {
+		return
+	}
+	noteCut(p, c, "", "listed", fmt.Sprintf("/result/sessions/%d", ses.cutEntry),
+		fmt.Sprintf("session/list has reported more than %d sessions on this connection", MaxKeptEntries),
+		"whether a session/load of a listed session it did not keep replays its history (ACP-SEQ-008) or keeps its listed cwd (ACP-SES-008)")
+}
+
+// noteCutCursors reports the session/list result whose nextCursor is the
+// first the machine does not keep (ListCursors).
+func noteCutCursors(p *Phase, c *ctx, _ Pending) {
+	if p.life.ses.cursorsCut != c.line() || c.m.Dir != domain.FromAgent {
+		return
+	}
+	noteCut(p, c, "", "cursors", "/result/nextCursor",
+		fmt.Sprintf("session/list has returned more than %d distinct cursors on this connection", MaxKeptEntries),
+		"whether a session/list cursor was returned earlier (ACP-SES-010)")
+}
+
+// noteCutElicitations reports the URL elicitation whose id is the first
+// the machine does not keep (Phase.Completed).
+func noteCutElicitations(p *Phase, c *ctx) {
+	if p.completedCut != c.line() || c.m.Dir == domain.FromClient {
+		return
+	}
+	noteCut(p, c, "", "elicitations", "/params/elicitationId",
+		fmt.Sprintf("the agent has opened more than %d URL elicitations on this connection", MaxKeptEntries),
+		"whether an elicitation/complete names one of them (ACP-ELIC-003)")
+}
+
 // noteCut reports, once per list of session id (the connection's when
 // id is ""), that the machine keeps only the first MaxKeptEntries of
 // what lists; nil when it was reported before.
@@ -146,4 +198,57 @@ func noteCut(p *Phase, c *ctx, id domain.SessionID, list, at, lists, unjudged st
 	}
 	return c.add(findings.LINTListCut, at,
 		"%s; acplint keeps the first %d entries of a list, so that one line cannot make it keep unbounded state, and from here on does not judge %s", lists, MaxKeptEntries, unjudged)
+}
+
+// reportedWindow is how many keys of findings already made (firstReport,
+// the EXTN checks' methods) the machine remembers: each is named by
+// ids and names a message chose, any number of them. A key older than
+// the window is forgotten, and its finding may then be made once more;
+// the findings lint holds are capped per rule, so a repeat costs output,
+// never memory.
+const reportedWindow = 2 * MaxKeptEntries
+
+// maxReportedKey is the longest key a recentKeys keeps as it is; a longer
+// one (an id may be as long as a line) is kept as its SHA-256 digest.
+const maxReportedKey = 256
+
+// recentKeys remembers the latest reportedWindow/2 to reportedWindow keys
+// added, in two generations: when the newer holds reportedWindow/2, the
+// older is forgotten and the newer becomes the older.
+type recentKeys struct {
+	newer, older Map[string, struct{}]
+}
+
+// keptKey is the form of k that recentKeys keeps.
+func keptKey(k string) string {
+	if len(k) <= maxReportedKey {
+		return k
+	}
+	sum := sha256.Sum256([]byte(k))
+	return "\x00sha256:" + string(sum[:])
+}
+
+// Has reports whether k was added and not forgotten yet.
+func (r *recentKeys) Has(k string) bool {
+	k = keptKey(k)
+	return r.newer.Has(k) || r.older.Has(k)
+}
+
+// Add remembers k.
+func (r *recentKeys) Add(k string) {
+	k = keptKey(k)
+	if r.newer.Has(k) {
+		return
+	}
+	if r.newer.Len() >= reportedWindow/2 {
+		r.older, r.newer = r.newer, Map[string, struct{}]{}
+	}
+	r.newer.Set(k, struct{}{})
+}
+
+// Len is the number of keys remembered.
+func (r *recentKeys) Len() int { return r.newer.Len() + r.older.Len() }
+
+func (r recentKeys) clone() recentKeys {
+	return recentKeys{newer: r.newer.Clone(), older: r.older.Clone()}
 }

@@ -61,3 +61,126 @@ func TestKeptMemoryIgnoresListLength(t *testing.T) {
 		t.Errorf("what the machine keeps grows with the lists: %.0f KiB with lists of %d, %.0f KiB with %d", float64(small)/(1<<10), n, float64(large)/(1<<10), 8*n)
 	}
 }
+
+// keptHeap is the live heap with the phase that feed leaves alone alive,
+// beyond that of a phase past initialize with session s1 idle.
+func keptHeap(t *testing.T, n int, feed func(w *adversary, n int)) int64 {
+	t.Helper()
+	heap := func(n int) uint64 {
+		w := newAdversary(t)
+		// The capabilities the checks of elicitations and extension
+		// methods ask for.
+		w.p.ClientCaps = &domain.ClientCapabilities{}
+		if n > 0 {
+			feed(w, n)
+		}
+		p := w.p
+		w.p = Phase{}
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		runtime.KeepAlive(p)
+		return ms.HeapAlloc
+	}
+	return int64(heap(n)) - int64(heap(0))
+}
+
+// assertKeptIgnoresCount compares what the machine keeps after feed with
+// n and with 8n ids, n beyond the cap: it must not grow.
+func assertKeptIgnoresCount(t *testing.T, what string, n int, feed func(w *adversary, n int)) {
+	if proctest.RaceEnabled {
+		t.Skip("the race detector changes what is allocated; .ci/run runs this test without it")
+	}
+	small, large := keptHeap(t, n, feed), keptHeap(t, 8*n, feed)
+	t.Logf("kept with %d %s: %.0f KiB; with %d: %.0f KiB", n, what, float64(small)/(1<<10), 8*n, float64(large)/(1<<10))
+	const slack = 256 << 10
+	if large > small+slack {
+		t.Errorf("what the machine keeps grows with the %s: %.0f KiB with %d, %.0f KiB with %d", what, float64(small)/(1<<10), n, float64(large)/(1<<10), 8*n)
+	}
+}
+
+// TestKeptMemoryIgnoresListedSessions: session/list may list any number
+// of sessions in one result, and any number of pages may follow, each
+// with a cursor; the machine keeps MaxKeptEntries of the sessions (with
+// their cwd) and of the cursors. (Before, it kept all: about 0.3 KiB a
+// session.)
+func TestKeptMemoryIgnoresListedSessions(t *testing.T) {
+	t.Run("sessions", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "listed sessions", 2*MaxKeptEntries, func(w *adversary, n int) {
+			var b strings.Builder
+			for i := range n {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `{"sessionId":"listed-%d","cwd":"/home/dev/project-%d"}`, i, i)
+			}
+			w.send(domain.FromClient, `{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}`)
+			w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":2,"result":{"sessions":[`+b.String()+`]}}`)
+		})
+	})
+	t.Run("pages", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "list pages", 2*MaxKeptEntries, func(w *adversary, n int) {
+			for i := range n {
+				w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/list","params":{}}`, i+2))
+				w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessions":[{"sessionId":"page-%d","cwd":"/p"}],"nextCursor":"cursor-%d"}}`, i+2, i, i))
+			}
+		})
+	})
+}
+
+// TestKeptMemoryIgnoresReportedKeys: findings made once per id (here an
+// update for a session that does not exist, ACP-SID-007, once per id)
+// and once per method (an unadvertised extension method, ACP-EXTN-006)
+// remember the latest reportedWindow keys, not every id and method a
+// sender chose. (Before, about 0.1 KiB an id.)
+func TestKeptMemoryIgnoresReportedKeys(t *testing.T) {
+	t.Run("session ids", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "unknown session ids", 2*reportedWindow, func(w *adversary, n int) {
+			for i := range n {
+				w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"ghost-%d","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`, i))
+			}
+		})
+	})
+	t.Run("extension methods", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "extension methods", 2*reportedWindow, func(w *adversary, n int) {
+			for i := range n {
+				w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","method":"_vendor/event-%d","params":{}}`, i))
+			}
+		})
+	})
+}
+
+// TestKeptMemoryIgnoresElicitations: the ids of URL elicitations ever
+// opened, which elicitation/complete is judged by, are kept up to
+// MaxKeptEntries. (Before, all of them: about 0.1 KiB an id.)
+func TestKeptMemoryIgnoresElicitations(t *testing.T) {
+	assertKeptIgnoresCount(t, "URL elicitations", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"sessionId":"s1","message":"Sign in.","mode":"url","elicitationId":"elic-%d","url":"https://example.com/oauth"}}`, i, i))
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"action":"accept"}}`, i))
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"elic-%d"}}`, i))
+		}
+	})
+}
+
+// A key longer than maxReportedKey is remembered by its digest, so that
+// what a window of keys holds does not follow the length of the ids.
+func TestRecentKeysKeepLongKeysShort(t *testing.T) {
+	var r recentKeys
+	long := strings.Repeat("x", 1<<20)
+	r.Add(long)
+	if !r.Has(long) || r.Has(long[1:]) || r.Has(long[:len(long)-1]+"y") {
+		t.Fatal("a long key is not remembered exactly")
+	}
+	for k := range r.newer.m {
+		if len(k) > maxReportedKey {
+			t.Fatalf("a key of %d bytes is kept", len(k))
+		}
+	}
+	for i := range reportedWindow {
+		r.Add(fmt.Sprint(i))
+	}
+	if r.Len() > reportedWindow || r.Has(long) {
+		t.Fatalf("the window holds %d keys (at most %d), the oldest one too: %v", r.Len(), reportedWindow, r.Has(long))
+	}
+}

@@ -134,6 +134,9 @@ type Phase struct {
 	Elicitations Map[domain.ElicitationID, int] // open URL elicitations -> line
 	Completed    Map[domain.ElicitationID, int] // URL elicitations ever opened
 	ListCursors  Map[string, int]               // nextCursor values returned
+	// completedCut is the first URL elicitation whose id Completed, at
+	// MaxKeptEntries, did not keep; 0 when none.
+	completedCut int
 
 	// LastAgentLine is the line of the latest agent message, used to judge
 	// cancel races.
@@ -301,7 +304,7 @@ func (p *Phase) Clone() Phase {
 	c.Terminals = c.Terminals.Clone()
 	c.Elicitations, c.Completed = c.Elicitations.Clone(), c.Completed.Clone()
 	c.ListCursors = c.ListCursors.Clone()
-	c.extn.reported = c.extn.reported.Clone()
+	c.extn.reported = c.extn.reported.clone()
 	flow := &c.flow
 	flow.cxl.cancelled, flow.cxl.turnEnd = flow.cxl.cancelled.Clone(), flow.cxl.turnEnd.Clone()
 	flow.cxl.lateReported = flow.cxl.lateReported.Clone()
@@ -311,7 +314,7 @@ func (p *Phase) Clone() Phase {
 	flow.term.exits = flow.term.exits.Clone()
 	flow.term.released = slices.Clone(flow.term.released)
 	flow.term.unreleased = flow.term.unreleased.Clone()
-	c.upd.reported, c.upd.plans = c.upd.reported.Clone(), c.upd.plans.Clone()
+	c.upd.reported, c.upd.plans = c.upd.reported.clone(), c.upd.plans.Clone()
 	life := &c.life
 	life.seq.early, life.seq.loaded = life.seq.early.Clone(), life.seq.loaded.Clone()
 	life.auth.refused, life.auth.methods = life.auth.refused.Clone(), life.auth.methods.Clone()

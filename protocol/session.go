@@ -34,7 +34,14 @@ type lifecycleState struct {
 type sesState struct {
 	// listed maps the sessions session/list reported to the line of that
 	// result: they exist and, being listed, have a conversation to replay.
-	listed Map[domain.SessionID, int]
+	// It holds at most MaxKeptEntries (keepListed); cutLine is the latest
+	// result that listed more, and cutEntry its first session not kept.
+	listed            Map[domain.SessionID, int]
+	cutLine, cutEntry int
+	// cursorsCut is the first session/list result whose nextCursor the
+	// machine did not keep (Phase.ListCursors holds MaxKeptEntries), 0
+	// when none: from there on, a cursor it does not know is not judged.
+	cursorsCut int
 	// historyAt is the latest line that showed a session carries a
 	// conversation: a prompt, or a load that replayed history.
 	historyAt Map[domain.SessionID, int]
@@ -170,7 +177,7 @@ func checkListRequest(p *Phase, c *ctx) {
 			"session/list filters by cwd %q, which is not an absolute path; session cwds are absolute, so the filter can never match as meant", cwd)
 	}
 	if cursor, ok := req.Cursor.Get(); ok {
-		if _, returned := p.ListCursors.Get(cursor); !returned {
+		if _, returned := p.ListCursors.Get(cursor); !returned && p.life.ses.cursorsCut == 0 {
 			c.add(findings.SESForeignCursor, "/params/cursor",
 				"session/list cursor %q was not returned as nextCursor earlier in this transcript; cursors are opaque tokens that clients must not build, modify or persist, and an agent may reject a stale one", cursor)
 		}
@@ -239,13 +246,22 @@ func checkListResult(p *Phase, c *ctx, req Pending) {
 		if id == "" {
 			continue
 		}
+		if !keepListed(p, c, domain.SessionID(id), i) {
+			continue
+		}
 		p.life.ses.listed = p.life.ses.listed.Set(domain.SessionID(id), c.line())
 		if hasCwd && cwd != "" {
 			p.setKnownCwd(domain.SessionID(id), cwd)
 		}
 	}
 	if next, ok := root.Get("nextCursor"); ok && next.Kind == jsonv.String {
-		p.ListCursors = p.ListCursors.Set(next.Str(), c.line())
+		// Every page returns a cursor: the machine keeps MaxKeptEntries of
+		// them, and judges no cursor once it dropped one.
+		if p.ListCursors.Len() < MaxKeptEntries || p.ListCursors.Has(next.Str()) {
+			p.ListCursors = p.ListCursors.Set(next.Str(), c.line())
+		} else if ses := &p.life.ses; ses.cursorsCut == 0 {
+			ses.cursorsCut = c.line()
+		}
 	}
 }
 

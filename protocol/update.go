@@ -12,11 +12,11 @@ import (
 // updState is the bookkeeping of the CAP, MODE, CFG, UPD and TURN checks
 // that Session does not hold.
 type updState struct {
-	// reported holds the keys of findings already made, with their line.
-	// Config option lists, usage updates and compaction streams repeat the
-	// same data many times; the agent's mistake is reported where it first
-	// shows, not in every later copy.
-	reported Map[string, int]
+	// reported holds the keys of findings already made (the latest
+	// reportedWindow). Config option lists, usage updates and compaction
+	// streams repeat the same data many times; the agent's mistake is
+	// reported where it first shows, not in every later copy.
+	reported recentKeys
 	// plans is the latest plan of each session, for ACP-UPD-009.
 	plans Map[domain.SessionID, planSnapshot]
 }
@@ -48,10 +48,10 @@ func snapshotEntries(entries []domain.PlanEntry) []plannedEntry {
 // reports whether this is the first time.
 func (p *Phase) firstReport(rule *findings.Rule, s domain.SessionID, key string) bool {
 	k := rule.ID + "\x00" + string(s) + "\x00" + key
-	if _, done := p.upd.reported.Get(k); done {
+	if p.upd.reported.Has(k) {
 		return false
 	}
-	p.upd.reported = p.upd.reported.Set(k, 1)
+	p.upd.reported.Add(k)
 	return true
 }
 
@@ -253,10 +253,16 @@ func missingOptions(known, next []domain.SessionConfigOption) []domain.SessionCo
 	return missing
 }
 
+// optionIDs lists ids for a finding: the first maxListedModes of them,
+// each clipped (clipListed), since they are kept from an earlier message.
 func optionIDs(ids []domain.SessionConfigID) string {
-	q := make([]string, len(ids))
+	q := make([]string, 0, min(len(ids), maxListedModes+1))
 	for i, id := range ids {
-		q[i] = fmt.Sprintf("%q", id)
+		if i == maxListedModes {
+			q = append(q, fmt.Sprintf("and %d more", len(ids)-i))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", clipListed(string(id))))
 	}
 	what := "option "
 	if len(ids) > 1 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/internal/jsonv"
 )
 
@@ -88,7 +89,10 @@ func redactJSON(line []byte) (out []byte, isJSON bool) {
 	if bytes.HasPrefix(body, utf8BOM) {
 		body, offset = body[len(utf8BOM):], len(utf8BOM)
 	}
-	v, err := jsonv.Parse(body)
+	// A line with more values than acplint parses of a line (by default)
+	// is redacted as text, not parsed into a tree many times its size:
+	// the tap must not be what runs out of memory.
+	v, err := jsonv.ParseMax(body, codec.MaxValues(codec.DefaultMaxLine))
 	if err != nil {
 		return nil, false
 	}

@@ -80,7 +80,7 @@ func NewFrameReader(next func() ([]Frame, error), started time.Time, maxLine int
 		maxLine = DefaultMaxLine
 	}
 	fs := &frameSource{next: next, started: started, num: 1, maxLine: maxLine}
-	return &Reader{src: &blockSource{src: fs}, format: FormatTranscript, frames: fs}
+	return &Reader{src: &blockSource{src: fs}, format: FormatTranscript, frames: fs, maxLine: maxLine}
 }
 
 // frameSource gives the frames that next hands over as entries.

@@ -126,6 +126,8 @@ type Reader struct {
 	format     Format
 	// frames is the source of a NewFrameReader, which has no br.
 	frames *frameSource
+	// maxLine is the longest line (or Zed element, or frame) kept.
+	maxLine int
 }
 
 // NewReader reads a transcript in format f from r, detecting the format
@@ -139,7 +141,7 @@ func NewReader(r io.Reader, f Format, maxLine int) *Reader {
 	in := &countingReader{r: r}
 	br := bufio.NewReaderSize(in, 256<<10)
 	src, f := openBuffered(br, f, maxLine)
-	return &Reader{src: src, br: br, in: in, format: f}
+	return &Reader{src: src, br: br, in: in, format: f, maxLine: maxLine}
 }
 
 // countingReader counts the bytes read through it.
@@ -156,6 +158,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // Format is the format read (after detection).
 func (r *Reader) Format() Format { return r.format }
+
+// MaxLine is the longest line the reader keeps; a decoder of its lines
+// bounds their parse by it (codec.MaxValues).
+func (r *Reader) MaxLine() int { return r.maxLine }
 
 // Next returns the next entry, or io.EOF after the last. Other errors are
 // the input's, or a transcript header this reader cannot read.
@@ -202,7 +208,7 @@ func (r *Reader) WholeLineBuffered() bool {
 
 func openBuffered(br *bufio.Reader, f Format, maxLine int) (source, Format) {
 	if f == FormatAuto || f == "" {
-		f = sniff(br)
+		f = sniff(br, maxLine)
 	}
 	lines := codec.NewLineReader(br)
 	lines.SetMaxLine(maxLine)
@@ -230,7 +236,7 @@ func skippedMessage(what string, n int64, maxLine int) string {
 }
 
 // sniff looks at the first non-blank line without consuming it.
-func sniff(br *bufio.Reader) Format {
+func sniff(br *bufio.Reader, maxLine int) Format {
 	for n := 4 << 10; ; n *= 4 {
 		peek, err := br.Peek(n)
 		trimmed := bytes.TrimLeft(peek, " \t\r\n\xef\xbb\xbf")
@@ -246,20 +252,22 @@ func sniff(br *bufio.Reader) Format {
 			line := trimmed
 			if i := bytes.IndexByte(line, '\n'); i >= 0 {
 				line = line[:i]
-				return sniffLine(line)
+				return sniffLine(line, maxLine)
 			}
 		}
 		if err != nil || n >= 16<<20 {
-			return sniffLine(trimmed)
+			return sniffLine(trimmed, maxLine)
 		}
 	}
 }
 
-func sniffLine(line []byte) Format {
+func sniffLine(line []byte, maxLine int) Format {
 	if isCanonicalHeader(line) {
 		return FormatTranscript
 	}
-	v, err := jsonv.Parse(bytes.TrimSpace(line))
+	// The first line may be a long one, whose tree would cost many times
+	// its length (codec.MaxValues).
+	v, err := jsonv.ParseMax(bytes.TrimSpace(line), codec.MaxValues(maxLine))
 	if err != nil || v.Kind != jsonv.Object {
 		return FormatNDJSON
 	}
@@ -379,7 +387,10 @@ func (s *jsonlSource) Next() (Entry, error) {
 		return tooLong(l, s.lines.MaxLine()), nil
 	}
 	fr := Entry{Line: l}
-	v, perr := jsonv.Parse(l.Bytes)
+	v, perr := jsonv.ParseMax(l.Bytes, codec.MaxValues(s.lines.MaxLine()))
+	if tooMany, ok := perr.(*jsonv.TooManyValuesError); ok {
+		return Entry{Line: codec.Line{Num: l.Num, Offset: l.Offset}, Lost: codec.TooManyValues(tooMany.Max)}, nil
+	}
 	if perr != nil {
 		fr.Bad = "the line is not JSON: " + perr.Error()
 		return fr, nil
@@ -550,7 +561,10 @@ func (s *zedSource) element() (Entry, error) {
 		s.elem = nil // a huge element is rare: do not hold its size for ever
 	}
 	fr := Entry{Synthetic: true, Line: loc}
-	v, perr := jsonv.Parse(raw)
+	v, perr := jsonv.ParseMax(raw, codec.MaxValues(s.max))
+	if tooMany, ok := perr.(*jsonv.TooManyValuesError); ok {
+		return Entry{Line: loc, Lost: codec.TooManyValues(tooMany.Max)}, nil
+	}
 	if perr != nil {
 		fr.Bad = "the element is not JSON: " + perr.Error()
 		fr.Line.Bytes = bytes.Clone(raw)
@@ -1086,7 +1100,9 @@ func isJSON(b []byte) bool {
 // (or a batch of them): an object with "jsonrpc", "method", or "id" and a
 // "result" or "error".
 func isMessageLike(b []byte) bool {
-	v, err := jsonv.Parse(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
+	// Past the values a line may hold (for the default --max-line), b is
+	// taken for text; the decoder would not type it anyway.
+	v, err := jsonv.ParseMax(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), codec.MaxValues(DefaultMaxLine))
 	if err != nil {
 		return false
 	}
@@ -1136,7 +1152,7 @@ func LooksLikeTranscript(head []byte) bool {
 // looksLikeMessages reports whether line is a JSON-RPC message, a batch of
 // them, or a direction-tagged record of one.
 func looksLikeMessages(line []byte) bool {
-	v, err := jsonv.Parse(bytes.TrimSpace(line))
+	v, err := jsonv.ParseMax(bytes.TrimSpace(line), codec.MaxValues(DefaultMaxLine))
 	if err != nil {
 		return false
 	}

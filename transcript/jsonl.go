@@ -39,7 +39,10 @@ func embeddable(line []byte) ([]byte, bool) {
 	if len(body) == 0 || body[0] != '{' || body[len(body)-1] != '}' {
 		return nil, false
 	}
-	v, err := jsonv.Parse(body)
+	// A line with more values than acplint parses of a line (by default)
+	// is written as a string, which loses nothing either, rather than
+	// parsed into a tree many times its size.
+	v, err := jsonv.ParseMax(body, codec.MaxValues(DefaultMaxLine))
 	if err != nil || v.Kind != jsonv.Object {
 		return nil, false
 	}

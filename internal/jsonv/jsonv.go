@@ -148,6 +148,10 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Off
 // MaxDepth bounds nesting so that hostile input cannot exhaust the stack.
 const MaxDepth = 10000
 
+// errTooMany unwinds a parse that ran out of room; parse reports it as a
+// *TooManyValuesError.
+var errTooMany = &SyntaxError{Msg: "too many values"}
+
 // maxScratch is the largest string-decoding buffer a parser keeps.
 const maxScratch = 1 << 20
 
@@ -160,19 +164,46 @@ const maxLen = 1<<32 - 1
 func Parse(src []byte) (Value, error) {
 	// One copy of the input as a string lets every string and number
 	// without escapes be a substring of it, with no allocation of its own.
-	return parse(src, string(src), nil)
+	return parse(src, string(src), nil, maxLen)
+}
+
+// ParseMax is Parse for input that may hold more values than its caller
+// will hold the tree of: once the arrays and objects of src hold more than
+// maxValues elements and members in all, it stops with a
+// *TooManyValuesError. A tree takes 24 bytes an element and 40 a member,
+// more than ten times the input when it is an array of one-digit numbers,
+// so a bound on the input's length alone does not bound its tree.
+func ParseMax(src []byte, maxValues int) (Value, error) {
+	return parse(src, string(src), nil, maxValues)
+}
+
+// TooManyValuesError reports input whose arrays and objects hold more
+// elements and members than the parse was allowed (ParseMax,
+// Arena.SetMaxValues).
+type TooManyValuesError struct {
+	Offset int // where the first value past the limit ends
+	Max    int
+}
+
+func (e *TooManyValuesError) Error() string {
+	return fmt.Sprintf("offset %d: more than %d array elements and object members", e.Offset, e.Max)
 }
 
 // ParseOwned is Parse for input that nobody modifies afterwards: the
 // strings of the tree share src's memory instead of a copy of it, which
 // saves copying every line a second time. The tree keeps src alive.
 func ParseOwned(src []byte) (Value, error) {
-	return parse(src, unsafe.String(unsafe.SliceData(src), len(src)), nil)
+	return parse(src, unsafe.String(unsafe.SliceData(src), len(src)), nil, maxLen)
+}
+
+// ParseOwnedMax is ParseOwned with ParseMax's bound.
+func ParseOwnedMax(src []byte, maxValues int) (Value, error) {
+	return parse(src, unsafe.String(unsafe.SliceData(src), len(src)), nil, maxValues)
 }
 
 // parse parses src; text is src as a string. The tree is built in arena
-// when it is not nil.
-func parse(src []byte, text string, arena *Arena) (Value, error) {
+// when it is not nil. Past maxValues elements and members it stops.
+func parse(src []byte, text string, arena *Arena, maxValues int) (Value, error) {
 	if uint64(len(src)) > maxLen {
 		return Value{}, &SyntaxError{Msg: fmt.Sprintf("input longer than %d bytes", uint64(maxLen))}
 	}
@@ -184,8 +215,11 @@ func parse(src []byte, text string, arena *Arena) (Value, error) {
 	} else {
 		p = parsers.Get().(*parser)
 	}
-	p.src, p.text, p.arena = src, text, arena
+	p.src, p.text, p.arena, p.room = src, text, arena, maxValues
 	v, err := p.parseAll()
+	if p.room < 0 {
+		err = &TooManyValuesError{Offset: p.pos, Max: maxValues}
+	}
 	// Keep the stacks, but not one that a huge container grew, and
 	// nothing the parse pointed to: a parser lives as long as its arena
 	// or the pool, and would hold it for good (lines may be 64 MiB). The
@@ -249,6 +283,9 @@ type parser struct {
 	// scratch is where strings with escapes are decoded; it is kept up to
 	// maxScratch bytes, so that one huge string is not held for ever.
 	scratch []byte
+	// room is how many more elements and members the parse may collect
+	// (ParseMax); below zero, the parse stops.
+	room int
 }
 
 // rawMember is a Member as the parser's stack holds it: the same bytes,
@@ -336,12 +373,24 @@ type Arena struct {
 	members slab.Slab[Member]
 	elems   slab.Slab[Value]
 	text    slab.Slab[byte] // strings decoded from escapes
+	// maxValues bounds the elements and members of each parse, as
+	// ParseMax's does; 0 means no bound.
+	maxValues int
 }
+
+// SetMaxValues makes each later ParseNext stop, with a
+// *TooManyValuesError, once the input's arrays and objects hold more than
+// n elements and members in all (see ParseMax); n <= 0 removes the bound.
+func (a *Arena) SetMaxValues(n int) { a.maxValues = max(n, 0) }
 
 // ParseNext is the package's ParseOwned with the tree built in a, after
 // the trees parsed since the last Reset.
 func (a *Arena) ParseNext(src []byte) (Value, error) {
-	return parse(src, unsafe.String(unsafe.SliceData(src), len(src)), a)
+	n := a.maxValues
+	if n == 0 {
+		n = maxLen
+	}
+	return parse(src, unsafe.String(unsafe.SliceData(src), len(src)), a, n)
 }
 
 // Reset makes all of a's memory free for new trees; the trees parsed so
@@ -500,6 +549,9 @@ func (p *parser) object(depth int) (Value, error) {
 		p.members = p.members[:len(p.members)+1]
 		m := &p.members[len(p.members)-1]
 		m.key, m.keyLen, m.value = uintptr(unsafe.Pointer(unsafe.StringData(key))), len(key), raw(mv)
+		if p.room--; p.room < 0 {
+			return Value{}, errTooMany
+		}
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return Value{}, p.errf("unexpected end of input inside an object")
@@ -542,6 +594,9 @@ func (p *parser) array(depth int) (Value, error) {
 			return Value{}, err
 		}
 		p.elems = append(p.elems, raw(ev))
+		if p.room--; p.room < 0 {
+			return Value{}, errTooMany
+		}
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return Value{}, p.errf("unexpected end of input inside an array")

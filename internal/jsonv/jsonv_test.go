@@ -398,3 +398,56 @@ func dump(v *Value) string {
 	walk(v)
 	return b.String()
 }
+
+// A parse allowed n elements and members takes input with exactly n and
+// stops at the first past them, wherever they sit; an arena's bound holds
+// for every parse until changed, and a parse after a stopped one starts
+// with its whole allowance.
+func TestParseMaxValues(t *testing.T) {
+	for _, tc := range []struct {
+		src string
+		n   int // elements and members in src
+	}{
+		{`1`, 0},
+		{`[]`, 0},
+		{`[1,2,3]`, 3},
+		{`{"a":1,"b":[true,null]}`, 4},
+		{`[{"a":{}},[[]],"x"]`, 5},
+	} {
+		if _, err := ParseMax([]byte(tc.src), tc.n); err != nil {
+			t.Errorf("ParseMax(%s, %d): %v", tc.src, tc.n, err)
+		}
+		var a Arena
+		a.SetMaxValues(tc.n)
+		if _, err := a.ParseNext([]byte(tc.src)); tc.n > 0 && err != nil {
+			t.Errorf("ParseNext(%s) with %d allowed: %v", tc.src, tc.n, err)
+		}
+		if tc.n == 0 {
+			continue
+		}
+		_, err := ParseMax([]byte(tc.src), tc.n-1)
+		if tme, ok := err.(*TooManyValuesError); !ok || tme.Max != tc.n-1 {
+			t.Errorf("ParseMax(%s, %d) = %v, want a TooManyValuesError", tc.src, tc.n-1, err)
+		}
+		a.SetMaxValues(tc.n - 1)
+		if _, err := a.ParseNext([]byte(tc.src)); tc.n > 1 {
+			if _, ok := err.(*TooManyValuesError); !ok {
+				t.Errorf("arena ParseNext(%s) with %d allowed = %v, want a TooManyValuesError", tc.src, tc.n-1, err)
+			}
+		}
+		a.SetMaxValues(0)
+		if _, err := a.ParseNext([]byte(tc.src)); err != nil {
+			t.Errorf("arena ParseNext(%s) unbounded again: %v", tc.src, err)
+		}
+	}
+	// Without a bound, and after bounded parses on the pool's parsers.
+	if _, err := Parse([]byte(`[1,2,3]`)); err != nil {
+		t.Error(err)
+	}
+	// A syntax error before the limit is still a syntax error.
+	if _, err := ParseMax([]byte(`[1,2,`), 10); err == nil {
+		t.Error("no error for a cut array")
+	} else if _, ok := err.(*SyntaxError); !ok {
+		t.Errorf("cut array: %v, want a SyntaxError", err)
+	}
+}
