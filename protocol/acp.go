@@ -28,8 +28,11 @@ func step(in Phase, ev Event) (Phase, error) {
 // not yet made), or from a phase nobody else keeps, such as a Clone.
 func StepInPlace(p *Phase, ev Event) error {
 	s := scratches.Get().(*stepScratch)
+	p.looked = sessionLookup{on: true}
 	defer func() {
-		*s = stepScratch{}
+		p.looked = sessionLookup{}
+		s.r = report{}
+		s.c = ctx{}
 		scratches.Put(s)
 	}()
 	return s.advance(p, ev)
@@ -42,8 +45,7 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 	// to the heap on every message. Nothing keeps them once the step
 	// returns (findings live in their own allocations, and the error joins
 	// copies of them).
-	r := &s.r
-	d := dispatchTables()
+	r, d := &s.r, s.d
 	if ev.End {
 		c := &s.c
 		*c = ctx{r: r, ev: ev, m: &domain.Message{}, d: d, check: d.framing}
@@ -85,13 +87,15 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 	return r.err()
 }
 
-// stepScratch is the memory one step works in.
+// stepScratch is the memory one step works in, with the dispatch tables
+// at hand: asking dispatchTables on every step cost as much as a hook.
 type stepScratch struct {
 	r report
 	c ctx
+	d *dispatch
 }
 
-var scratches = sync.Pool{New: func() any { return new(stepScratch) }}
+var scratches = sync.Pool{New: func() any { return &stepScratch{d: dispatchTables()} }}
 
 // ctx carries what every check needs while one message is stepped.
 type ctx struct {
@@ -108,6 +112,9 @@ type ctx struct {
 	// info caches the method table entry of m's method (method).
 	info      *domain.MethodInfo
 	infoKnown bool
+	// session caches the session id m's params name (sessionID).
+	session      domain.SessionID
+	sessionKnown bool
 }
 
 // method returns the stable method table entry of c.m.Method, which
@@ -119,6 +126,17 @@ func (c *ctx) method() (*domain.MethodInfo, bool) {
 		c.infoKnown = true
 	}
 	return c.info, c.info != nil
+}
+
+// sessionID returns the session id the params of c.m name, "" when they
+// name none (sessionOf): the framing and several checks of a request ask,
+// and for most params the answer takes reflection.
+func (c *ctx) sessionID() domain.SessionID {
+	if !c.sessionKnown {
+		c.session = sessionOf(c.m.Params)
+		c.sessionKnown = true
+	}
+	return c.session
 }
 
 // add reports rule at pointer ptr of the current message.

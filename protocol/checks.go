@@ -513,11 +513,64 @@ type dispatch struct {
 	problems      []problemHook // by precedence (problemPrecedes)
 	arrival       []requestHook
 	everyRequest  []requestHook
-	requests      map[domain.Method][]requestHook
 	everyResponse []responseHook
 	errorAnswer   []responseHook
-	responses     map[domain.Method][]responseHook
+	methods       methodTable // the OnRequestTo and OnResponseTo hooks
 	end           []endHook
+}
+
+// methodHooks are the hooks of one method, in order.
+type methodHooks struct {
+	method    domain.Method
+	requests  []requestHook
+	responses []responseHook
+}
+
+// methodTable finds the hooks of a method without hashing its name, as a
+// map does, on every message: it is indexed by the name's length and last
+// bytes, which tell the methods apart, and open-addressed for the names
+// that share them.
+type methodTable struct {
+	slots [hookSlotCount]*methodHooks
+	n     int
+}
+
+const (
+	hookSlotBits  = 7
+	hookSlotCount = 1 << hookSlotBits
+)
+
+func hookSlot(m domain.Method) uint {
+	n := len(m)
+	key := uint64(n)
+	if n >= 3 {
+		key = key<<24 | uint64(m[n-1])<<16 | uint64(m[n-2])<<8 | uint64(m[n-3])
+	}
+	return uint((key * 0x9e3779b97f4a7c15) >> (64 - hookSlotBits))
+}
+
+// get returns the hooks of method m, nil when it has none.
+func (t *methodTable) get(m domain.Method) *methodHooks {
+	for i := hookSlot(m); ; i = (i + 1) % hookSlotCount {
+		if h := t.slots[i]; h == nil || h.method == m {
+			return h
+		}
+	}
+}
+
+// add returns the hooks of method m, adding an empty entry when it has none.
+func (t *methodTable) add(m domain.Method) *methodHooks {
+	i := hookSlot(m)
+	for ; t.slots[i] != nil; i = (i + 1) % hookSlotCount {
+		if t.slots[i].method == m {
+			return t.slots[i]
+		}
+	}
+	if t.n++; t.n > hookSlotCount/2 {
+		panic("protocol: more methods have hooks than the hook table holds; raise hookSlotBits")
+	}
+	t.slots[i] = &methodHooks{method: m}
+	return t.slots[i]
 }
 
 // checkID is a check's index in dispatch.checks. The context of a step
@@ -550,7 +603,7 @@ type (
 var dispatchTables = sync.OnceValue(func() *dispatch { return newDispatch(checkList()) })
 
 func newDispatch(list []*Check) *dispatch {
-	d := &dispatch{checks: list, requests: map[domain.Method][]requestHook{}, responses: map[domain.Method][]responseHook{}}
+	d := &dispatch{checks: list}
 	framing := -1
 	for i, ch := range list {
 		id := checkID(i)
@@ -567,7 +620,8 @@ func newDispatch(list []*Check) *dispatch {
 				d.everyRequest = append(d.everyRequest, requestHook{h.request, id})
 			case OnRequestTo:
 				for _, m := range h.Methods {
-					d.requests[m] = append(d.requests[m], requestHook{h.request, id})
+					mh := d.methods.add(m)
+					mh.requests = append(mh.requests, requestHook{h.request, id})
 				}
 			case OnErrorAnswer:
 				d.errorAnswer = append(d.errorAnswer, responseHook{h.response, id})
@@ -575,7 +629,8 @@ func newDispatch(list []*Check) *dispatch {
 				d.everyResponse = append(d.everyResponse, responseHook{h.response, id})
 			case OnResponseTo:
 				for _, m := range h.Methods {
-					d.responses[m] = append(d.responses[m], responseHook{h.response, id})
+					mh := d.methods.add(m)
+					mh.responses = append(mh.responses, responseHook{h.response, id})
 				}
 			case OnEnd:
 				d.end = append(d.end, endHook{h.end, id})

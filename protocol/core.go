@@ -184,7 +184,7 @@ func openParamsOf(params any) (o openParams, ok bool) {
 // response is attributed to it.
 func coreSessionReopen(state SessionState) requestCheck {
 	return func(p *Phase, c *ctx) {
-		id := sessionOf(c.m.Params)
+		id := c.sessionID()
 		if id == "" {
 			return
 		}
@@ -220,7 +220,7 @@ func coreSessionReopened(p *Phase, c *ctx, req Pending) {
 }
 
 func corePrompt(p *Phase, c *ctx) {
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey != "" {
 		return // ACP-SEQ-005 / ACP-SEQ-006 report these
@@ -257,7 +257,7 @@ func corePromptEnded(p *Phase, c *ctx, req Pending) {
 }
 
 func coreCancel(p *Phase, c *ctx) {
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
 		return
@@ -269,7 +269,7 @@ func coreCancel(p *Phase, c *ctx) {
 }
 
 func coreClose(p *Phase, c *ctx) {
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
 		return

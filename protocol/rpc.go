@@ -62,7 +62,7 @@ func onRequest(p *Phase, c *ctx) {
 	}
 	key := m.ID.Key()
 	pend := Pending{
-		Method: m.Method, Line: c.line(), ID: m.ID, Session: sessionOf(m.Params), Params: m.Params,
+		Method: m.Method, Line: c.line(), ID: m.ID, Session: c.sessionID(), Params: m.Params,
 		ParamsInvalid: c.ev.ParamsInvalid,
 	}
 	if m.Dir == domain.DirUnknown {
@@ -99,14 +99,18 @@ func onNotification(p *Phase, c *ctx) {
 // transition last.
 func runRequestChecks(p *Phase, c *ctx) {
 	c.runRequestHooks(p, c.d.everyRequest)
-	c.runRequestHooks(p, c.d.requests[c.m.Method])
+	if h := c.d.methods.get(c.m.Method); h != nil {
+		c.runRequestHooks(p, h.requests)
+	}
 }
 
 // runResponseChecks runs the hooks of a response to req, the core
 // transition last.
 func runResponseChecks(p *Phase, c *ctx, req Pending) {
 	c.runResponseHooks(p, c.d.everyResponse, req)
-	c.runResponseHooks(p, c.d.responses[req.Method], req)
+	if h := c.d.methods.get(req.Method); h != nil {
+		c.runResponseHooks(p, h.responses, req)
+	}
 }
 
 // isUnstable reports whether m is an unstable method of the table the

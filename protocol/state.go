@@ -140,7 +140,11 @@ func owned[V any](v V, prev *V) V {
 	case *terminalExit:
 		x.Signal.Val = strings.Clone(x.Signal.Val)
 	case *planSnapshot:
-		x.Entries = ownEntries(x.Entries)
+		var old []plannedEntry
+		if p := prevOf[planSnapshot](prev); p != nil {
+			old = p.Entries
+		}
+		x.Entries = ownEntries(x.Entries, old)
 	}
 	return v
 }
@@ -180,8 +184,16 @@ func ownTexts(texts []string, prev *[]string) []string {
 // ownEntries gives a plan's entries their own copy of their contents,
 // one string that they share: plans are kept per session until its next
 // one. The entries are protocol values, never a message's, so they are
-// changed where they are.
-func ownEntries(entries []plannedEntry) []plannedEntry {
+// changed where they are. When prev, the entries they replace, has the
+// same contents (a plan update that changes statuses), they take its
+// copies.
+func ownEntries(entries, prev []plannedEntry) []plannedEntry {
+	if sameContents(entries, prev) {
+		for i := range entries {
+			entries[i].Content = prev[i].Content
+		}
+		return entries
+	}
 	size := 0
 	for _, e := range entries {
 		size += len(e.Content)
@@ -197,6 +209,11 @@ func ownEntries(entries []plannedEntry) []plannedEntry {
 		all = all[len(e.Content):]
 	}
 	return entries
+}
+
+// sameContents reports whether a and b list the same contents.
+func sameContents(a, b []plannedEntry) bool {
+	return slices.EqualFunc(a, b, func(x, y plannedEntry) bool { return x.Content == y.Content })
 }
 
 // cloneValue returns a copy of a stored value that shares no memory with
