@@ -155,7 +155,7 @@ func onResponse(p *Phase, c *ctx) {
 		}
 		return
 	}
-	p.pending[requester].Delete(key)
+	p.pending[requester].remove(key, req)
 	p.answered[requester] = p.answered[requester].Set(key, c.line())
 	if m.Kind == domain.KindError && m.Error != nil {
 		c.runResponseHooks(p, c.d.errorAnswer, req)

@@ -43,12 +43,19 @@ func (m *Map[K, V]) Set(k K, v V) Map[K, V] {
 		m.m[e.key] = e
 		return *m
 	}
+	m.add(k, v)
+	return *m
+}
+
+// add binds k, which m does not hold, to v, and returns m's copy of k:
+// Set without its lookup, for a caller that has just made it.
+func (m *Map[K, V]) add(k K, v V) K {
 	if m.m == nil {
 		m.m = make(map[K]entry[K, V])
 	}
 	k = K(strings.Clone(string(k)))
 	m.m[k] = entry[K, V]{key: k, val: owned(v, nil)}
-	return *m
+	return k
 }
 
 // Delete removes k and returns the map.
