@@ -295,6 +295,7 @@ func coreClosed(p *Phase, c *ctx, req Pending) {
 func (s *Session) forgetTurns() {
 	s.ToolCalls, s.OpenToolCalls = Map[domain.ToolCallID, ToolCall]{}, Map[domain.ToolCallID, int]{}
 	s.Messages, s.Compactions = Map[domain.MessageID, MessageUse]{}, Map[domain.CompactionID, Compaction]{}
+	s.currentUse, s.currentKept = MessageUse{}, false
 }
 
 // done reports whether s is closed with no turn running: what it knew of

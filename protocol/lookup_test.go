@@ -239,3 +239,30 @@ func TestMethodTableFindsEachMethodsHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrentMessageKeptWithMessages: after every message of the golden
+// corpus and of a generated transcript, a session that keeps its current
+// message's use beside Messages keeps what Messages holds for it.
+func TestCurrentMessageKeptWithMessages(t *testing.T) {
+	kept := 0
+	eachCorpusTranscript(t, 9, func(name string, events []Event) {
+		p := newPhase()
+		for i, ev := range append(events, Event{End: true, Truncated: true}) {
+			_ = StepInPlace(&p, ev)
+			for _, sessions := range []Map[domain.SessionID, *Session]{p.Sessions, p.closed} {
+				for id, s := range sessions.All() {
+					if !s.currentKept {
+						continue
+					}
+					kept++
+					if use, ok := s.Messages.Get(s.CurrentMessage); !ok || use != s.currentUse {
+						t.Fatalf("%s: message %d (line %d): session %s keeps %+v as the use of its current message %q; Messages holds %+v (%v)", name, i, ev.Loc.Line, id, s.currentUse, s.CurrentMessage, use, ok)
+					}
+				}
+			}
+		}
+	})
+	if kept == 0 {
+		t.Fatal("no session kept its current message: the test checks nothing")
+	}
+}

@@ -252,6 +252,12 @@ type Session struct {
 	// message is still the current one, for ACP-TURN-005.
 	Messages       Map[domain.MessageID, MessageUse]
 	CurrentMessage domain.MessageID
+	// currentUse is Messages[CurrentMessage] when currentKept is set:
+	// most updates of a turn are chunks of the current message, and a
+	// lookup in Messages, which holds the ids of many turns, cost each
+	// of them as much as their session's.
+	currentUse  MessageUse
+	currentKept bool
 
 	Compactions Map[domain.CompactionID, Compaction]
 }
