@@ -234,7 +234,11 @@ func corePrompt(p *Phase, c *ctx) {
 		s.CancelLine = 0
 		s.CancelledEndLine = 0
 		s.OutOfTurnReported = false
-		s.OpenToolCalls = Map[domain.ToolCallID, int]{}
+		if s.OpenToolCalls.Len() > 0 {
+			// Left open by the turn before (ACP-TURN-004). An empty map is
+			// kept, so that a turn does not make and grow one again.
+			s.OpenToolCalls = Map[domain.ToolCallID, int]{}
+		}
 		s.HadHistory = true
 	})
 }
