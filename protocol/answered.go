@@ -79,13 +79,15 @@ func (a *answeredIDs) Set(key string, line int) answeredIDs {
 			a.latest[e.key] = i
 		}
 	}
-	if i, ok := a.latest[key]; ok {
+	if isNaturalKey(key) && naturalAbove(key, a.highest) {
+		// Never answered (see Get): most often the next id of a side
+		// that counts its requests up.
+		key = strings.Clone(key)
+		a.highest = key
+	} else if i, ok := a.latest[key]; ok {
 		key = a.entries[i].key
 	} else {
 		key = strings.Clone(key)
-		if isNaturalKey(key) && naturalAbove(key, a.highest) {
-			a.highest = key
-		}
 	}
 	a.entries = append(a.entries, answer{key: key, line: line})
 	a.latest[key] = len(a.entries) - 1

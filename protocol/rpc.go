@@ -100,7 +100,7 @@ func onNotification(p *Phase, c *ctx) {
 func runRequestChecks(p *Phase, c *ctx) {
 	c.runRequestHooks(p, c.d.everyRequest)
 	if h := c.d.methods.get(c.m.Method); h != nil {
-		c.runRequestHooks(p, h.requests)
+		c.runRequestHooks(p, h.requestHooks(c.m))
 	}
 }
 
