@@ -72,7 +72,7 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 	r, d := &s.r, s.d
 	if ev.End {
 		c := &s.c
-		*c = ctx{r: r, ev: ev, m: &domain.Message{}, d: d, check: d.framing}
+		c.reset(r, ev, &domain.Message{}, d)
 		finish(p, c)
 		return r.err()
 	}
@@ -83,12 +83,12 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 		}
 		// A line that holds no message: its problems are all there is.
 		c := &s.c
-		*c = ctx{r: r, ev: ev, m: &domain.Message{Dir: ev.Dir}, d: d, check: d.framing}
+		c.reset(r, ev, &domain.Message{Dir: ev.Dir}, d)
 		raiseProblems(p, c)
 		return r.err()
 	}
 	c := &s.c
-	*c = ctx{r: r, ev: ev, m: m, d: d, check: d.framing}
+	c.reset(r, ev, m, d)
 	if len(ev.Problems) > 0 {
 		raiseProblems(p, c)
 	}
@@ -139,6 +139,16 @@ type ctx struct {
 	// session caches the session id m's params name (sessionID).
 	session      domain.SessionID
 	sessionKnown bool
+}
+
+// reset makes c the context of message m of event ev: what
+// ctx{r: r, ev: ev, m: m, d: d, check: d.framing} is, without clearing
+// the caches that their flags say are empty (info, session, scans),
+// which cost writing the whole context afresh on every message.
+func (c *ctx) reset(r *report, ev Event, m *domain.Message, d *dispatch) {
+	c.r, c.ev, c.m, c.d, c.check = r, ev, m, d, d.framing
+	c.scans[0].done, c.scans[1].done = false, false
+	c.infoKnown, c.sessionKnown = false, false
 }
 
 // method returns the stable method table entry of c.m.Method, which
