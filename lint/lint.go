@@ -239,6 +239,9 @@ type linter struct {
 	// the worker that decoded it (schema.go); nil when none was.
 	pre []paramsCheck
 	col columnTree // l.raw parsed, when a finding needed a column and decoded had no tree of it
+
+	// stepper steps phase, keeping its working memory from step to step.
+	stepper protocol.Stepper
 }
 
 // maxColumnLine is the longest line whose findings get a column: finding
@@ -585,7 +588,7 @@ func directionUnknownMessage(m *domain.Message) string {
 
 func (l *linter) step(ev protocol.Event) {
 	ev.Methods = l.methods
-	err := protocol.StepInPlace(&l.phase, ev)
+	err := l.stepper.Step(&l.phase, ev)
 	vs, other := protocol.Violations(err)
 	for _, v := range vs {
 		l.add(v.Finding)

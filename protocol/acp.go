@@ -29,9 +29,36 @@ func step(in Phase, ev Event) (Phase, error) {
 func StepInPlace(p *Phase, ev Event) error {
 	s := scratches.Get().(*stepScratch)
 	defer func() {
-		*s = stepScratch{}
+		s.r = report{}
+		s.c = ctx{}
 		scratches.Put(s)
 	}()
+	return s.step(p, ev)
+}
+
+// A Stepper is StepInPlace for a driver that steps one phase message
+// after message, as lint does: it keeps the memory a step works in for
+// the next step, which StepInPlace takes from a pool and clears for the
+// next user of the pool at a cost, on a session/update, of one more hook.
+// The zero Stepper is ready to use. It must not step two phases at once.
+type Stepper struct{ s *stepScratch }
+
+// Step is StepInPlace(p, ev).
+func (st *Stepper) Step(p *Phase, ev Event) error {
+	if st.s == nil {
+		st.s = &stepScratch{d: dispatchTables()}
+	}
+	return st.s.step(p, ev)
+}
+
+// step runs the checks of ev on p in s, which may hold what an earlier
+// step left: the findings of this one start afresh, and advance sets the
+// whole context.
+func (s *stepScratch) step(p *Phase, ev Event) error {
+	p.looked = sessionLookup{on: true}
+	defer func() { p.looked = sessionLookup{} }()
+	// errors.Join copies the findings out: the array is free again.
+	s.r.errs = s.r.errs[:0]
 	return s.advance(p, ev)
 }
 
@@ -42,11 +69,10 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 	// to the heap on every message. Nothing keeps them once the step
 	// returns (findings live in their own allocations, and the error joins
 	// copies of them).
-	r := &s.r
-	d := dispatchTables()
+	r, d := &s.r, s.d
 	if ev.End {
 		c := &s.c
-		*c = ctx{r: r, ev: ev, m: &domain.Message{}, d: d, check: d.framing}
+		c.reset(r, ev, &domain.Message{}, d)
 		finish(p, c)
 		return r.err()
 	}
@@ -57,12 +83,12 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 		}
 		// A line that holds no message: its problems are all there is.
 		c := &s.c
-		*c = ctx{r: r, ev: ev, m: &domain.Message{Dir: ev.Dir}, d: d, check: d.framing}
+		c.reset(r, ev, &domain.Message{Dir: ev.Dir}, d)
 		raiseProblems(p, c)
 		return r.err()
 	}
 	c := &s.c
-	*c = ctx{r: r, ev: ev, m: m, d: d, check: d.framing}
+	c.reset(r, ev, m, d)
 	if len(ev.Problems) > 0 {
 		raiseProblems(p, c)
 	}
@@ -85,13 +111,15 @@ func (s *stepScratch) advance(p *Phase, ev Event) error {
 	return r.err()
 }
 
-// stepScratch is the memory one step works in.
+// stepScratch is the memory one step works in, with the dispatch tables
+// at hand: asking dispatchTables on every step cost as much as a hook.
 type stepScratch struct {
 	r report
 	c ctx
+	d *dispatch
 }
 
-var scratches = sync.Pool{New: func() any { return new(stepScratch) }}
+var scratches = sync.Pool{New: func() any { return &stepScratch{d: dispatchTables()} }}
 
 // ctx carries what every check needs while one message is stepped.
 type ctx struct {
@@ -108,6 +136,19 @@ type ctx struct {
 	// info caches the method table entry of m's method (method).
 	info      *domain.MethodInfo
 	infoKnown bool
+	// session caches the session id m's params name (sessionID).
+	session      domain.SessionID
+	sessionKnown bool
+}
+
+// reset makes c the context of message m of event ev: what
+// ctx{r: r, ev: ev, m: m, d: d, check: d.framing} is, without clearing
+// the caches that their flags say are empty (info, session, scans),
+// which cost writing the whole context afresh on every message.
+func (c *ctx) reset(r *report, ev Event, m *domain.Message, d *dispatch) {
+	c.r, c.ev, c.m, c.d, c.check = r, ev, m, d, d.framing
+	c.scans[0].done, c.scans[1].done = false, false
+	c.infoKnown, c.sessionKnown = false, false
 }
 
 // method returns the stable method table entry of c.m.Method, which
@@ -119,6 +160,17 @@ func (c *ctx) method() (*domain.MethodInfo, bool) {
 		c.infoKnown = true
 	}
 	return c.info, c.info != nil
+}
+
+// sessionID returns the session id the params of c.m name, "" when they
+// name none (sessionOf): the framing and several checks of a request ask,
+// and for most params the answer takes reflection.
+func (c *ctx) sessionID() domain.SessionID {
+	if !c.sessionKnown {
+		c.session = sessionOf(c.m.Params)
+		c.sessionKnown = true
+	}
+	return c.session
 }
 
 // add reports rule at pointer ptr of the current message.

@@ -23,6 +23,26 @@ const answeredWindow = 4096
 type answeredIDs struct {
 	entries []answer
 	latest  map[string]int // id key -> index of its latest entry
+	// highest is the greatest natural number among the keys ever
+	// recorded ("" before the first): a request id above it, as the next
+	// id of a side that counts its requests up is, was never answered,
+	// and Get says so without a lookup in latest, whose thousands of keys
+	// are rarely in the cache.
+	highest string
+}
+
+// isNaturalKey reports whether key is the key of a natural number id,
+// which domain keys by its decimal digits without leading zeros; no
+// other key starts with a digit.
+func isNaturalKey(key string) bool { return key != "" && key[0] >= '0' && key[0] <= '9' }
+
+// naturalAbove reports whether natural number key a is greater than b,
+// another one or "".
+func naturalAbove(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a > b
 }
 
 type answer struct {
@@ -32,6 +52,9 @@ type answer struct {
 
 // Get returns the line of the latest response to the request id key.
 func (a answeredIDs) Get(key string) (int, bool) {
+	if isNaturalKey(key) && naturalAbove(key, a.highest) {
+		return 0, false
+	}
 	i, ok := a.latest[key]
 	if !ok {
 		return 0, false
@@ -56,7 +79,12 @@ func (a *answeredIDs) Set(key string, line int) answeredIDs {
 			a.latest[e.key] = i
 		}
 	}
-	if i, ok := a.latest[key]; ok {
+	if isNaturalKey(key) && naturalAbove(key, a.highest) {
+		// Never answered (see Get): most often the next id of a side
+		// that counts its requests up.
+		key = strings.Clone(key)
+		a.highest = key
+	} else if i, ok := a.latest[key]; ok {
 		key = a.entries[i].key
 	} else {
 		key = strings.Clone(key)
@@ -76,5 +104,5 @@ func (a answeredIDs) clone() answeredIDs {
 	}
 	entries := make([]answer, len(a.entries), cap(a.entries))
 	copy(entries, a.entries)
-	return answeredIDs{entries: entries, latest: maps.Clone(a.latest)}
+	return answeredIDs{entries: entries, latest: maps.Clone(a.latest), highest: a.highest}
 }

@@ -87,3 +87,57 @@ func TestAnsweredIDsClonesAreIndependent(t *testing.T) {
 		}
 	})
 }
+
+// TestAnsweredSkipsOnlyIDsNeverAnswered: Get's shortcut for natural
+// number ids above every one recorded answers what a lookup answers, for
+// ids of every length, zero, and keys of strings and other numbers mixed
+// in, through clones.
+func TestAnsweredSkipsOnlyIDsNeverAnswered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	key := func() string {
+		switch rng.IntN(4) {
+		case 0:
+			return "s" + strconv.Itoa(rng.IntN(50)) // a string id's key
+		case 1:
+			return "0"
+		default:
+			return strconv.Itoa(rng.IntN(1 << rng.IntN(30)))
+		}
+	}
+	var a answeredIDs
+	model := map[string]int{}
+	for i := range answeredWindow - 1 {
+		if i%500 == 0 {
+			a = a.clone()
+		}
+		k := key()
+		for range 3 {
+			q := key()
+			line, ok := a.Get(q)
+			if wantLine, wantOK := model[q]; line != wantLine || ok != wantOK {
+				t.Fatalf("after %d answers, Get(%s) = %d, %v; want %d, %v", i, q, line, ok, wantLine, wantOK)
+			}
+		}
+		a = a.Set(k, i+1)
+		model[k] = i + 1
+	}
+	highest := ""
+	for k, want := range model {
+		if line, ok := a.Get(k); !ok || line != want {
+			t.Fatalf("Get(%s) = %d, %v; want %d", k, line, ok, want)
+		}
+		if n, err := strconv.Atoi(k); err == nil && (highest == "" || n > must(strconv.Atoi(highest))) {
+			highest = k
+		}
+	}
+	if a.highest != highest {
+		t.Fatalf("the highest natural id recorded is %q; Get's shortcut starts above %q", highest, a.highest)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -76,7 +76,7 @@ func checkSessionCancel(p *Phase, c *ctx) {
 		// conforming agent refuses as unknown instead of cancelling.
 		return
 	}
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok {
 		return // an unknown session is an SID matter

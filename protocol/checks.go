@@ -27,6 +27,11 @@ type Hook struct {
 	On      TriggerKind
 	Methods []domain.Method // the methods of OnRequestTo and OnResponseTo
 	Problem ProblemKey      // the problems of OnProblem
+	// Updates narrows an OnRequestTo hook of session/update to updates of
+	// these kinds (their sessionUpdate tags, updateKinds): the hook does
+	// nothing with other updates and is not called for them. Empty, it
+	// runs for every update.
+	Updates []string
 
 	request  requestCheck
 	response responseCheck
@@ -103,7 +108,11 @@ func (h Hook) String() string {
 	for i, m := range h.Methods {
 		ms[i] = string(m)
 	}
-	return h.On.String() + " " + strings.Join(ms, ", ")
+	s := h.On.String() + " " + strings.Join(ms, ", ")
+	if len(h.Updates) > 0 {
+		s += " (" + strings.Join(h.Updates, ", ") + ")"
+	}
+	return s
 }
 
 // A requestCheck judges a request or notification against the phase as it
@@ -126,6 +135,21 @@ type (
 
 func onRequestTo(f requestCheck, ms ...domain.Method) Hook {
 	return Hook{On: OnRequestTo, Methods: ms, request: f}
+}
+
+// onUpdate runs f for the session/update notifications whose update is of
+// one of kinds.
+func onUpdate(f requestCheck, kinds ...string) Hook {
+	return Hook{On: OnRequestTo, Methods: []domain.Method{domain.MethodSessionUpdate}, Updates: kinds, request: f}
+}
+
+// conversationKinds are the updates that carry the conversation
+// (conversationUpdate).
+var conversationKinds = []string{"user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"}
+
+// withKinds returns kinds and more, in a list of their own.
+func withKinds(kinds []string, more ...string) []string {
+	return append(slices.Clip(kinds), more...)
 }
 
 func onResponseTo(f responseCheck, ms ...domain.Method) Hook {
@@ -204,7 +228,7 @@ func checkList() []*Check {
 			Hooks: []Hook{
 				onRequestTo(checkSessionCancel, domain.MethodSessionCancel),
 				onResponseTo(checkCancelledTurnEnd, domain.MethodSessionPrompt),
-				onRequestTo(checkUpdateAfterCancel, domain.MethodSessionUpdate),
+				onUpdate(checkUpdateAfterCancel, conversationKinds...),
 				onResponseTo(checkPermissionAfterCancel, domain.MethodSessionRequestPermission),
 				onEveryResponse(noteClientAnswer),
 			},
@@ -228,7 +252,7 @@ func checkList() []*Check {
 				onRequestTo(checkAuthenticateOffered, domain.MethodAuthenticate),
 				onRequestTo(checkSessionSetupGates, sessionOpeners...),
 				onRequestTo(checkPromptContentGate, domain.MethodSessionPrompt),
-				onRequestTo(checkUpdateGates, domain.MethodSessionUpdate),
+				onUpdate(checkUpdateGates, "notice", "compaction_update", "compaction_summary_chunk"),
 				onProblem(capabilityKeyProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), DefSuffix: "Capabilities"}),
 				onProblem(capabilityKindProblem, ProblemKey{Kinds: kinds(domain.ProbType), DefSuffix: "Capabilities"}),
 			},
@@ -315,7 +339,7 @@ func checkList() []*Check {
 				onEveryRequest(noteEarlyRequest),
 				onEveryResponse(checkEarlyRequestAnswer),
 				onRequestTo(checkPromptOrder, domain.MethodSessionPrompt),
-				onRequestTo(checkReplayOrder, domain.MethodSessionUpdate),
+				onUpdate(checkReplayOrder, withKinds(conversationKinds, "notice")...),
 				onResponseTo(checkLoadReplay, domain.MethodSessionLoad),
 			},
 		},
@@ -386,7 +410,7 @@ func checkList() []*Check {
 			Hooks: []Hook{
 				onRequestTo(checkPermissionRequest, domain.MethodSessionRequestPermission),
 				onResponseTo(checkPermissionAnswer, domain.MethodSessionRequestPermission),
-				onRequestTo(checkToolUpdate, domain.MethodSessionUpdate),
+				onUpdate(checkToolUpdate, "tool_call", "tool_call_update"),
 				onProblem(toolCallProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"ToolCall"}, Members: []string{"title"}}),
 				onProblem(toolCallProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"ToolKind", "ToolCallStatus"}}),
 				onProblem(outcomeProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"RequestPermissionOutcome", "SelectedPermissionOutcome"}}),
@@ -403,7 +427,7 @@ func checkList() []*Check {
 			},
 			Hooks: []Hook{
 				onResponseTo(checkTurnEnd, domain.MethodSessionPrompt),
-				onRequestTo(checkTurnUpdate, domain.MethodSessionUpdate),
+				onUpdate(checkTurnUpdate, withKinds(conversationKinds, "usage_update")...),
 				onProblem(stopReasonProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"StopReason"}}),
 			},
 		},
@@ -422,7 +446,7 @@ func checkList() []*Check {
 				onResponseTo(modeSet, domain.MethodSessionSetMode),
 				onRequestTo(checkSetConfigOption, domain.MethodSessionSetConfigOption),
 				onResponseTo(checkConfigOptionResult, domain.MethodSessionSetConfigOption),
-				onRequestTo(checkModeAndOptionUpdate, domain.MethodSessionUpdate),
+				onUpdate(checkModeAndOptionUpdate, "current_mode_update", "config_option_update"),
 				onProblem(categoryProblem, ProblemKey{Kinds: kinds(domain.ProbOpenEnum), Defs: []string{"SessionConfigOptionCategory"}}),
 			},
 		},
@@ -435,7 +459,7 @@ func checkList() []*Check {
 				findings.UPDUnknownVariant, findings.UPDModeIDField, findings.UPDUsageShape,
 			},
 			Hooks: []Hook{
-				onRequestTo(checkSessionUpdatePayload, domain.MethodSessionUpdate),
+				onUpdate(checkSessionUpdatePayload, "compaction_update", "compaction_summary_chunk", "plan", "available_commands_update", "notice"),
 				onProblem(unknownUpdateProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"SessionUpdate"}}),
 				onProblem(modeIDProblem, ProblemKey{Kinds: schemaKinds, Defs: []string{"CurrentModeUpdate"}, Members: []string{"currentModeId"}}),
 				onProblem(modeIDMemberProblem, ProblemKey{Kinds: kinds(domain.ProbUnknownMember), Defs: []string{"CurrentModeUpdate"}, Members: []string{"modeId"}}),
@@ -468,7 +492,7 @@ func checkList() []*Check {
 				onResponseTo(noteCutListed, domain.MethodSessionList),
 				onResponseTo(noteCutCursors, domain.MethodSessionList),
 				onRequestTo(noteCutElicitations, domain.MethodElicitationCreate),
-				onRequestTo(noteCutOptionUpdate, domain.MethodSessionUpdate),
+				onUpdate(noteCutOptionUpdate, "config_option_update"),
 			},
 		},
 		{
@@ -516,11 +540,155 @@ type dispatch struct {
 	problems      []problemHook // by precedence (problemPrecedes)
 	arrival       []requestHook
 	everyRequest  []requestHook
-	requests      map[domain.Method][]requestHook
 	everyResponse []responseHook
 	errorAnswer   []responseHook
-	responses     map[domain.Method][]responseHook
+	methods       methodTable // the OnRequestTo and OnResponseTo hooks
 	end           []endHook
+}
+
+// methodHooks are the hooks of one method, in order.
+type methodHooks struct {
+	method    domain.Method
+	requests  []requestHook
+	responses []responseHook
+	// byUpdate holds, when hooks of the method are narrowed to kinds of
+	// update (Hook.Updates), the requests that run for each kind, by
+	// updateKindIndex; nil otherwise.
+	byUpdate [][]requestHook
+	narrowed [][]string // Hook.Updates of each of requests, while newDispatch builds byUpdate
+}
+
+// requestHooks returns the hooks of m's method that run for m.
+func (h *methodHooks) requestHooks(m *domain.Message) []requestHook {
+	if h.byUpdate != nil {
+		return h.byUpdate[updateKindIndex(m.Params)]
+	}
+	return h.requests
+}
+
+// updateKinds are the kinds of session/update, by their sessionUpdate
+// tags, in the order of updateKindIndex.
+var updateKinds = []string{
+	"user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan",
+	"available_commands_update", "current_mode_update", "config_option_update", "session_info_update",
+	"usage_update", "notice", "compaction_update", "compaction_summary_chunk",
+}
+
+// updateKindIndex returns 1 + the index in updateKinds of the kind of the
+// update params carry, or 0 for params that are no session/update, did
+// not decode, or carry an update of no known kind: every hook of
+// session/update runs for them.
+func updateKindIndex(params any) int {
+	n, ok := params.(*domain.SessionNotification)
+	if !ok || n == nil {
+		return 0
+	}
+	switch n.Update.(type) {
+	case domain.UserMessageChunk:
+		return 1
+	case domain.AgentMessageChunk:
+		return 2
+	case domain.AgentThoughtChunk:
+		return 3
+	case domain.ToolCall:
+		return 4
+	case domain.ToolCallUpdate:
+		return 5
+	case domain.Plan:
+		return 6
+	case domain.AvailableCommandsUpdate:
+		return 7
+	case domain.CurrentModeUpdate:
+		return 8
+	case domain.ConfigOptionUpdate:
+		return 9
+	case domain.SessionInfoUpdate:
+		return 10
+	case domain.UsageUpdate:
+		return 11
+	case domain.Notice:
+		return 12
+	case domain.CompactionUpdate:
+		return 13
+	case domain.CompactionSummaryChunk:
+		return 14
+	}
+	return 0
+}
+
+// narrowByUpdate builds h.byUpdate from h.narrowed.
+func (h *methodHooks) narrowByUpdate() {
+	narrowed := h.narrowed
+	h.narrowed = nil
+	if !slices.ContainsFunc(narrowed, func(kinds []string) bool { return len(kinds) > 0 }) {
+		return
+	}
+	if h.method != domain.MethodSessionUpdate {
+		panic(fmt.Sprintf("protocol: a hook of %s is narrowed to kinds of update", h.method))
+	}
+	for _, kinds := range narrowed {
+		for _, k := range kinds {
+			if !slices.Contains(updateKinds, k) {
+				panic(fmt.Sprintf("protocol: a hook of %s is narrowed to %q, which is no kind of update", h.method, k))
+			}
+		}
+	}
+	h.byUpdate = make([][]requestHook, 1+len(updateKinds))
+	h.byUpdate[0] = h.requests
+	for i, kind := range updateKinds {
+		for j, rh := range h.requests {
+			if len(narrowed[j]) == 0 || slices.Contains(narrowed[j], kind) {
+				h.byUpdate[1+i] = append(h.byUpdate[1+i], rh)
+			}
+		}
+	}
+}
+
+// methodTable finds the hooks of a method without hashing its name, as a
+// map does, on every message: it is indexed by the name's length and last
+// bytes, which tell the methods apart, and open-addressed for the names
+// that share them.
+type methodTable struct {
+	slots [hookSlotCount]*methodHooks
+	n     int
+}
+
+const (
+	hookSlotBits  = 7
+	hookSlotCount = 1 << hookSlotBits
+)
+
+func hookSlot(m domain.Method) uint {
+	n := len(m)
+	key := uint64(n)
+	if n >= 3 {
+		key = key<<24 | uint64(m[n-1])<<16 | uint64(m[n-2])<<8 | uint64(m[n-3])
+	}
+	return uint((key * 0x9e3779b97f4a7c15) >> (64 - hookSlotBits))
+}
+
+// get returns the hooks of method m, nil when it has none.
+func (t *methodTable) get(m domain.Method) *methodHooks {
+	for i := hookSlot(m); ; i = (i + 1) % hookSlotCount {
+		if h := t.slots[i]; h == nil || h.method == m {
+			return h
+		}
+	}
+}
+
+// add returns the hooks of method m, adding an empty entry when it has none.
+func (t *methodTable) add(m domain.Method) *methodHooks {
+	i := hookSlot(m)
+	for ; t.slots[i] != nil; i = (i + 1) % hookSlotCount {
+		if t.slots[i].method == m {
+			return t.slots[i]
+		}
+	}
+	if t.n++; t.n > hookSlotCount/2 {
+		panic("protocol: more methods have hooks than the hook table holds; raise hookSlotBits")
+	}
+	t.slots[i] = &methodHooks{method: m}
+	return t.slots[i]
 }
 
 // checkID is a check's index in dispatch.checks. The context of a step
@@ -553,7 +721,7 @@ type (
 var dispatchTables = sync.OnceValue(func() *dispatch { return newDispatch(checkList()) })
 
 func newDispatch(list []*Check) *dispatch {
-	d := &dispatch{checks: list, requests: map[domain.Method][]requestHook{}, responses: map[domain.Method][]responseHook{}}
+	d := &dispatch{checks: list}
 	framing := -1
 	for i, ch := range list {
 		id := checkID(i)
@@ -570,7 +738,9 @@ func newDispatch(list []*Check) *dispatch {
 				d.everyRequest = append(d.everyRequest, requestHook{h.request, id})
 			case OnRequestTo:
 				for _, m := range h.Methods {
-					d.requests[m] = append(d.requests[m], requestHook{h.request, id})
+					mh := d.methods.add(m)
+					mh.requests = append(mh.requests, requestHook{h.request, id})
+					mh.narrowed = append(mh.narrowed, h.Updates)
 				}
 			case OnErrorAnswer:
 				d.errorAnswer = append(d.errorAnswer, responseHook{h.response, id})
@@ -578,7 +748,8 @@ func newDispatch(list []*Check) *dispatch {
 				d.everyResponse = append(d.everyResponse, responseHook{h.response, id})
 			case OnResponseTo:
 				for _, m := range h.Methods {
-					d.responses[m] = append(d.responses[m], responseHook{h.response, id})
+					mh := d.methods.add(m)
+					mh.responses = append(mh.responses, responseHook{h.response, id})
 				}
 			case OnEnd:
 				d.end = append(d.end, endHook{h.end, id})
@@ -593,6 +764,11 @@ func newDispatch(list []*Check) *dispatch {
 		panic("protocol: no check claims the framing")
 	}
 	d.framing = checkID(framing)
+	for _, mh := range d.methods.slots {
+		if mh != nil {
+			mh.narrowByUpdate()
+		}
+	}
 	slices.SortStableFunc(d.problems, func(a, b problemHook) int { return problemPrecedence(a.key, b.key) })
 	return d
 }

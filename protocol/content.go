@@ -21,18 +21,38 @@ import (
 // (typeMayHoldBinary, mayCarryBinary), and the raw bytes tell cheaply
 // whether the rest have any base64 member to look at.
 func checkParamsBase64(p *Phase, c *ctx) {
-	// A session/update, most messages, is judged by its update alone;
-	// other params by their type.
-	if n, ok := paramsOf[domain.SessionNotification](c.m); ok {
-		if !mayCarryBinary(n.Update) {
-			return
-		}
-	} else if !typeMayHoldBinary(c.m.Params) {
-		return
-	}
-	if c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
+	if paramsMayCarryBinary(c.m.Params) && c.rawMentions(c.m.RawParams, `"data"`, `"blob"`) {
 		checkBase64(c, reflect.ValueOf(c.m.Params), "/params")
 	}
+}
+
+// paramsMayCarryBinary reports whether params can hold image or audio
+// data or a resource blob. A session/update, most messages, is judged by
+// its update alone; a prompt and a permission request, the other params
+// whose type may hold them, by their content blocks, which are mostly
+// text and links: the scan of their bytes would read every prompt and
+// every diff a permission request shows. Other params are judged by
+// their type.
+func paramsMayCarryBinary(params any) bool {
+	switch v := params.(type) {
+	case *domain.SessionNotification:
+		return v != nil && mayCarryBinary(v.Update)
+	case *domain.PromptRequest:
+		if v == nil {
+			return false
+		}
+		for _, b := range v.Prompt {
+			switch b.(type) {
+			case domain.TextContent, domain.ResourceLink:
+			default:
+				return true
+			}
+		}
+		return false
+	case *domain.RequestPermissionRequest:
+		return v != nil && toolContentMayCarryBinary(v.ToolCall.Content.Val)
+	}
+	return typeMayHoldBinary(params)
 }
 
 func checkResultBase64(p *Phase, c *ctx, _ Pending) {

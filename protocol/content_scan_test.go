@@ -154,3 +154,67 @@ func TestMayCarryBinaryRulesOutOnlyTextAndShapes(t *testing.T) {
 		t.Fatalf("only %d of %d updates hold base64 content; the test needs examples", holding, len(updates))
 	}
 }
+
+// paramsMayCarryBinary never rules out params that hold base64 content:
+// for the params of every message of the golden corpus and of a generated
+// transcript, and for prompts and permission requests built to hold each
+// kind of content, params in which the walk of checkBase64 meets image,
+// audio or blob content must be ones that paramsMayCarryBinary lets
+// through. It judges prompts and permission requests by one member each,
+// so no other member of theirs may reach such content.
+func TestParamsMayCarryBinaryRulesOutOnlyTextAndLinks(t *testing.T) {
+	for typ, judged := range map[reflect.Type]string{
+		reflect.TypeFor[domain.PromptRequest]():            "Prompt",
+		reflect.TypeFor[domain.RequestPermissionRequest](): "ToolCall",
+		reflect.TypeFor[domain.ToolCallUpdate]():           "Content",
+	} {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			if f.Name != judged && f.IsExported() && f.Tag.Get("json") != "-" && typeReaches(f.Type, binaryTypes, map[reflect.Type]bool{}) {
+				t.Errorf("%s.%s can hold base64 content, but paramsMayCarryBinary judges only %s", typ.Name(), f.Name, judged)
+			}
+		}
+	}
+	var params []any
+	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
+	events, err := benchEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range cases {
+		events = append(events, corpusEvents(t, name)...)
+	}
+	for _, ev := range events {
+		if ev.Msg != nil && ev.Msg.Params != nil {
+			params = append(params, ev.Msg.Params)
+		}
+	}
+	image := domain.ImageContent{Data: "!", MimeType: "image/png"}
+	blob := domain.EmbeddedResource{Resource: domain.BlobResourceContents{URI: "file:///a", Blob: "!"}}
+	text := domain.TextContent{Text: "t"}
+	link := domain.ResourceLink{URI: "file:///a", Name: "a"}
+	for _, prompt := range [][]domain.ContentBlock{{image}, {text, link, blob}, {link, domain.AudioContent{Data: "!"}}} {
+		params = append(params, &domain.PromptRequest{Prompt: prompt})
+	}
+	for _, content := range [][]domain.ToolCallContent{{domain.Content{Content: image}}, {domain.Diff{Path: "/a"}, domain.Content{Content: blob}}} {
+		params = append(params, &domain.RequestPermissionRequest{ToolCall: domain.ToolCallUpdate{Content: domain.Some(content)}})
+	}
+	holding, ruledOut := 0, 0
+	for _, v := range params {
+		found := false
+		eachStruct(reflect.ValueOf(v), "", func(v reflect.Value, _ jsonv.Pointer) {
+			found = found || slices.Contains(binaryTypes, v.Type())
+		})
+		if found {
+			holding++
+			if !paramsMayCarryBinary(v) {
+				t.Errorf("paramsMayCarryBinary(%T) = false for params holding base64 content: %+v", v, v)
+			}
+		} else if !paramsMayCarryBinary(v) {
+			ruledOut++
+		}
+	}
+	if holding < 5 || ruledOut == 0 {
+		t.Fatalf("%d of %d params hold base64 content and %d are ruled out; the test needs examples of both", holding, len(params), ruledOut)
+	}
+}

@@ -184,7 +184,7 @@ func openParamsOf(params any) (o openParams, ok bool) {
 // response is attributed to it.
 func coreSessionReopen(state SessionState) requestCheck {
 	return func(p *Phase, c *ctx) {
-		id := sessionOf(c.m.Params)
+		id := c.sessionID()
 		if id == "" {
 			return
 		}
@@ -220,7 +220,7 @@ func coreSessionReopened(p *Phase, c *ctx, req Pending) {
 }
 
 func corePrompt(p *Phase, c *ctx) {
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey != "" {
 		return // ACP-SEQ-005 / ACP-SEQ-006 report these
@@ -234,7 +234,11 @@ func corePrompt(p *Phase, c *ctx) {
 		s.CancelLine = 0
 		s.CancelledEndLine = 0
 		s.OutOfTurnReported = false
-		s.OpenToolCalls = Map[domain.ToolCallID, int]{}
+		if s.OpenToolCalls.Len() > 0 {
+			// Left open by the turn before (ACP-TURN-004). An empty map is
+			// kept, so that a turn does not make and grow one again.
+			s.OpenToolCalls = Map[domain.ToolCallID, int]{}
+		}
 		s.HadHistory = true
 	})
 }
@@ -257,7 +261,7 @@ func corePromptEnded(p *Phase, c *ctx, req Pending) {
 }
 
 func coreCancel(p *Phase, c *ctx) {
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
 		return
@@ -269,7 +273,7 @@ func coreCancel(p *Phase, c *ctx) {
 }
 
 func coreClose(p *Phase, c *ctx) {
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
 		return
@@ -295,6 +299,7 @@ func coreClosed(p *Phase, c *ctx, req Pending) {
 func (s *Session) forgetTurns() {
 	s.ToolCalls, s.OpenToolCalls = Map[domain.ToolCallID, ToolCall]{}, Map[domain.ToolCallID, int]{}
 	s.Messages, s.Compactions = Map[domain.MessageID, MessageUse]{}, Map[domain.CompactionID, Compaction]{}
+	s.currentUse, s.currentKept = MessageUse{}, false
 }
 
 // done reports whether s is closed with no turn running: what it knew of

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"math/rand/v2"
+	"path"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -93,5 +94,36 @@ func TestClipListedKeepsWholeCharacters(t *testing.T) {
 	whole := strings.Repeat("é", maxListedText/2)
 	if got := clipListed(whole); got != whole {
 		t.Errorf("a text of %d bytes is clipped to %d", len(whole), len(got))
+	}
+}
+
+// cleanFilePath's shortcut for paths already clean changes nothing: for
+// every string of up to seven of the bytes that matter to it, it returns
+// what path.Clean of the normalised path returns.
+func TestCleanFilePathShortcutMatchesClean(t *testing.T) {
+	const alphabet = `/.a\:C`
+	var walk func(s string)
+	walk = func(s string) {
+		if isCleanSlashPath(s) {
+			slow := strings.ReplaceAll(s, `\`, "/")
+			if len(slow) >= 2 && isLetter(slow[0]) && slow[1] == ':' {
+				slow = "/" + strings.ToLower(slow[:1]) + slow[1:]
+			}
+			if slow = path.Clean(slow); slow != s {
+				t.Fatalf("isCleanSlashPath(%q) is true, but the path cleans to %q", s, slow)
+			}
+		}
+		if len(s) == 7 {
+			return
+		}
+		for i := range len(alphabet) {
+			walk(s + alphabet[i:i+1])
+		}
+	}
+	walk("")
+	for _, s := range []string{"/", "/a", "/home/dana/src/x.go", "/a/.b", "/a/..b", "/a.", "/a/b.."} {
+		if !isCleanSlashPath(s) {
+			t.Errorf("isCleanSlashPath(%q) is false for a clean path", s)
+		}
 	}
 }

@@ -35,22 +35,27 @@ func (q *pendingRequests) Len() int { return q.reqs.Len() }
 func (q *pendingRequests) Set(key string, req Pending) {
 	if old, ok := q.reqs.Get(key); ok {
 		q.count(old, -1)
-	} else if q.order.built {
 		q.reqs.Set(key, req)
-		q.order.push(idEntry{order: domain.IDKeyOrder(key), key: q.reqs.m[key].key})
 		q.count(req, 1)
 		return
 	}
-	q.reqs.Set(key, req)
+	owned := q.reqs.add(key, req)
+	if q.order.built {
+		q.order.push(idEntry{order: domain.IDKeyOrder(key), key: owned})
+	}
 	q.count(req, 1)
 }
 
 // Delete removes the request pending under key.
 func (q *pendingRequests) Delete(key string) {
-	old, ok := q.reqs.Get(key)
-	if !ok {
-		return
+	if old, ok := q.reqs.Get(key); ok {
+		q.remove(key, old)
 	}
+}
+
+// remove removes old, the request Get returned for key: Delete without
+// the lookup, for the response that has just looked it up.
+func (q *pendingRequests) remove(key string, old Pending) {
 	q.count(old, -1)
 	q.reqs.Delete(key)
 	// The index keeps the ids of answered requests until they reach its

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -158,6 +159,23 @@ type Phase struct {
 	// items lists the tool calls, message ids and compactions sessions
 	// stored, to forget those of turns long past (turnwindow.go).
 	items turnItems
+
+	// looked is the latest answer of Session while a step runs: the hooks
+	// of one message ask for the same session again and again, and each
+	// map lookup compares session ids.
+	looked sessionLookup
+}
+
+// sessionLookup remembers one answer of Phase.Session. It is used only
+// within StepInPlace, which sets on as it starts and clears the whole
+// lookup as it ends; a Phase between steps (as Clone copies it, or as a
+// caller changes Sessions) holds none. putSession and dropSession, the
+// only code that binds or unbinds a session id, drop it.
+type sessionLookup struct {
+	on, valid bool
+	ok        bool
+	id        domain.SessionID
+	s         *Session
 }
 
 // SessionState is where a session is in its lifecycle.
@@ -239,6 +257,12 @@ type Session struct {
 	// message is still the current one, for ACP-TURN-005.
 	Messages       Map[domain.MessageID, MessageUse]
 	CurrentMessage domain.MessageID
+	// currentUse is Messages[CurrentMessage] when currentKept is set:
+	// most updates of a turn are chunks of the current message, and a
+	// lookup in Messages, which holds the ids of many turns, cost each
+	// of them as much as their session's.
+	currentUse  MessageUse
+	currentKept bool
 
 	Compactions Map[domain.CompactionID, Compaction]
 }
@@ -292,6 +316,7 @@ func newPhase() Phase {
 // either leaves the other as it was.
 func (p *Phase) Clone() Phase {
 	c := *p
+	c.looked = sessionLookup{}
 	c.ClientCaps, c.AgentCaps = detachPtr(c.ClientCaps), detachPtr(c.AgentCaps)
 	c.AuthMethods = domain.Detach(c.AuthMethods)
 	for i := range c.pending {
@@ -534,15 +559,41 @@ func (p *Phase) PendingCount(sender domain.Direction) int { return p.pending[sen
 
 // Session returns the session called id, open or done.
 func (p *Phase) Session(id domain.SessionID) (*Session, bool) {
-	if s, ok := p.Sessions.Get(id); ok {
-		return s, true
+	if l := &p.looked; l.valid && l.id == id {
+		if checkSessionLookups {
+			p.checkLookup(id)
+		}
+		return l.s, l.ok
 	}
-	return p.closed.Get(id)
+	s, ok := p.Sessions.Get(id)
+	if !ok {
+		s, ok = p.closed.Get(id)
+	}
+	if p.looked.on {
+		p.looked = sessionLookup{on: true, valid: true, ok: ok, id: id, s: s}
+	}
+	return s, ok
+}
+
+// checkSessionLookups makes Session compare every answer it remembered
+// with the maps' (the tests set it).
+var checkSessionLookups bool
+
+// checkLookup panics when the remembered answer for id is not the maps'.
+func (p *Phase) checkLookup(id domain.SessionID) {
+	s, ok := p.Sessions.Get(id)
+	if !ok {
+		s, ok = p.closed.Get(id)
+	}
+	if s != p.looked.s || ok != p.looked.ok {
+		panic(fmt.Sprintf("protocol: the remembered lookup of session %q is stale", id))
+	}
 }
 
 // putSession stores s, a session value not yet shared, in the map its
 // state belongs to.
 func (p *Phase) putSession(s *Session) {
+	p.looked.valid = false
 	if s.done() {
 		// Whatever made it done (a close, the end of the turn a close
 		// cancelled), an open session that becomes done forgets its turns
@@ -563,6 +614,7 @@ func (p *Phase) putSession(s *Session) {
 
 // dropSession forgets session id.
 func (p *Phase) dropSession(id domain.SessionID) {
+	p.looked.valid = false
 	p.Sessions = p.Sessions.Delete(id)
 	p.closed = p.closed.Delete(id)
 }

@@ -52,19 +52,12 @@ func onRequest(p *Phase, c *ctx) {
 	noteSent(p, c)
 	c.runRequestHooks(p, c.d.arrival)
 	if mi, ok := c.method(); ok && mi.Notification {
-		switch m.Method {
-		case domain.MethodSessionCancel:
-			c.add(findings.CXLCancelAsRequest, "/id", "session/cancel is sent with an id; it is a notification, and agents answer the request form with -32601")
-		case domain.MethodSessionUpdate:
-			c.add(findings.UPDAsRequest, "/id", "session/update is sent with an id; it is a notification and gets no response")
-		default:
-			c.add(findings.RPCNoEnvelope, "/id", "%s is a notification but is sent with an id", m.Method)
-		}
+		notificationWithID(c)
 	}
 	key := m.ID.Key()
 	pend := Pending{
 		Method: m.Method, Line: c.line(), ID: domain.RequestID{Raw: bytes.Clone(m.ID.Raw)},
-		Session: sessionOf(m.Params), Params: keptParams(m.Params),
+		Session: c.sessionID(), Params: keptParams(m.Params),
 		ParamsInvalid: c.ev.ParamsInvalid,
 	}
 	if m.Dir == domain.DirUnknown {
@@ -75,12 +68,9 @@ func onRequest(p *Phase, c *ctx) {
 		return
 	}
 	if old, dup := p.pending[m.Dir].Get(key); dup {
-		f := c.add(findings.RPCDuplicateID, "/id", "request id %s is reused while the %s request with that id is still pending; responses can no longer be told apart", m.ID, old.Method)
-		c.related(f, old.Line, "the pending request with id %s", m.ID)
+		reusedPendingID(c, old)
 	} else if line, done := p.answered[m.Dir].Get(key); done {
-		f := c.add(findings.RPCDuplicateID, "/id", "request id %s is reused after an earlier request with that id completed; legal, but logs and tools that key on ids get confused", m.ID)
-		f.Severity = findings.SeverityInfo
-		c.related(f, line, "the earlier request")
+		reusedAnsweredID(c, line)
 	}
 	runRequestChecks(p, c)
 	p.pending[m.Dir].Set(key, pend)
@@ -186,6 +176,36 @@ type (
 // the test that holds its choice to what the checks read.
 var keepWholeParams = false
 
+// The findings of the framing are set apart from the code that runs for
+// every message, which they would otherwise spread over more of the
+// instruction cache than it takes.
+
+// notificationWithID reports a notification sent with an id.
+func notificationWithID(c *ctx) {
+	switch c.m.Method {
+	case domain.MethodSessionCancel:
+		c.add(findings.CXLCancelAsRequest, "/id", "session/cancel is sent with an id; it is a notification, and agents answer the request form with -32601")
+	case domain.MethodSessionUpdate:
+		c.add(findings.UPDAsRequest, "/id", "session/update is sent with an id; it is a notification and gets no response")
+	default:
+		c.add(findings.RPCNoEnvelope, "/id", "%s is a notification but is sent with an id", c.m.Method)
+	}
+}
+
+// reusedPendingID reports a request whose id old, pending, already has.
+func reusedPendingID(c *ctx, old Pending) {
+	m := c.m
+	f := c.add(findings.RPCDuplicateID, "/id", "request id %s is reused while the %s request with that id is still pending; responses can no longer be told apart", m.ID, old.Method)
+	c.related(f, old.Line, "the pending request with id %s", m.ID)
+}
+
+// reusedAnsweredID reports a request whose id a request answered at line had.
+func reusedAnsweredID(c *ctx, line int) {
+	f := c.add(findings.RPCDuplicateID, "/id", "request id %s is reused after an earlier request with that id completed; legal, but logs and tools that key on ids get confused", c.m.ID)
+	f.Severity = findings.SeverityInfo
+	c.related(f, line, "the earlier request")
+}
+
 func onNotification(p *Phase, c *ctx) {
 	m := c.m
 	noteSent(p, c)
@@ -201,14 +221,18 @@ func onNotification(p *Phase, c *ctx) {
 // transition last.
 func runRequestChecks(p *Phase, c *ctx) {
 	c.runRequestHooks(p, c.d.everyRequest)
-	c.runRequestHooks(p, c.d.requests[c.m.Method])
+	if h := c.d.methods.get(c.m.Method); h != nil {
+		c.runRequestHooks(p, h.requestHooks(c.m))
+	}
 }
 
 // runResponseChecks runs the hooks of a response to req, the core
 // transition last.
 func runResponseChecks(p *Phase, c *ctx, req Pending) {
 	c.runResponseHooks(p, c.d.everyResponse, req)
-	c.runResponseHooks(p, c.d.responses[req.Method], req)
+	if h := c.d.methods.get(req.Method); h != nil {
+		c.runResponseHooks(p, h.responses, req)
+	}
 }
 
 // isUnstable reports whether m is an unstable method of the table the
@@ -229,37 +253,47 @@ func onResponse(p *Phase, c *ctx) {
 		return
 	}
 	requester := m.Dir.Opposite()
-	lastOfRequester, lastOfResponder := p.rpc.last[requester], p.rpc.last[m.Dir]
+	lastOfResponder := p.rpc.last[m.Dir].Line // before noteSent makes it this one
 	noteSent(p, c)
 	key := m.ID.Key()
 	req, ok := p.pending[requester].Get(key)
 	if !ok {
-		if parseFailureReply(m) {
-			return // the allowed answer to a line that could not be read
-		}
-		if line, done := p.answered[requester].Get(key); done {
-			f := c.add(findings.RPCUnknownResponseID, "/id", "second response to request id %s, which was already answered; the %s drops or misroutes it", m.ID, requester)
-			c.related(f, line, "the first response")
-			return
-		}
-		if _, theirs := p.pending[m.Dir].Get(key); theirs {
-			c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches a request the %s sent itself, not one from the %s; the %s cannot correlate it", m.ID, m.Dir, requester, requester)
-		} else {
-			c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches no pending %s request%s; the %s cannot correlate it", m.ID, requester, pendingHint(p, requester), requester)
-		}
-		if lastOfRequester.Kind == domain.KindNotification && lastOfResponder.Line < lastOfRequester.Line {
-			// The responder's first message after the notification.
-			answersNotification(c, lastOfRequester)
-		}
+		unmatchedResponse(p, c, key, lastOfResponder)
 		return
 	}
-	p.pending[requester].Delete(key)
+	p.pending[requester].remove(key, req)
 	p.answered[requester] = p.answered[requester].Set(key, c.line())
 	if m.Kind == domain.KindError && m.Error != nil {
 		c.runResponseHooks(p, c.d.errorAnswer, req)
 		checkErrorCode(p, c, req)
 	}
 	runResponseChecks(p, c, req)
+}
+
+// unmatchedResponse judges a response, with id key, that answers no
+// request pending from its requester; lastOfResponder is the line of the
+// responder's message before it.
+func unmatchedResponse(p *Phase, c *ctx, key string, lastOfResponder int) {
+	m := c.m
+	requester := m.Dir.Opposite()
+	if parseFailureReply(m) {
+		return // the allowed answer to a line that could not be read
+	}
+	if line, done := p.answered[requester].Get(key); done {
+		f := c.add(findings.RPCUnknownResponseID, "/id", "second response to request id %s, which was already answered; the %s drops or misroutes it", m.ID, requester)
+		c.related(f, line, "the first response")
+		return
+	}
+	if _, theirs := p.pending[m.Dir].Get(key); theirs {
+		c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches a request the %s sent itself, not one from the %s; the %s cannot correlate it", m.ID, m.Dir, requester, requester)
+	} else {
+		c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches no pending %s request%s; the %s cannot correlate it", m.ID, requester, pendingHint(p, requester), requester)
+	}
+	// noteSent changed only the responder's latest message.
+	if last := p.rpc.last[requester]; last.Kind == domain.KindNotification && lastOfResponder < last.Line {
+		// The responder's first message after the notification.
+		answersNotification(c, last)
+	}
 }
 
 // unattributedResponse handles a response whose sender the driver could

@@ -108,7 +108,7 @@ func checkPromptOrder(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient || p.Conn != ConnReady {
 		return
 	}
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok {
 		return

@@ -282,7 +282,7 @@ func notePromptHistory(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient {
 		return
 	}
-	if id := sessionOf(c.m.Params); id != "" {
+	if id := c.sessionID(); id != "" {
 		if _, ok := p.ActiveSession(id); ok {
 			store(p, &p.life.ses.historyAt, id, c.line())
 		}
@@ -296,7 +296,7 @@ func noteCloseDuringTurn(p *Phase, c *ctx) {
 	if c.m.Dir != domain.FromClient {
 		return
 	}
-	id := sessionOf(c.m.Params)
+	id := c.sessionID()
 	s, ok := p.ActiveSession(id)
 	if !ok || s.PromptKey == "" || s.CancelLine > 0 {
 		return

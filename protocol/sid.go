@@ -43,22 +43,22 @@ func checkSessionNamed(p *Phase, c *ctx) {
 		if !clientSessionMethods[c.m.Method] {
 			return
 		}
-		checkClientSession(p, c, sessionOf(c.m.Params))
+		checkClientSession(p, c, c.sessionID())
 	case domain.FromAgent:
-		checkAgentSession(p, c, agentSessionOf(c.m.Params))
+		checkAgentSession(p, c, agentSessionOf(c))
 	}
 }
 
 // agentSessionOf is the session an agent request or notification names:
 // its sessionId, or the session scope of an elicitation.
-func agentSessionOf(params any) domain.SessionID {
-	if req, ok := params.(*domain.CreateElicitationRequest); ok && req != nil {
+func agentSessionOf(c *ctx) domain.SessionID {
+	if req, ok := c.m.Params.(*domain.CreateElicitationRequest); ok && req != nil {
 		if scope, ok := req.Scope.(domain.ElicitationSessionScope); ok {
 			return scope.SessionID
 		}
 		return ""
 	}
-	return sessionOf(params)
+	return c.sessionID()
 }
 
 func checkClientSession(p *Phase, c *ctx, id domain.SessionID) {

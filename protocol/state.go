@@ -43,12 +43,19 @@ func (m *Map[K, V]) Set(k K, v V) Map[K, V] {
 		m.m[e.key] = e
 		return *m
 	}
+	m.add(k, v)
+	return *m
+}
+
+// add binds k, which m does not hold, to v, and returns m's copy of k:
+// Set without its lookup, for a caller that has just made it.
+func (m *Map[K, V]) add(k K, v V) K {
 	if m.m == nil {
 		m.m = make(map[K]entry[K, V])
 	}
 	k = K(strings.Clone(string(k)))
 	m.m[k] = entry[K, V]{key: k, val: owned(v, nil)}
-	return *m
+	return k
 }
 
 // Delete removes k and returns the map.
@@ -141,7 +148,11 @@ func owned[V any](v V, prev *V) V {
 	case *terminalExit:
 		x.Signal.Val = strings.Clone(x.Signal.Val)
 	case *planSnapshot:
-		x.Entries = ownEntries(x.Entries)
+		var old []plannedEntry
+		if p := prevOf[planSnapshot](prev); p != nil {
+			old = p.Entries
+		}
+		x.Entries = ownEntries(x.Entries, old)
 	}
 	return v
 }
@@ -181,8 +192,16 @@ func ownTexts(texts []string, prev *[]string) []string {
 // ownEntries gives a plan's entries their own copy of their contents,
 // one string that they share: plans are kept per session until its next
 // one. The entries are protocol values, never a message's, so they are
-// changed where they are.
-func ownEntries(entries []plannedEntry) []plannedEntry {
+// changed where they are. When prev, the entries they replace, has the
+// same contents (a plan update that changes statuses), they take its
+// copies.
+func ownEntries(entries, prev []plannedEntry) []plannedEntry {
+	if sameContents(entries, prev) {
+		for i := range entries {
+			entries[i].Content = prev[i].Content
+		}
+		return entries
+	}
 	size := 0
 	for _, e := range entries {
 		size += len(e.Content)
@@ -198,6 +217,11 @@ func ownEntries(entries []plannedEntry) []plannedEntry {
 		all = all[len(e.Content):]
 	}
 	return entries
+}
+
+// sameContents reports whether a and b list the same contents.
+func sameContents(a, b []plannedEntry) bool {
+	return slices.EqualFunc(a, b, func(x, y plannedEntry) bool { return x.Content == y.Content })
 }
 
 // cloneValue returns a copy of a stored value that shares no memory with

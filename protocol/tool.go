@@ -212,11 +212,40 @@ func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 // backslashes become slashes, "." and ".." are resolved, and Windows drive
 // letters are lower-cased.
 func cleanFilePath(s string) string {
+	if isCleanSlashPath(s) {
+		return s // what path.Clean returns, after a longer walk, for most paths
+	}
 	s = strings.ReplaceAll(s, `\`, "/")
 	if len(s) >= 2 && isLetter(s[0]) && s[1] == ':' {
 		s = "/" + strings.ToLower(s[:1]) + s[1:]
 	}
 	return path.Clean(s)
+}
+
+// isCleanSlashPath reports whether cleanFilePath leaves s as it is
+// because it is a rooted slash path in the form path.Clean gives: no
+// backslash, no empty, "." or ".." element, no trailing slash.
+func isCleanSlashPath(s string) bool {
+	if s == "/" {
+		return true
+	}
+	if len(s) < 2 || s[0] != '/' || s[len(s)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			return false
+		case '/':
+			// s does not end in a slash, so an element follows.
+			next := s[i+1:]
+			if next[0] == '/' || next[0] == '.' && (len(next) == 1 || next[1] == '/' ||
+				next[1] == '.' && (len(next) == 2 || next[2] == '/')) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // withinDir reports whether absolute path p lies in directory dir.

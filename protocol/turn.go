@@ -137,7 +137,13 @@ func checkMessageID(p *Phase, c *ctx, s *Session, kind string, opt domain.Opt[do
 	if !ok || id == "" {
 		return
 	}
-	use, seen := s.Messages.Get(id)
+	var use MessageUse
+	var seen bool
+	if s.currentKept && id == s.CurrentMessage {
+		use, seen = s.currentUse, true
+	} else {
+		use, seen = s.Messages.Get(id)
+	}
 	reported := false
 	switch {
 	case seen && messageRole(use.Kind) != messageRole(kind):
@@ -171,6 +177,7 @@ func checkMessageID(p *Phase, c *ctx, s *Session, kind string, opt domain.Opt[do
 		use.Closed = false
 		store(p, &s.Messages, id, use)
 		s.CurrentMessage = id
+		s.currentUse, s.currentKept = s.Messages.Get(id) // the map's copy of the text
 	})
 	if !seen {
 		p.noteItem(s.ID, itemMessage, string(id), use.Line)

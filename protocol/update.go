@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -34,6 +35,9 @@ type plannedEntry struct {
 	Content string
 	Status  domain.PlanEntryStatus
 }
+
+// samePlanned reports whether kept and e have the same content.
+func samePlanned(kept plannedEntry, e domain.PlanEntry) bool { return kept.Content == e.Content }
 
 // snapshotEntries returns what planUpdated compares of each entry.
 func snapshotEntries(entries []domain.PlanEntry) []plannedEntry {
@@ -331,7 +335,18 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 // the changed part of a plan that must always be complete.
 func planUpdated(p *Phase, c *ctx, s *Session, u domain.Plan) {
 	prev, ok := p.upd.plans.Get(s.ID)
-	next := planSnapshot{Entries: snapshotEntries(u.Entries), Line: c.line(), Turn: s.Turn, Opened: s.Line}
+	next := planSnapshot{Line: c.line(), Turn: s.Turn, Opened: s.Line}
+	if ok && len(prev.Entries) == len(u.Entries) && slices.EqualFunc(prev.Entries, u.Entries, samePlanned) {
+		// Most plan updates change statuses only: the kept entries take
+		// them where they are, with the copies of their contents (the
+		// map's own; Clone copies them for a phase kept elsewhere).
+		for i, e := range u.Entries {
+			prev.Entries[i].Status = e.Status
+		}
+		next.Entries = prev.Entries
+	} else {
+		next.Entries = snapshotEntries(u.Entries)
+	}
 	p.upd.plans = p.upd.plans.Set(s.ID, next)
 	if !ok || prev.Turn != s.Turn || prev.Opened != s.Line || len(u.Entries) >= len(prev.Entries) {
 		return // a new turn may start a new plan
