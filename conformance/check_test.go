@@ -54,7 +54,7 @@ func init() {
 	case "hasty":
 		hastyAgent()
 		os.Exit(0)
-	case "slowstart", "slowexit", "spin", "slowanswer", "spinanswer", "latecancel":
+	case "slowstart", "slowexit", "spin", "slowanswer", "spinanswer", "latecancel", "spinthreads":
 		os.Exit(loadAgent(name))
 	case "reference":
 		name = ""

@@ -524,7 +524,7 @@ func loadStretch(d, allowed time.Duration) string {
 	if allowed <= d {
 		return ""
 	}
-	return fmt.Sprintf(", stretched to %v for the time the machine's load kept the agent or the harness from running", allowed.Round(time.Millisecond))
+	return fmt.Sprintf(", stretched to %v for the time load from outside the agent kept it or the harness from running", allowed.Round(time.Millisecond))
 }
 
 // strayGrace is how long the client still waits for a response after the
@@ -616,9 +616,10 @@ func (c *client) settle(d time.Duration) {
 // quietFor handles at most one agent message, and reports whether none
 // came for d. An agent the machine's load kept from running said nothing
 // because it could not: d is stretched by the time the load took from it
-// (the agent's run delay, read when the quiet begins and when it ends, or
-// the harness's lateness), by at most maxStretch times d, as long as the
-// agent has work in hand. One whose threads all sleep has caught up, and
+// (the agent's run delay, read when the quiet begins and when it ends, as
+// far as load from outside the agent could have caused it, or the
+// harness's lateness), by at most maxStretch times d, as long as the agent
+// has work in hand. One whose threads all sleep has caught up, and
 // what it still has to say waits for something other than a CPU: on a
 // loaded machine the threads of an idle runtime wait for the CPU too when
 // they wake, and that would stretch every settle. (The meter of the run
@@ -635,6 +636,7 @@ func (c *client) quietFor(d time.Duration) bool {
 	}
 	c.settleDelays.sample(pid)
 	from, base, late, allowed := time.Now(), c.settleDelays.total(), time.Duration(0), d
+	baseUse := c.settleDelays.use
 	for {
 		if ask := allowed - time.Since(from); ask > 0 {
 			asked := time.Now()
@@ -651,7 +653,11 @@ func (c *client) quietFor(d time.Duration) bool {
 		}
 		c.settleDelays.sample(pid)
 		quiet := time.Since(from)
-		lost := min(max(late, c.settleDelays.total()-base), quiet)
+		delay := c.settleDelays.total() - base
+		if outside, ok := c.settleDelays.use.outsideSince(baseUse); ok {
+			delay = min(delay, outside) // (see stallMeter)
+		}
+		lost := min(max(late, delay), quiet)
 		stretched := d + min(lost, maxStretch*d)
 		if pid != 0 && lost > 0 {
 			switch {

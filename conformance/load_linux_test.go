@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/acplint/acplint/conformance/agents"
 	"github.com/acplint/acplint/findings"
+	"github.com/acplint/acplint/internal/proctest"
 )
 
 // The load tests reproduce what a loaded machine does to a check: the
@@ -54,9 +56,14 @@ const forever = time.Duration(1<<63 - 1)
 // computing. "slowanswer" needs agentCPU to answer session/new, and
 // "spinanswer" computes for ever once it read one; "latecancel" has the
 // defect update-after-cancel and needs lateCPU before that update, and
-// starts sampleAfter late.
+// starts sampleAfter late. "spinthreads" computes for ever on
+// spinThreads threads once it read session/new, more than the machine has
+// CPUs.
 func loadAgent(name string) int {
 	switch name {
+	case "spinthreads":
+		runtime.GOMAXPROCS(spinThreads())
+		return agents.Main(nil, &spinOnRead{r: os.Stdin}, os.Stdout, os.Stderr)
 	case "slowstart":
 		burnCPU(agentCPU)
 		return agents.Main(nil, os.Stdin, os.Stdout, os.Stderr)
@@ -95,6 +102,36 @@ func (b *burnOnRead) Read(p []byte) (int, error) {
 		burnCPU(until)
 	}
 	return n, err
+}
+
+// spinThreads is how many threads "spinthreads" keeps busy: twice the
+// machine's CPUs and more, so that they wait for each other.
+func spinThreads() int { return 2*runtime.NumCPU() + 2 }
+
+// spinOnRead keeps spinThreads threads busy for ever once it read a
+// session/new request, before the agent sees it.
+type spinOnRead struct{ r io.Reader }
+
+func (s *spinOnRead) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if bytes.Contains(p[:n], []byte(`"session/new"`)) {
+		for range spinThreads() - 1 {
+			go spin()
+		}
+		spin()
+	}
+	return n, err
+}
+
+// spin computes for ever.
+func spin() {
+	var sink uint64
+	for i := uint64(0); ; i++ {
+		sink += i
+		if sink == 1 {
+			fmt.Fprint(io.Discard, sink)
+		}
+	}
 }
 
 // burnAfterCancelled computes for lateCPU after the agent answered a
@@ -447,4 +484,96 @@ func TestSettleUnderLoad(t *testing.T) {
 		}
 	}
 	t.Errorf("the late update after the cancelled turn is not %s: the settle ended before it came; steps %q\n%s", findings.CXLUpdateAfterCancel.ID, run.Steps, run.Transcript.JSONL())
+}
+
+// TestSelfContentionIsNotLoad: an agent that keeps more threads busy than
+// the machine has CPUs, and never answers, makes its own threads wait for
+// a CPU: a run delay of its own that is not the machine's load. Its
+// response timeout is stretched at most by the load from outside it, so
+// on an otherwise idle machine it fails CHECK-TIMEOUT about when the
+// timeout is over, not maxStretch times the timeout later. (Before the
+// run delay counted only as far as the outside load could have caused it,
+// it always took (1+maxStretch) times the timeout.)
+//
+// The machine is not idle (other jobs share it), and the load from
+// outside the agent rightly stretches the timeout: the test measures that
+// load itself, as the share f of the machine's CPU time that the agent
+// did not use over the run, and allows timeout/(1-f) (a wait stretched
+// by the share the load took of it) plus selfMargin. A timeout stretched
+// for the agent's own threads takes (1+maxStretch)*timeout = 8 s and
+// more; when the bound comes within apart of that (f above 2/3), the two
+// can no longer be told apart, and the test skips.
+func TestSelfContentionIsNotLoad(t *testing.T) {
+	if proctest.RaceEnabled {
+		t.Skip("timing: the race detector slows the harness several times over")
+	}
+	const (
+		timeout    = 2 * time.Second
+		selfMargin = 1500 * time.Millisecond
+		apart      = 500 * time.Millisecond
+	)
+	opts := testOptions(t, "spinthreads")
+	opts.ResponseTimeout, opts.RunTimeout = timeout, time.Minute
+	opts.IdleCancel = -1
+	opts.StartupTimeout, _ = untestedWaits(t)
+	opts.CloseGrace = 200 * time.Millisecond
+	busy0, cpus := machineBusy(t)
+	children0 := childrenCPU()
+	began := time.Now()
+	run := runPlan(t, opts, &Plan{Version: 1, Actions: []Action{{Kind: ActNewSession}}})
+	took := time.Since(began)
+	busy1, _ := machineBusy(t)
+	// The agent has been waited for: its CPU time is its parent's
+	// children's.
+	outside := float64(busy1-busy0-(childrenCPU()-children0)) / float64(time.Duration(cpus)*took)
+	f := run.Failure
+	if f == nil || f.Check != CheckTimeout || !strings.Contains(f.Message, "no other message for") {
+		t.Fatalf("an agent that spins %d threads without answering: failure %+v, want %s for its silence", spinThreads(), f, CheckTimeout)
+	}
+	took -= answerTook(t, run, "initialize")
+	t.Logf("%s after %v, load from outside the agent %.0f%% of the machine: %s", CheckTimeout, took.Round(time.Millisecond), 100*outside, f.Message)
+	within := time.Duration(float64(timeout)/(1-min(max(outside, 0), 0.99))) + selfMargin
+	if within > (1+maxStretch)*timeout-apart {
+		t.Skipf("the machine's other load took %.0f%% of it: a stretch for it (up to %v) hides one for the agent's own threads", 100*outside, within.Round(time.Millisecond))
+	}
+	if took > within {
+		t.Errorf("the agent's own threads stretched its response timeout: CHECK-TIMEOUT after %v, want at most %v (timeout %v, %.0f%% outside load)", took.Round(time.Millisecond), within.Round(time.Millisecond), timeout, 100*outside)
+	}
+}
+
+// machineBusy is the time the machine's CPUs have been busy, as
+// /proc/stat counts it, and how many CPUs it has.
+func machineBusy(t *testing.T) (time.Duration, int) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Skip(err)
+	}
+	var busy time.Duration
+	cpus := 0
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 8 && f[0] == "cpu":
+			// user nice system idle iowait irq softirq steal
+			for _, i := range []int{1, 2, 3, 6, 7, 8} {
+				var n int64
+				fmt.Sscan(f[i], &n)
+				busy += time.Duration(n) * 10 * time.Millisecond
+			}
+		case strings.HasPrefix(f[0], "cpu"):
+			cpus++
+		}
+	}
+	if cpus == 0 {
+		t.Skip("no per-CPU lines in /proc/stat")
+	}
+	return busy, cpus
+}
+
+// childrenCPU is the CPU time of the test's children that it waited for.
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

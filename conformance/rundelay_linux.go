@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // maxTreeProcs bounds the processes of the agent's tree visited at each
@@ -16,13 +17,175 @@ const maxTreeProcs = 256
 // descendants: the second field of /proc/PID/task/TID/schedstat, the
 // nanoseconds the thread waited on a run queue. It does nothing where the
 // kernel keeps no schedstat.
+//
+// It also reads the use of the tree's CPUs (cpuUse): the CPU time of each
+// process of the tree, from /proc/PID/stat, and how busy the machine's
+// CPUs have been, from /proc/stat.
 func (r *runDelays) sample(pid int) {
-	eachThread(pid, func(task string, tid int) bool {
+	var own time.Duration
+	rootSeen := false
+	walkTree(pid, func(p int) {
+		if d, ok := readProcCPU(p); ok {
+			own += d
+			rootSeen = rootSeen || p == pid
+		}
+	}, func(task string, tid int) bool {
 		if d, ok := readRunDelay(task + "/schedstat"); ok {
 			r.note(tid, d)
 		}
 		return false
 	})
+	r.use = cpuUse{}
+	if rootSeen {
+		r.readCPUUse(pid, own)
+	}
+}
+
+// userHZ is the unit of the CPU times in /proc: a hundredth of a second on
+// every architecture Go runs Linux on.
+const userHZ = 100
+
+// readProcCPU reads the CPU time process pid has used, its threads' alive
+// and ended, and its children's that it waited for (utime, stime, cutime,
+// cstime in /proc/PID/stat).
+func readProcCPU(pid int) (time.Duration, bool) {
+	var buf [512]byte
+	b, ok := readProcFile("/proc/"+strconv.Itoa(pid)+"/stat", buf[:])
+	if !ok {
+		return 0, false
+	}
+	// The fields follow the command, in parentheses that it may contain
+	// itself; utime is the 14th field, the command the 2nd.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 15 {
+		return 0, false
+	}
+	var ticks int64
+	for _, v := range f[11:15] {
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil || n < 0 {
+			return 0, false
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, true
+}
+
+// readCPUUse completes r.use with own, the tree's CPU time, and how busy
+// the CPUs that process pid may run on have been (/proc/stat).
+func (r *runDelays) readCPUUse(pid int, own time.Duration) {
+	var set cpuSet
+	if !set.of(pid) {
+		return
+	}
+	if r.stat == nil {
+		r.stat = make([]byte, 4096)
+	}
+	for {
+		b, ok := readProcPrefix("/proc/stat", r.stat)
+		if !ok {
+			return
+		}
+		use, complete := parseCPUStat(b, &set)
+		if complete {
+			use.own = own
+			r.use = use
+			return
+		}
+		if len(b) < len(r.stat) {
+			return // the file ended within the CPU lines
+		}
+		// The per-CPU lines come first, one a CPU: a machine with many
+		// needs a larger buffer, once.
+		r.stat = make([]byte, 2*len(r.stat))
+	}
+}
+
+// parseCPUStat reads the per-CPU lines of /proc/stat ("cpuN user nice
+// system idle iowait irq softirq steal ..."), adding up the busy time of
+// those in set. It reports whether b held them all.
+func parseCPUStat(b []byte, set *cpuSet) (cpuUse, bool) {
+	use := cpuUse{mask: set.fingerprint()}
+	for len(b) > 0 {
+		line, rest, found := bytes.Cut(b, []byte("\n"))
+		if !found {
+			return cpuUse{}, false // cut off
+		}
+		b = rest
+		name, fields, _ := bytes.Cut(line, []byte(" "))
+		cpu, ok := bytes.CutPrefix(name, []byte("cpu"))
+		if !ok {
+			if use.allCPUs == 0 {
+				return cpuUse{}, true // no per-CPU lines at all
+			}
+			use.ok = true
+			return use, true
+		}
+		n, err := strconv.Atoi(string(cpu))
+		if err != nil {
+			continue // the machine's total
+		}
+		busy, ok := busyTicks(fields)
+		if !ok {
+			return cpuUse{}, true
+		}
+		d := time.Duration(busy) * time.Second / userHZ
+		use.busyAll += d
+		use.allCPUs++
+		if set.has(n) {
+			use.busy += d
+			use.cpus++
+		}
+	}
+	return cpuUse{}, false
+}
+
+// busyTicks adds up the busy fields of a CPU line of /proc/stat: user,
+// nice, system, irq, softirq and steal (a hypervisor running something
+// else is load too); idle and iowait are not. (guest time is in user.)
+func busyTicks(fields []byte) (int64, bool) {
+	var sum int64
+	for i, f := range bytes.Fields(fields) {
+		if i > 7 {
+			break
+		}
+		if i == 3 || i == 4 {
+			continue // idle, iowait
+		}
+		n, err := strconv.ParseInt(string(f), 10, 64)
+		if err != nil || n < 0 {
+			return 0, false
+		}
+		sum += n
+	}
+	return sum, true
+}
+
+// cpuSet is a CPU affinity mask, as sched_getaffinity returns it.
+type cpuSet [16]uint64
+
+// of reads the CPUs process pid may run on. It fails on a machine with
+// more than 1024 CPUs.
+func (s *cpuSet) of(pid int) bool {
+	_, _, errno := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, uintptr(pid), unsafe.Sizeof(*s), uintptr(unsafe.Pointer(s)))
+	return errno == 0
+}
+
+func (s *cpuSet) has(cpu int) bool {
+	return cpu >= 0 && cpu < 64*len(s) && s[cpu/64]&(1<<(cpu%64)) != 0
+}
+
+// fingerprint tells sets apart (FNV-1a over the words).
+func (s *cpuSet) fingerprint() uint64 {
+	h := uint64(14695981039346656037)
+	for _, w := range s {
+		h = (h ^ w) * 1099511628211
+	}
+	return h
 }
 
 // runnable reports whether a thread of process pid or of its descendants
@@ -52,6 +215,12 @@ func runnable(pid int) bool {
 // of process pid and of its descendants, the first maxThreads of them,
 // until f returns true; it reports whether one did.
 func eachThread(pid int, f func(task string, tid int) bool) bool {
+	return walkTree(pid, nil, f)
+}
+
+// walkTree is eachThread that also calls proc, when not nil, with each
+// process of the tree (the first maxTreeProcs) before its threads.
+func walkTree(pid int, proc func(pid int), f func(task string, tid int) bool) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -61,6 +230,9 @@ func eachThread(pid int, f func(task string, tid int) bool) bool {
 		tasks, err := os.ReadDir(dir)
 		if err != nil {
 			continue // it exited
+		}
+		if proc != nil {
+			proc(procs[i])
 		}
 		for _, task := range tasks {
 			tid, err := strconv.Atoi(task.Name())
@@ -113,6 +285,21 @@ func appendChildren(procs []int, path string) []int {
 		}
 	}
 	return procs
+}
+
+// readProcPrefix reads the start of a /proc file into buf: as much as one
+// read returns, at most len(buf).
+func readProcPrefix(path string, buf []byte) ([]byte, bool) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	n, err := syscall.Read(fd, buf)
+	syscall.Close(fd)
+	if err != nil || n < 0 {
+		return nil, false
+	}
+	return buf[:n], true
 }
 
 // readProcFile reads a small /proc file into buf, or in full when it does

@@ -31,6 +31,14 @@ import (
 // really hangs, blocked on a read or asleep, never waits for a CPU, so its
 // wait ends as before, stretched only by the harness's lateness; one that
 // spins without answering is given at most maxStretch times the wait more.
+//
+// An agent's threads also wait for a CPU while its other threads hold
+// them: one that keeps more threads busy than it has CPUs builds a run
+// delay of its own, on an idle machine. That is the agent's slowness, not
+// the machine's load, so the run delay counts only as far as the load
+// from outside the agent could have caused it (where the system tells it,
+// see cpuUse): the CPU time everything else took on the CPUs the agent may
+// run on, per CPU.
 
 // stallTick is how often the meter sleeps to measure the harness's
 // lateness and samples the agent's run delay: often enough that a helper
@@ -69,6 +77,10 @@ type stallMeter struct {
 	delays   runDelays
 	sampling bool
 	base     time.Duration
+	// baseUse is the use of the agent's CPUs when sampling began, and
+	// baseAt when that was.
+	baseUse cpuUse
+	baseAt  time.Time
 }
 
 // newStallMeter starts measuring the load on the agent pid and on the
@@ -127,8 +139,11 @@ func (m *stallMeter) run() {
 // they count from the agent's start. m.mu is held.
 func (m *stallMeter) sample() {
 	m.delays.sample(m.pid)
-	if !m.sampling && !m.fromStart {
-		m.base = m.delays.total()
+	if !m.sampling {
+		if !m.fromStart {
+			m.base = m.delays.total()
+		}
+		m.baseUse, m.baseAt = m.delays.use, time.Now()
 	}
 	m.sampling = true
 }
@@ -162,6 +177,9 @@ func (m *stallMeter) stretch(d time.Duration) time.Duration {
 type stallMark struct {
 	at         time.Time
 	lag, delay time.Duration
+	// use is the use of the agent's CPUs then, when the meter was
+	// sampling.
+	use cpuUse
 }
 
 // mark notes what the meter has measured so far, as of its latest tick:
@@ -173,7 +191,11 @@ func (m *stallMeter) mark() stallMark {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return stallMark{at: time.Now(), lag: m.lag, delay: m.counted()}
+	mk := stallMark{at: time.Now(), lag: m.lag, delay: m.counted()}
+	if m.sampling {
+		mk.use = m.delays.use
+	}
+	return mk
 }
 
 // since is the time load took from a wait since mk.
@@ -184,8 +206,30 @@ func (m *stallMeter) since(mk stallMark) time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sample()
+	delay := m.counted() - mk.delay
+	if outside, ok := m.outsideSince(mk); ok {
+		delay = min(delay, outside)
+	}
 	// (Threads that wait side by side add up to more than the wait.)
-	return min(max(m.lag-mk.lag, m.counted()-mk.delay), time.Since(mk.at))
+	return min(max(m.lag-mk.lag, delay), time.Since(mk.at))
+}
+
+// outsideSince is the most that load from outside the agent could have
+// kept it from running since mk (see cpuUse.outsideSince), or false where
+// that is not known. m.mu is held, and the meter is sampling.
+func (m *stallMeter) outsideSince(mk stallMark) (time.Duration, bool) {
+	from, unread := mk.use, time.Duration(0)
+	if !from.ok {
+		// The mark came before sampling began: the run delay counts from
+		// then, or from the agent's start, and the use of its CPUs before
+		// then is not known; it may all have been load.
+		from = m.baseUse
+		if m.fromStart {
+			unread = m.baseAt.Sub(m.began)
+		}
+	}
+	outside, ok := m.delays.use.outsideSince(from)
+	return outside + unread, ok
 }
 
 // stretchSince is d, a wait that began at mk, extended by the time load
@@ -206,6 +250,56 @@ func (m *stallMeter) counted() time.Duration {
 // that ended keeps the delay it was last seen with, so the sum only grows.
 type runDelays struct {
 	byTID map[int]time.Duration
+	// use is the use of the tree's CPUs as of the latest sample.
+	use cpuUse
+	// stat is a buffer for the machine's CPU counters.
+	stat []byte
+}
+
+// cpuUse is what kept the CPUs a process tree may run on busy, up to a
+// moment: the system's counters only grow, so two readings tell what
+// happened in between. The zero value is a reading that could not be
+// taken (other systems than Linux, or the tree had gone).
+type cpuUse struct {
+	ok bool
+	// busy is the time the CPUs the tree's first process may run on were
+	// busy, cpus how many there are and mask which.
+	busy time.Duration
+	cpus int
+	mask uint64
+	// busyAll and allCPUs are the same for every CPU of the machine.
+	busyAll time.Duration
+	allCPUs int
+	// own is the CPU time the tree's processes have used, and their
+	// children once waited for.
+	own time.Duration
+}
+
+// outsideSince is the CPU time that everything but the tree (the
+// machine's other processes, and the harness) took on the tree's CPUs
+// since from, per CPU: what that load could have kept the tree from
+// running at most, since a thread of it waits for a CPU because of the
+// load only while the load runs. A tree that keeps more threads busy than
+// it has CPUs waits for itself, and that is not load. It is false when
+// either reading is missing.
+func (u cpuUse) outsideSince(from cpuUse) (time.Duration, bool) {
+	if !u.ok || !from.ok || u.allCPUs != from.allCPUs {
+		return 0, false
+	}
+	busy, cpus := u.busy-from.busy, u.cpus
+	if u.mask != from.mask {
+		// The tree was moved to other CPUs meanwhile (a wrapper such as
+		// taskset that pins it as it starts): what its CPUs did before is
+		// not known, the machine's average is.
+		busy, cpus = u.busyAll-from.busyAll, u.allCPUs
+	}
+	if cpus <= 0 {
+		return 0, false
+	}
+	// A process that left the tree takes its CPU time along: the tree's
+	// own use may seem to shrink, and what it did count as load.
+	outside := busy - max(u.own-from.own, 0)
+	return max(outside, 0) / time.Duration(cpus), true
 }
 
 // maxThreads bounds the threads remembered, and those read at each sample

@@ -129,7 +129,8 @@ fails it all the same. The startup, response and run timeouts, the close
 grace of the stdin step and the settle time are stretched by the time the
 machine's load kept the agent or acplint from running (at most three times
 the wait more), so that a loaded machine does not fail a conforming agent;
-a verdict that fails a stretched wait says so.
+a verdict that fails a stretched wait says so. The agent's threads waiting
+for each other (more of them busy than it has CPUs) is not load.
 
 Interrupting check (SIGINT, SIGTERM) ends it promptly: the running agent's
 process group gets stdin closed, SIGTERM and SIGKILL within 1.5 s, the
