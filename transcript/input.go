@@ -951,7 +951,12 @@ func (s *blockSource) nextInto(e *Entry) error {
 		}
 		s.read += int64(len(e.Line.Bytes)) + 1
 		var json int8
-		if !entryIsText(e, &json) {
+		if b := e.Line.Bytes; len(b) > 1 && b[0] == '{' && b[len(b)-1] == '}' {
+			// A message, nearly every line: what entryIsText answers for
+			// a line read just now, without its copies of the line.
+			json = 1
+		}
+		if json > 0 || !entryIsText(e, &json) {
 			s.consumed++
 			if s.foundAt < s.consumed {
 				s.found = nil
