@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/acplint/acplint/internal/slab"
@@ -12,12 +13,17 @@ import (
 
 // BenchmarkReadNDJSON is lint's reading path alone: a file of raw NDJSON
 // (ACPLINT_BENCH_FILE, else lint's benchmark transcript in the temporary
-// directory, which `go test ./lint -bench Lint` writes) read into batches
+// directory, which `go test ./lint -bench Lint` writes, of ACPLINT_BENCH_MB
+// megabytes) read into batches
 // of 64 lines whose memory is reused, as lint's read-ahead does.
 func BenchmarkReadNDJSON(b *testing.B) {
 	path := os.Getenv("ACPLINT_BENCH_FILE")
 	if path == "" {
-		path = os.TempDir() + "/acplint-bench-32MB.ndjson"
+		mb := os.Getenv("ACPLINT_BENCH_MB")
+		if mb == "" {
+			mb = "32"
+		}
+		path = filepath.Join(os.TempDir(), "acplint-bench-"+mb+"MB.ndjson")
 	}
 	f, err := os.Open(path)
 	if err != nil {
