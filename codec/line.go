@@ -148,18 +148,46 @@ func newLineReaderSize(r io.Reader, size int) *LineReader {
 // Next returns the next line, or io.EOF after the last one. Each returned
 // line owns its bytes, unless SetAlloc said where to put them.
 func (lr *LineReader) Next() (Line, error) {
-	b, skipped, err := lr.read()
+	var l Line
+	err := lr.NextInto(&l)
+	return l, err
+}
+
+// NextInto is Next filling *l, which the caller owns: a reader that hands
+// lines on through layers of its own (transcript, lint's read-ahead) fills
+// the line where it will stay instead of copying it out at every layer.
+// *l is overwritten whole; after an error it is the zero Line.
+func (lr *LineReader) NextInto(l *Line) error {
+	frag, err := lr.r.ReadSlice('\n')
+	if err == nil && (lr.max == 0 || len(frag)-1 <= lr.max) {
+		// Nearly every line: whole in the buffer, ended by a newline and
+		// not over the maximum.
+		b := lr.own(frag)
+		lr.num++
+		*l = Line{Num: lr.num, Offset: lr.offset}
+		lr.offset += int64(len(b))
+		b = b[:len(b)-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+			l.CRLF = true
+		}
+		l.Bytes = b
+		return nil
+	}
+	b, skipped, err := lr.read(frag, err)
 	if len(b) == 0 && skipped == 0 {
 		if err == nil {
 			err = io.EOF
 		}
-		return Line{}, err
+		*l = Line{}
+		return err
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		return Line{}, err
+		*l = Line{}
+		return err
 	}
 	lr.num++
-	l := Line{Num: lr.num, Offset: lr.offset}
+	*l = Line{Num: lr.num, Offset: lr.offset}
 	if skipped > 0 {
 		lr.offset += skipped
 		l.TooLong = skipped
@@ -172,7 +200,7 @@ func (lr *LineReader) Next() (Line, error) {
 		} else {
 			l.Unterminated = true
 		}
-		return l, nil
+		return nil
 	}
 	lr.offset += int64(len(b))
 	if b[len(b)-1] == '\n' {
@@ -185,15 +213,15 @@ func (lr *LineReader) Next() (Line, error) {
 		l.Unterminated = true
 	}
 	l.Bytes = b
-	return l, nil
+	return nil
 }
 
-// read returns the bytes up to and including the next newline. A line
+// read returns the bytes up to and including the next newline, given
+// frag and err, what the first ReadSlice of the line returned. A line
 // whose content is longer than lr.max is not returned: read streams past
 // it, holding no more than about lr.max bytes of it, and returns how many
 // bytes it had, terminator included (its last two bytes are in lr.tail).
-func (lr *LineReader) read() (line []byte, skipped int64, err error) {
-	frag, err := lr.r.ReadSlice('\n')
+func (lr *LineReader) read(frag []byte, err error) (line []byte, skipped int64, _ error) {
 	if len(frag) == 0 {
 		return nil, 0, err // the end, or a read error
 	}

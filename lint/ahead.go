@@ -280,17 +280,17 @@ func (ra *readAhead) read(b *frameBatch) bool {
 	ra.filling = b
 	size := 0
 	for len(b.frames) < batchLines && size < batchBytes {
-		fr, err := ra.src.Next()
-		if err != nil {
+		// Read into its slot: an entry returned and then stored was
+		// copied at every layer of the reader.
+		b.frames = slices.Grow(b.frames, 1)[:len(b.frames)+1]
+		df := &b.frames[len(b.frames)-1]
+		df.d, df.pre = nil, nil
+		if err := ra.src.NextInto(&df.fr); err != nil {
+			b.frames = b.frames[:len(b.frames)-1]
 			b.err = err
 			break
 		}
-		// Into its slot: appending a decodedFrame made of fr copied the
-		// frame twice.
-		b.frames = slices.Grow(b.frames, 1)[:len(b.frames)+1]
-		df := &b.frames[len(b.frames)-1]
-		df.fr, df.d, df.pre = fr, nil, nil
-		size += frameSize(fr)
+		size += frameSize(&df.fr)
 		if !ra.whole() {
 			break
 		}
@@ -352,7 +352,7 @@ func (ra *readAhead) release(b *frameBatch) {
 // frameSize is the memory a frame holds, for batchBytes: its line and the
 // further lines of a run of text, each of which costs a codec.Line besides
 // its bytes (a run of 10 000 one-byte lines is 640 KB, not 10 KB).
-func frameSize(fr transcript.Entry) int {
+func frameSize(fr *transcript.Entry) int {
 	n := len(fr.Line.Bytes)
 	for _, x := range fr.Extra {
 		n += len(x.Bytes) + int(unsafe.Sizeof(x))

@@ -128,6 +128,8 @@ type Reader struct {
 	frames *frameSource
 	// maxLine is the longest line (or Zed element, or frame) kept.
 	maxLine int
+	// ndjson is src when it reads raw NDJSON, for NextInto's fast path.
+	ndjson *blockSource
 }
 
 // NewReader reads a transcript in format f from r, detecting the format
@@ -141,7 +143,11 @@ func NewReader(r io.Reader, f Format, maxLine int) *Reader {
 	in := &countingReader{r: r}
 	br := bufio.NewReaderSize(in, 256<<10)
 	src, f := openBuffered(br, f, maxLine)
-	return &Reader{src: src, br: br, in: in, format: f, maxLine: maxLine}
+	rd := &Reader{src: src, br: br, in: in, format: f, maxLine: maxLine}
+	if b, ok := src.(*blockSource); ok && b.lines != nil {
+		rd.ndjson = b
+	}
+	return rd
 }
 
 // countingReader counts the bytes read through it.
@@ -166,6 +172,19 @@ func (r *Reader) MaxLine() int { return r.maxLine }
 // Next returns the next entry, or io.EOF after the last. Other errors are
 // the input's, or a transcript header this reader cannot read.
 func (r *Reader) Next() (Entry, error) { return r.src.Next() }
+
+// NextInto is Next filling *e, which the caller owns (a slot of lint's
+// batch): raw NDJSON, nearly all lint reads, then goes from the line
+// reader to *e without copying the entry through the layers between.
+// *e is overwritten whole; after an error it is the zero Entry.
+func (r *Reader) NextInto(e *Entry) error {
+	if r.ndjson != nil {
+		return r.ndjson.nextInto(e)
+	}
+	var err error
+	*e, err = r.src.Next()
+	return err
+}
 
 // SetLineAlloc makes the lines read from now on take their memory from
 // alloc (codec.LineReader.SetAlloc), so that a caller can reuse it; the
@@ -222,7 +241,7 @@ func openBuffered(br *bufio.Reader, f Format, maxLine int) (source, Format) {
 		// a sender split is split there too, and is rebuilt as in NDJSON.
 		return &blockSource{src: &canonicalSource{lines: lines}}, FormatTranscript
 	}
-	return &blockSource{src: &ndjsonSource{lines: lines}}, FormatNDJSON
+	return &blockSource{src: &ndjsonSource{lines: lines}, lines: lines}, FormatNDJSON
 }
 
 // tooLong is the frame for a line the line reader skipped for being longer
@@ -787,6 +806,9 @@ type blockSource struct {
 	// foundAt spanning foundLines frames: Next asks for it twice.
 	foundAt, foundLines int
 	found               []byte
+	// lines, when set, is the line reader of src, an ndjsonSource, which
+	// nextInto reads from directly.
+	lines *codec.LineReader
 }
 
 type aheadFrame struct {
@@ -826,6 +848,9 @@ func (a *aheadFrame) lineIsJSON() bool { return entryIsJSON(&a.fr, &a.json) }
 
 // entryIsJSON is lineIsJSON for entry fr whose aheadFrame.json is *json.
 func entryIsJSON(fr *Entry, json *int8) bool {
+	if b := fr.Line.Bytes; *json == 0 && len(b) > 1 && b[0] == '{' && b[len(b)-1] == '}' {
+		*json = 1 // what isJSON answers for it, without its trimming
+	}
 	if *json == 0 {
 		*json = -1
 		if isJSON(fr.Line.Bytes) {
@@ -907,6 +932,42 @@ func (s *blockSource) Next() (Entry, error) {
 		n++
 	}
 	return s.take(n), nil
+}
+
+// nextInto is Next filling *e, for a source of raw NDJSON (s.lines): a
+// line read when nothing is read ahead goes from the line reader straight
+// into *e unless it is text, which takes Next's path through the
+// read-ahead.
+func (s *blockSource) nextInto(e *Entry) error {
+	if s.head == len(s.buf) && !s.done {
+		*e = Entry{}
+		if err := s.lines.NextInto(&e.Line); err != nil {
+			s.err, s.done = err, true
+			*e = Entry{}
+			return err
+		}
+		if e.Line.TooLong > 0 {
+			*e = tooLong(e.Line, s.lines.MaxLine())
+		}
+		s.read += int64(len(e.Line.Bytes)) + 1
+		var json int8
+		if b := e.Line.Bytes; len(b) > 1 && b[0] == '{' && b[len(b)-1] == '}' {
+			// A message, nearly every line: what entryIsText answers for
+			// a line read just now, without its copies of the line.
+			json = 1
+		}
+		if json > 0 || !entryIsText(e, &json) {
+			s.consumed++
+			if s.foundAt < s.consumed {
+				s.found = nil
+			}
+			return nil
+		}
+		s.buf = append(s.buf, aheadFrame{fr: *e, json: json})
+	}
+	var err error
+	*e, err = s.Next()
+	return err
 }
 
 // take removes n frames from the read-ahead and returns the first with the
