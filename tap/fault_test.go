@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -523,104 +522,4 @@ func TestSupervisedAgentEndsAsItself(t *testing.T) {
 			t.Errorf("exit code %d, want 143", res.ExitCode)
 		}
 	})
-}
-
-// TestObserverToldExactlyWhatItMissed: a stream cut into chunks at random
-// places, some of them dropped (a queue that fell behind), some skipped as
-// a pump skips the inside of a line longer than MaxLine, reaches the
-// observer as whole lines, each verbatim and in order, and gaps that count
-// exactly the lines it did not get, and their bytes: a line that lost its
-// start, its middle or its end to a drop is a gap, never a splice of two
-// lines' pieces.
-func TestObserverToldExactlyWhatItMissed(t *testing.T) {
-	const maxLine = 250
-	for seed := range 200 {
-		rng := rand.New(rand.NewPCG(uint64(seed), 16))
-		var stream []byte
-		var lines [][]byte
-		for i := range 1 + rng.IntN(60) {
-			l := fmt.Appendf(nil, `{"i":%d,"pad":"%s"}`, i, strings.Repeat("p", rng.IntN(300)))
-			if i%9 == 4 {
-				l = nil // empty lines are lines too
-			}
-			lines = append(lines, l)
-			stream = append(append(stream, l...), '\n')
-		}
-		if rng.IntN(2) == 0 { // a last line without "\n"
-			l := []byte(`{"last":true}`)
-			lines = append(lines, l)
-			stream = append(stream, l...)
-		}
-		var mu sync.Mutex
-		var got []transcript.Frame
-		q := newQueue(Observer{Name: "observer", Frame: func(f transcript.Frame) {
-			f.Data = bytes.Clone(f.Data)
-			mu.Lock()
-			got = append(got, f)
-			mu.Unlock()
-		}}, 1<<30, maxLine, nil)
-		lineSoFar := 0
-		for rest := stream; len(rest) > 0; {
-			n := min(len(rest), 1+rng.IntN(500))
-			b := &block{buf: bytes.Clone(rest[:n])}
-			b.refs.Store(1)
-			c := chunk{b: b, data: b.buf, from: domain.FromAgent, lines: bytes.Count(b.buf, newline)}
-			skip := c.lines == 0 && lineSoFar+n > maxLine
-			if c.lines > 0 {
-				lineSoFar = n - 1 - bytes.LastIndexByte(c.data, '\n')
-			} else {
-				lineSoFar += n
-			}
-			switch {
-			case skip:
-				q.pushSkip(c.from, c.t, int64(n))
-			case rng.IntN(3) == 0:
-				q.mu.Lock()
-				q.dropLocked(c.from, c.t, c.data, c.lines)
-				q.mu.Unlock()
-			default:
-				q.push(c)
-			}
-			b.release()
-			rest = rest[n:]
-		}
-		q.pushEnd(domain.FromAgent, 0)
-		q.close()
-		<-q.done
-
-		next, lostFrames, lostBytes := 0, int64(0), int64(0)
-		var wantLostBytes int64
-		for _, f := range got {
-			if f.Lost != nil {
-				lostFrames += f.Lost.Frames
-				lostBytes += f.Lost.Bytes
-				continue
-			}
-			for next < len(lines) && !bytes.Equal(lines[next], f.Data) {
-				wantLostBytes += int64(len(lines[next]))
-				next++
-			}
-			if next == len(lines) || len(f.Data) > maxLine {
-				t.Fatalf("seed %d: the observer got %q, not a line of the stream (or out of order, or longer than MaxLine)", seed, f.Data)
-			}
-			next++
-		}
-		for ; next < len(lines); next++ {
-			wantLostBytes += int64(len(lines[next]))
-		}
-		delivered := int64(len(got)) - int64(countGaps(got))
-		if delivered+lostFrames != int64(len(lines)) || lostBytes != wantLostBytes {
-			t.Fatalf("seed %d: %d lines delivered and %d lost (%d bytes); the stream has %d lines, %d bytes of them not delivered", seed, delivered, lostFrames, lostBytes, len(lines), wantLostBytes)
-		}
-	}
-}
-
-func countGaps(frames []transcript.Frame) int {
-	n := 0
-	for _, f := range frames {
-		if f.Lost != nil {
-			n++
-		}
-	}
-	return n
 }

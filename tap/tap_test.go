@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -126,7 +125,6 @@ type recorder struct {
 }
 
 func (r *recorder) observe(f transcript.Frame) {
-	f.Data = bytes.Clone(f.Data) // the tap's until observe returns
 	r.mu.Lock()
 	r.frames = append(r.frames, f)
 	r.mu.Unlock()
@@ -416,13 +414,8 @@ type delayedObserver struct {
 
 func (o *delayedObserver) observer(delay time.Duration) Observer {
 	return Observer{Name: "delayed", Delay: delay,
-		Frame: func(f transcript.Frame) {
-			f.Data = bytes.Clone(f.Data)
-			o.mu.Lock()
-			o.frames = append(o.frames, f)
-			o.mu.Unlock()
-		},
-		Idle: func() { o.mu.Lock(); o.idles++; o.mu.Unlock() }}
+		Frame: func(f transcript.Frame) { o.mu.Lock(); o.frames = append(o.frames, f); o.mu.Unlock() },
+		Idle:  func() { o.mu.Lock(); o.idles++; o.mu.Unlock() }}
 }
 
 func (o *delayedObserver) count() (frames, idles int) {
@@ -437,10 +430,10 @@ func (o *delayedObserver) count() (frames, idles int) {
 func TestObserverDelayBatchesWakeUps(t *testing.T) {
 	const lines, delay = 100, 50 * time.Millisecond
 	var o delayedObserver
-	q := newQueue(o.observer(delay), 1<<20, 0, nil)
+	q := newQueue(o.observer(delay), 1<<20, nil)
 	start := time.Now()
 	for i := range lines {
-		pushLine(q, []byte(fmt.Sprint(i)))
+		q.push(transcript.Frame{Data: []byte(fmt.Sprint(i))})
 		time.Sleep(time.Millisecond)
 	}
 	elapsed := time.Since(start)
@@ -465,17 +458,17 @@ func TestObserverDelayBatchesWakeUps(t *testing.T) {
 // the queue; closing the queue ends the delay too.
 func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 	var o delayedObserver
-	q := newQueue(o.observer(time.Hour), 10<<10, 0, nil)
+	q := newQueue(o.observer(time.Hour), 10<<10, nil)
 	line := bytes.Repeat([]byte("x"), 1<<10)
 	// The observer's goroutine may start after the first frames are
 	// queued, and then takes them at once; it waits out its Delay for
 	// the first frame that comes once it has run empty.
 	for range 2 {
-		pushLine(q, line)
+		q.push(transcript.Frame{Data: line})
 		time.Sleep(50 * time.Millisecond)
 	}
 	for range 4 { // 5 queued: past half of the queue, frames' own cost included
-		pushLine(q, line)
+		q.push(transcript.Frame{Data: line})
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for n, _ := o.count(); n < 6; n, _ = o.count() {
@@ -485,7 +478,7 @@ func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	for range 2 {
-		pushLine(q, line)
+		q.push(transcript.Frame{Data: line})
 		time.Sleep(50 * time.Millisecond)
 	}
 	q.close()
@@ -496,66 +489,5 @@ func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 	}
 	if n, _ := o.count(); n != 8 {
 		t.Errorf("%d frames, want 8", n)
-	}
-}
-
-// pushLine queues line as a chunk of its own, in a block of its own, as a
-// pump reading it alone would.
-func pushLine(q *queue, line []byte) {
-	b := &block{buf: append(bytes.Clone(line), '\n')}
-	b.refs.Store(1)
-	q.push(chunk{b: b, data: b.buf, from: domain.FromAgent, lines: 1})
-	b.release()
-}
-
-// TestBackgroundObserverAssisted: a Background observer whose queue is
-// more than half full is helped by its assistant; the two never give it
-// frames at the same time, and it gets every frame in order.
-func TestBackgroundObserverAssisted(t *testing.T) {
-	const lines = 60
-	var inside, overlaps, calls atomic.Int32
-	release := make(chan struct{})
-	var got []int
-	q := newQueue(Observer{Name: "background", Background: true, Frame: func(f transcript.Frame) {
-		if inside.Add(1) > 1 {
-			overlaps.Add(1)
-		}
-		if calls.Add(1) == 1 {
-			<-release // stuck in its first frame while the queue fills
-		}
-		var i int
-		fmt.Sscan(string(f.Data), &i)
-		got = append(got, i)
-		inside.Add(-1)
-	}}, 16<<10, 0, nil)
-	pushLine(q, []byte("0"))
-	for deadline := time.Now().Add(10 * time.Second); inside.Load() == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the observer never got its first frame")
-		}
-	}
-	for i := 1; i < lines; i++ {
-		pushLine(q, []byte(fmt.Sprint(i)))
-	}
-	q.mu.Lock()
-	half := q.bytes > q.max/2
-	q.mu.Unlock()
-	if !half {
-		t.Fatal("the queue is not half full: the assistant has nothing to do")
-	}
-	time.Sleep(50 * time.Millisecond) // the assistant's chance to step in
-	close(release)
-	q.close()
-	<-q.done
-	if overlaps.Load() > 0 {
-		t.Errorf("the observer was given frames by two goroutines at once %d times", overlaps.Load())
-	}
-	if len(got) != lines {
-		t.Fatalf("%d frames, want %d", len(got), lines)
-	}
-	for i, n := range got {
-		if n != i {
-			t.Fatalf("frame %d is line %d", i, n)
-		}
 	}
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -57,27 +55,4 @@ func lowerThreadPriority(tid int) {
 	syscall.Setpriority(syscall.PRIO_PROCESS, tid, 19)
 	var param struct{ priority int32 }
 	syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, uintptr(tid), schedIdle, uintptr(unsafe.Pointer(&param)))
-}
-
-// startNiced starts c from a thread of its own at nice 19, which c
-// inherits: the live linter's start (the runtime, the rule tables), which
-// comes before it can lower its own priority, then takes no core from the
-// traffic that starts at the same time. Not SCHED_IDLE: on a busy machine
-// that could hold the start, and with it the tap's, for as long as the
-// cores stay busy. The thread stays until exited is closed: c's parent-
-// death signal (procgroup.Attr) comes when the thread that started it
-// ends, not the process. It is never given back to the runtime (its nice
-// value cannot be raised again).
-func startNiced(c *exec.Cmd, exited <-chan struct{}) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		syscall.Setpriority(syscall.PRIO_PROCESS, 0, 19)
-		err := c.Start()
-		errc <- err
-		if err == nil {
-			<-exited
-		}
-	}()
-	return <-errc
 }

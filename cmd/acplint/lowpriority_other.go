@@ -2,12 +2,7 @@
 
 package main
 
-import "os/exec"
-
 // lowerPriority does nothing where acplint knows no portable way to lower
 // a process's priority: the live linter then competes with the forwarding
 // as an equal, as it did in the tap's own process.
 func lowerPriority() {}
-
-// startNiced starts c.
-func startNiced(c *exec.Cmd, exited <-chan struct{}) error { return c.Start() }

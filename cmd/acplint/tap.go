@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -199,9 +198,8 @@ func runTap(ctx context.Context, args []string, e *env) int {
 			// Flushing whenever the recorder has caught up keeps the file
 			// current: a tap killed outright loses at most the frames of
 			// its last recordDelay.
-			Idle:       func() { rec.Flush() },
-			Delay:      recordDelay,
-			Background: true,
+			Idle:  func() { rec.Flush() },
+			Delay: recordDelay,
 		})
 	}
 	var live liveObserver
@@ -209,7 +207,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		live = startLiveLinter(liveLintConfig{File: liveName, Started: header.Started, Enable: enable.items, Disable: disable.items,
 			Severity: severity.items, Schema: *schemaFile, SchemaText: schemaText, HTML: pageFile != nil, Redact: *redact, MaxLine: *maxLine},
 			pageFile, findingsOut, trouble, liveOpts, selection)
-		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle, Delay: liveLintDelay, Background: true})
+		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle, Delay: liveLintDelay})
 	}
 	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
 		MaxLine: *maxLine, QueueBytes: *queue, OnTrouble: trouble, Supervised: true}
@@ -397,7 +395,6 @@ func (l *liveLinter) frame(fr transcript.Frame) {
 	if l.closed {
 		return
 	}
-	fr.Data = bytes.Clone(fr.Data) // the tap's until frame returns
 	l.pending = append(l.pending, fr)
 	// Counted as the queue counts it, the frame too: a flood of empty
 	// lines is bounded as well.

@@ -144,8 +144,7 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 		cmd.ExtraFiles = []*os.File{page} // liveLinterFD
 	}
 	cmd.SysProcAttr = procgroup.Attr()
-	exited := make(chan struct{})
-	err = startNiced(cmd, exited)
+	err = cmd.Start()
 	framesR.Close()
 	outW.Close()
 	if err != nil {
@@ -153,7 +152,7 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 		outR.Close()
 		return nil, err
 	}
-	p := &liveLintProcess{cmd: cmd, trouble: trouble, exited: exited, copied: make(chan struct{}),
+	p := &liveLintProcess{cmd: cmd, trouble: trouble, exited: make(chan struct{}), copied: make(chan struct{}),
 		frames: framesW, w: bufio.NewWriterSize(framesW, 64<<10)}
 	p.w.Write(append(config, '\n'))
 	go func() {
