@@ -51,7 +51,9 @@ const Redacted = "[REDACTED]"
 //     JSON, up to the end of a line cut mid-value.
 //
 // The members of a "properties" object (a JSON Schema, as in an
-// elicitation's requestedSchema) are not judged by their names.
+// elicitation's requestedSchema) are not judged by their names. A line
+// with more values than acplint parses of a line is not parsed: every
+// string value below its top level is replaced (redactUnparsed).
 //
 // Limits: redaction recognises names and formats, not secrets. It errs
 // towards redacting: a "token" or "key" that is no credential (an LSP
@@ -93,6 +95,9 @@ func redactJSON(line []byte) (out []byte, isJSON bool) {
 	// is redacted as text, not parsed into a tree many times its size:
 	// the tap must not be what runs out of memory.
 	v, err := jsonv.ParseMax(body, codec.MaxValues(codec.DefaultMaxLine))
+	if _, tooMany := err.(*jsonv.TooManyValuesError); tooMany {
+		return redactUnparsed(line, offset), true
+	}
 	if err != nil {
 		return nil, false
 	}
@@ -102,6 +107,61 @@ func redactJSON(line []byte) (out []byte, isJSON bool) {
 		return line, true
 	}
 	return replaceSpans(line, r.spans), true
+}
+
+// redactUnparsed redacts a line that may be JSON but holds too many values
+// to parse, from byte from on, without a tree: which strings the JSON
+// rules redact depends on the tree, so every string value below the top
+// level, the message's params, result or error, is replaced whole. The
+// top level's strings (jsonrpc, method, a string id) are kept, unless
+// their member's name looks secret, and member names too; both are
+// searched for the text patterns, as JSON strings are. The text patterns
+// alone would let through what only the JSON rules find (an MCP server's
+// environment variables).
+func redactUnparsed(line []byte, from int) []byte {
+	var spans []span
+	depth := 0
+	secretMember := false // the top-level member whose value comes next
+	for i := from; i < len(line); i++ {
+		switch line[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			end := i + 1 // after the closing quote, or the line's end
+			for end < len(line) && line[end] != '"' {
+				if line[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			end = min(end+1, len(line))
+			next := end
+			for next < len(line) && (line[next] == ' ' || line[next] == '\t' || line[next] == '\r' || line[next] == '\n') {
+				next++
+			}
+			isName := next < len(line) && line[next] == ':'
+			switch {
+			case !isName && (depth > 1 || secretMember) && end-i > len(`""`):
+				spans = append(spans, span{i, end, true})
+			case end-i > len(`""`):
+				inside := end - 1
+				if line[inside] != '"' || inside == i {
+					inside = end // a string the line cuts
+				}
+				spans = textSecrets(line, i+1, inside, spans)
+			}
+			if isName && depth == 1 {
+				secretMember = secretName(string(line[i+1 : max(i+1, end-1)]))
+			}
+			i = end - 1
+		}
+	}
+	if len(spans) == 0 {
+		return line
+	}
+	return replaceSpans(line, spans)
 }
 
 // RedactCommand returns a copy of an agent command line (the recording

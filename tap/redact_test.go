@@ -2,6 +2,7 @@ package tap
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/internal/jsonv"
 	"github.com/acplint/acplint/internal/third_party/rapid"
 	"github.com/acplint/acplint/lint"
@@ -387,4 +389,30 @@ func corpusLines(b *testing.B) (lines [][]byte, n int) {
 		}
 	}
 	return lines, n
+}
+
+// A line with more values than acplint parses of a line is still JSON,
+// and its secrets are still secrets: one that only the JSON rules find
+// (an MCP server's environment variable) must not reach the recording
+// because a long array sits next to it.
+func TestRedactLineWithTooManyValues(t *testing.T) {
+	var line bytes.Buffer
+	line.WriteString(`{"jsonrpc":"2.0","id":"req-1","method":"session/new","params":{"cwd":"/w","mcpServers":[{"name":"db","command":"srv","args":[],"env":[{"name":"PLAIN","value":"hunter2"}]}],"_meta":{"pad":[0`)
+	for range codec.MaxValues(codec.DefaultMaxLine) {
+		line.WriteString(",0")
+	}
+	line.WriteString(`]}}}`)
+	if _, err := jsonv.ParseMax(line.Bytes(), codec.MaxValues(codec.DefaultMaxLine)); err == nil {
+		t.Fatal("the line is within the parse's bound: the test tests nothing")
+	}
+	out := Redact(line.Bytes())
+	if bytes.Contains(out, []byte("hunter2")) {
+		t.Error("an env value of a line with too many values to parse reached the recording")
+	}
+	if !bytes.Contains(out, []byte(`"id":"req-1","method":"session/new"`)) {
+		t.Errorf("the envelope changed: %.200s", out)
+	}
+	if !json.Valid(out) {
+		t.Error("the redacted line is no longer JSON")
+	}
 }
