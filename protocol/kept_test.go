@@ -192,3 +192,39 @@ func TestRecentKeysKeepLongKeysShort(t *testing.T) {
 		t.Fatalf("the window holds %d keys (at most %d), the oldest one too: %v", r.Len(), reportedWindow, r.Has(long))
 	}
 }
+
+// TestKeptMemoryIgnoresRunningTurn: one turn that never ends may stream
+// any number of tool calls, message ids and compactions; running turns
+// keep the latest MaxKeptEntries to 2*MaxKeptEntries of them. (Before,
+// a running turn kept every one: about 0.2 KiB an item.)
+func TestKeptMemoryIgnoresRunningTurn(t *testing.T) {
+	update := func(w *adversary, u string) {
+		w.send(domain.FromAgent, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`+u+`}}`)
+	}
+	prompt := func(w *adversary) {
+		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`)
+	}
+	t.Run("tool calls", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "tool calls of a running turn", 2*MaxKeptEntries, func(w *adversary, n int) {
+			prompt(w)
+			for i := range n {
+				update(w, fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"call-%d","title":"Read file %d","status":"in_progress"}`, i, i))
+			}
+		})
+	})
+	t.Run("message ids", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "message ids of a running turn", 2*MaxKeptEntries, func(w *adversary, n int) {
+			prompt(w)
+			for i := range n {
+				update(w, fmt.Sprintf(`{"sessionUpdate":"agent_message_chunk","messageId":"msg-%d","content":{"type":"text","text":"x"}}`, i))
+			}
+		})
+	})
+	t.Run("compactions", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "compactions under way", 2*MaxKeptEntries, func(w *adversary, n int) {
+			for i := range n {
+				update(w, fmt.Sprintf(`{"sessionUpdate":"compaction_update","compactionId":"compaction-%d","status":"in_progress"}`, i))
+			}
+		})
+	})
+}
