@@ -495,6 +495,7 @@ func checkList() []*Check {
 				onUpdate(noteCutOptionUpdate, "config_option_update"),
 				onUpdate(noteCutTurnItems, withKinds(conversationKinds, "compaction_update", "compaction_summary_chunk")...),
 				onRequestTo(noteCutTurnItems, domain.MethodSessionRequestPermission),
+				onEveryRequest(noteCutPending),
 			},
 		},
 		{

@@ -271,3 +271,15 @@ func noteCutTurnItems(p *Phase, c *ctx) {
 	}
 	t.cut = t.cut[:0]
 }
+
+// noteCutPending reports the request whose arrival makes the machine drop
+// older requests of its sender still pending (pendingRequests.dropOldest).
+func noteCutPending(p *Phase, c *ctx) {
+	q := &p.pending[c.m.Dir]
+	if c.m.Kind != domain.KindRequest || q.Len() < MaxKeptEntries || q.reqs.Has(c.m.ID.Key()) {
+		return
+	}
+	noteCut(p, c, "", "pending-"+c.m.Dir.String(), "/id",
+		fmt.Sprintf("the %s has more than %d requests pending", c.m.Dir, MaxKeptEntries),
+		"whether a response answers a request that is pending (ACP-RPC-003, ACP-RPC-006), nor reports a request it dropped as never answered (ACP-RPC-013, ACP-CXL-006, ACP-EXTN-002)")
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/proctest"
 )
 
@@ -227,4 +228,38 @@ func TestKeptMemoryIgnoresRunningTurn(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestKeptMemoryIgnoresPendingRequests: a side may send any number of
+// requests the other never answers; the machine keeps the latest
+// 3/4*MaxKeptEntries to MaxKeptEntries of each side's. (Before, every
+// one: about 0.2 KiB a request.)
+func TestKeptMemoryIgnoresPendingRequests(t *testing.T) {
+	assertKeptIgnoresCount(t, "pending requests", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/w/file-%d.txt"}}`, i+10, i))
+		}
+	})
+}
+
+// TestPendingCutSparesUnknownIDs: once the machine dropped requests of a
+// side still pending, a response that matches none it kept is not
+// reported as answering an unknown id: it may answer a dropped one. The
+// cut is said once (ACP-LINT-006).
+func TestPendingCutSparesUnknownIDs(t *testing.T) {
+	w := newWire(t)
+	notes := 0
+	for i := range MaxKeptEntries + 1 {
+		got := w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":"x%d","method":"fs/read_text_file","params":{"sessionId":"s","path":"/w/f%d"}}`, i, i))
+		for _, id := range got {
+			if id == findings.LINTListCut.ID {
+				notes++
+			}
+		}
+	}
+	if notes != 1 || w.p.PendingCount(domain.FromAgent) > MaxKeptEntries {
+		t.Errorf("%d notes of the cut, %d requests kept; want 1 note and at most %d", notes, w.p.PendingCount(domain.FromAgent), MaxKeptEntries)
+	}
+	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"x0","result":{"content":""}}`))    // dropped
+	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"x4096","result":{"content":""}}`)) // kept
 }
