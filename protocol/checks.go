@@ -482,7 +482,7 @@ func checkList() []*Check {
 		},
 		{
 			Name:  "kept",
-			Doc:   "lists longer than the machine keeps (MaxKeptEntries), whose membership it no longer judges",
+			Doc:   "lists longer than the machine keeps (MaxKeptEntries), and running turns' items beyond it, whose membership it no longer judges",
 			Rules: []*findings.Rule{findings.LINTListCut},
 			Hooks: []Hook{
 				onResponseTo(noteCutAuthMethods, domain.MethodInitialize),
@@ -493,6 +493,9 @@ func checkList() []*Check {
 				onResponseTo(noteCutCursors, domain.MethodSessionList),
 				onRequestTo(noteCutElicitations, domain.MethodElicitationCreate),
 				onUpdate(noteCutOptionUpdate, "config_option_update"),
+				onUpdate(noteCutTurnItems, withKinds(conversationKinds, "compaction_update", "compaction_summary_chunk")...),
+				onRequestTo(noteCutTurnItems, domain.MethodSessionRequestPermission),
+				onEveryRequest(noteCutPending),
 			},
 		},
 		{

@@ -252,3 +252,34 @@ func (r *recentKeys) Len() int { return r.newer.Len() + r.older.Len() }
 func (r recentKeys) clone() recentKeys {
 	return recentKeys{newer: r.newer.Clone(), older: r.older.Clone()}
 }
+
+// noteCutTurnItems reports, once per session, the message whose item
+// made the machine drop tool calls, message ids or compactions of
+// running turns (forgetItems).
+func noteCutTurnItems(p *Phase, c *ctx) {
+	t := &p.items
+	if t.cutLine != c.line() || len(t.cut) == 0 {
+		return
+	}
+	for _, id := range t.cut {
+		if !p.firstReport(findings.LINTListCut, id, "turn") {
+			continue
+		}
+		c.add(findings.LINTListCut, "/params",
+			"the running turns of the connection hold more than %d tool calls, message ids and compactions, session %q's among them; acplint keeps the latest %d to %d, so that a turn that never ends cannot make it keep unbounded state, and from here on does not judge, for that session, whether a tool_call_update or compaction_summary_chunk names one it dropped (ACP-TOOL-002, ACP-UPD-008), whether a toolCallId or messageId it dropped is used again (ACP-TOOL-001, ACP-TURN-005), or lists every tool call left open at the turn's end (ACP-TURN-004)",
+			2*MaxKeptEntries, clipListed(string(id)), MaxKeptEntries, 2*MaxKeptEntries)
+	}
+	t.cut = t.cut[:0]
+}
+
+// noteCutPending reports the request whose arrival makes the machine drop
+// older requests of its sender still pending (pendingRequests.dropOldest).
+func noteCutPending(p *Phase, c *ctx) {
+	q := &p.pending[c.m.Dir]
+	if c.m.Kind != domain.KindRequest || q.Len() < MaxKeptEntries || q.reqs.Has(c.m.ID.Key()) {
+		return
+	}
+	noteCut(p, c, "", "pending-"+c.m.Dir.String(), "/id",
+		fmt.Sprintf("the %s has more than %d requests pending", c.m.Dir, MaxKeptEntries),
+		"whether a response answers a request that is pending (ACP-RPC-003, ACP-RPC-006), nor reports a request it dropped as never answered (ACP-RPC-013, ACP-CXL-006, ACP-EXTN-002)")
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/findings"
 	"github.com/acplint/acplint/internal/proctest"
 )
 
@@ -191,4 +192,74 @@ func TestRecentKeysKeepLongKeysShort(t *testing.T) {
 	if r.Len() > reportedWindow || r.Has(long) {
 		t.Fatalf("the window holds %d keys (at most %d), the oldest one too: %v", r.Len(), reportedWindow, r.Has(long))
 	}
+}
+
+// TestKeptMemoryIgnoresRunningTurn: one turn that never ends may stream
+// any number of tool calls, message ids and compactions; running turns
+// keep the latest MaxKeptEntries to 2*MaxKeptEntries of them. (Before,
+// a running turn kept every one: about 0.2 KiB an item.)
+func TestKeptMemoryIgnoresRunningTurn(t *testing.T) {
+	update := func(w *adversary, u string) {
+		w.send(domain.FromAgent, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`+u+`}}`)
+	}
+	prompt := func(w *adversary) {
+		w.send(domain.FromClient, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}`)
+	}
+	t.Run("tool calls", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "tool calls of a running turn", 2*MaxKeptEntries, func(w *adversary, n int) {
+			prompt(w)
+			for i := range n {
+				update(w, fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"call-%d","title":"Read file %d","status":"in_progress"}`, i, i))
+			}
+		})
+	})
+	t.Run("message ids", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "message ids of a running turn", 2*MaxKeptEntries, func(w *adversary, n int) {
+			prompt(w)
+			for i := range n {
+				update(w, fmt.Sprintf(`{"sessionUpdate":"agent_message_chunk","messageId":"msg-%d","content":{"type":"text","text":"x"}}`, i))
+			}
+		})
+	})
+	t.Run("compactions", func(t *testing.T) {
+		assertKeptIgnoresCount(t, "compactions under way", 2*MaxKeptEntries, func(w *adversary, n int) {
+			for i := range n {
+				update(w, fmt.Sprintf(`{"sessionUpdate":"compaction_update","compactionId":"compaction-%d","status":"in_progress"}`, i))
+			}
+		})
+	})
+}
+
+// TestKeptMemoryIgnoresPendingRequests: a side may send any number of
+// requests the other never answers; the machine keeps the latest
+// 3/4*MaxKeptEntries to MaxKeptEntries of each side's. (Before, every
+// one: about 0.2 KiB a request.)
+func TestKeptMemoryIgnoresPendingRequests(t *testing.T) {
+	assertKeptIgnoresCount(t, "pending requests", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"fs/read_text_file","params":{"sessionId":"s1","path":"/w/file-%d.txt"}}`, i+10, i))
+		}
+	})
+}
+
+// TestPendingCutSparesUnknownIDs: once the machine dropped requests of a
+// side still pending, a response that matches none it kept is not
+// reported as answering an unknown id: it may answer a dropped one. The
+// cut is said once (ACP-LINT-006).
+func TestPendingCutSparesUnknownIDs(t *testing.T) {
+	w := newWire(t)
+	notes := 0
+	for i := range MaxKeptEntries + 1 {
+		got := w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":"x%d","method":"fs/read_text_file","params":{"sessionId":"s","path":"/w/f%d"}}`, i, i))
+		for _, id := range got {
+			if id == findings.LINTListCut.ID {
+				notes++
+			}
+		}
+	}
+	if notes != 1 || w.p.PendingCount(domain.FromAgent) > MaxKeptEntries {
+		t.Errorf("%d notes of the cut, %d requests kept; want 1 note and at most %d", notes, w.p.PendingCount(domain.FromAgent), MaxKeptEntries)
+	}
+	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"x0","result":{"content":""}}`))    // dropped
+	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"x4096","result":{"content":""}}`)) // kept
 }

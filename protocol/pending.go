@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/acplint/acplint/domain"
@@ -23,6 +24,9 @@ type pendingRequests struct {
 	// the session they name.
 	newSessions int
 	settings    map[domain.SessionID]int
+	// cutLine is the line of the first request whose arrival made the
+	// machine drop older ones (dropOldest), 0 while it dropped none.
+	cutLine int
 }
 
 // Get returns the request pending under key.
@@ -38,6 +42,9 @@ func (q *pendingRequests) Set(key string, req Pending) {
 		q.reqs.Set(key, req)
 		q.count(req, 1)
 		return
+	}
+	if q.reqs.Len() >= MaxKeptEntries {
+		q.dropOldest(req.Line)
 	}
 	owned := q.reqs.add(key, req)
 	if q.order.built {
@@ -63,6 +70,36 @@ func (q *pendingRequests) remove(key string, old Pending) {
 	// costs no more than the deletions since it was last built.
 	if q.order.built && len(q.order.entries) > 2*q.reqs.Len()+32 {
 		q.order.build(q.reqs)
+	}
+}
+
+// dropOldest forgets the oldest quarter of the pending requests, for a
+// request at line that would be one more than MaxKeptEntries: a side may
+// send any number of requests the other never answers, each kept as long
+// as it is pending. Sorting them costs O(P log P) once per P/4 requests,
+// and nothing below the cap. A response to a dropped request is not
+// judged (unmatchedResponse), nor is its request reported unanswered at
+// the end; noteCutPending says so.
+func (q *pendingRequests) dropOldest(line int) {
+	type aged struct {
+		line int
+		key  string
+	}
+	all := make([]aged, 0, q.reqs.Len())
+	for k, e := range q.reqs.m {
+		all = append(all, aged{e.val.Line, k})
+	}
+	slices.SortFunc(all, func(a, b aged) int {
+		if a.line != b.line {
+			return a.line - b.line
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	for _, r := range all[:len(all)/4] {
+		q.Delete(r.key)
+	}
+	if q.cutLine == 0 {
+		q.cutLine = line
 	}
 }
 

@@ -265,6 +265,10 @@ type Session struct {
 	currentKept bool
 
 	Compactions Map[domain.CompactionID, Compaction]
+	// itemsCut has bit 1<<kind set (turnItemKind) once the machine
+	// dropped items of that kind of a running turn (forgetItems): a
+	// lookup of one that misses is then not judged.
+	itemsCut uint8
 }
 
 // MessageUse records how a messageId was used.

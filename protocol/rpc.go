@@ -284,6 +284,9 @@ func unmatchedResponse(p *Phase, c *ctx, key string, lastOfResponder int) {
 		c.related(f, line, "the first response")
 		return
 	}
+	if p.pending[requester].cutLine > 0 {
+		return // it may answer a request the machine dropped (dropOldest)
+	}
 	if _, theirs := p.pending[m.Dir].Get(key); theirs {
 		c.add(findings.RPCUnknownResponseID, "/id", "response id %s matches a request the %s sent itself, not one from the %s; the %s cannot correlate it", m.ID, m.Dir, requester, requester)
 	} else {
@@ -315,6 +318,11 @@ func unattributedResponse(p *Phase, c *ctx) {
 	}
 	if parseFailureReply(m) {
 		return
+	}
+	for _, side := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
+		if p.pending[side].cutLine > 0 {
+			return // it may answer a request the machine dropped (dropOldest)
+		}
 	}
 	for _, side := range []domain.Direction{domain.FromClient, domain.FromAgent, domain.DirUnknown} {
 		if line, done := p.answered[side].Get(key); done {

@@ -74,9 +74,13 @@ func toolCallCreated(p *Phase, c *ctx, s *Session, u domain.ToolCall) {
 
 func toolCallUpdated(p *Phase, c *ctx, s *Session, u domain.ToolCallUpdate) {
 	call, known := s.ToolCalls.Get(u.ToolCallID)
-	if !known {
+	// A running turn's call the machine dropped (forgetItems) may be the
+	// one named: not judged.
+	if !known && s.itemsCut&(1<<itemToolCall) == 0 {
 		c.add(findings.TOOLUpdateUnknown, "/params/update/toolCallId",
 			"tool_call_update names toolCallId %q, which no tool_call of this session introduced; in v1 an update changes an existing call (only v2 lets the first update create it), so v1 clients drop it or show a call without a title", u.ToolCallID)
+	}
+	if !known {
 		// Take the update as the call's first report, as a v2 client
 		// would, so its later updates are judged normally.
 		call = ToolCall{Line: c.line(), Turn: s.Turn, Status: domain.ToolCallPending}

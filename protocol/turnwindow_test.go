@@ -152,10 +152,12 @@ func TestPastTurnsForgotten(t *testing.T) {
 }
 
 // TestRunningTurnKeepsItsItems: a turn of more tool calls than the window
-// forgets none of them while it runs; once it has ended they go too.
+// (but fewer than the 2*MaxKeptEntries items running turns may keep
+// before any is cut) forgets none of them while it runs; once it has
+// ended they go too.
 func TestRunningTurnKeepsItsItems(t *testing.T) {
 	w := newWire(t)
-	const calls = 3 * turnWindow
+	const calls = 2*MaxKeptEntries - 1 // and c0 stored again makes it 2*MaxKeptEntries
 	id := w.prompt()
 	for i := range calls {
 		w.clean(w.update(toolCall(fmt.Sprintf("c%d", i))))
@@ -179,6 +181,43 @@ func TestRunningTurnKeepsItsItems(t *testing.T) {
 	}
 	if s, _ := w.p.Session("s"); s.ToolCalls.Len() > turnWindow {
 		t.Errorf("the long turn's %d tool calls outlive it: the session remembers %d, at most %d were expected", calls, s.ToolCalls.Len(), turnWindow)
+	}
+}
+
+// TestRunningTurnBeyondCap: a turn that streams more tool calls than
+// running turns may keep keeps the latest, says once that it cut them
+// (ACP-LINT-006), and judges no update to a call it may have dropped;
+// the calls it kept are judged as before.
+func TestRunningTurnBeyondCap(t *testing.T) {
+	w := newWire(t)
+	const calls = 6 * MaxKeptEntries
+	id := w.prompt()
+	cutAt := -1
+	for i := range calls {
+		got := w.update(toolCall(fmt.Sprintf("c%d", i)))
+		switch {
+		case len(got) == 0:
+		case cutAt < 0 && slices.Equal(got, []string{findings.LINTListCut.ID}):
+			cutAt = i
+		default:
+			t.Fatalf("tool call %d: unexpected findings %v", i, got)
+		}
+	}
+	if cutAt != 2*MaxKeptEntries {
+		t.Errorf("the cut was said at tool call %d, want %d (the first beyond what running turns keep)", cutAt, 2*MaxKeptEntries)
+	}
+	s, _ := w.p.Session("s")
+	if n := s.ToolCalls.Len(); n < MaxKeptEntries || n > 2*MaxKeptEntries || len(w.p.items.log) > 2*MaxKeptEntries {
+		t.Errorf("the running turn keeps %d tool calls, its log %d items; between %d and %d were expected", n, len(w.p.items.log), MaxKeptEntries, 2*MaxKeptEntries)
+	}
+	w.clean(w.update(toolDone("c0"))) // dropped: not judged
+	last := fmt.Sprintf("c%d", calls-1)
+	if got := w.update(toolCall(last)); !slices.Equal(got, []string{findings.TOOLDuplicateID.ID}) {
+		t.Errorf("the latest toolCallId used again: %v, want %s", got, findings.TOOLDuplicateID.ID)
+	}
+	w.clean(w.update(toolDone(last)))
+	if got := w.endTurn(id); !slices.Equal(got, []string{findings.TURNEndWithOpenToolCalls.ID}) {
+		t.Errorf("the turn ends with the calls it kept open: %v, want %s", got, findings.TURNEndWithOpenToolCalls.ID)
 	}
 }
 

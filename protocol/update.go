@@ -314,6 +314,12 @@ func compactionChunk(p *Phase, c *ctx, s *Session, u domain.CompactionSummaryChu
 			comp.LateReported = true
 			p.withSession(s.ID, func(s *Session) { store(p, &s.Compactions, u.CompactionID, comp) })
 		}
+	case !seen && s.itemsCut&(1<<itemCompaction) != 0:
+		// It may be a compaction of a running turn that the machine
+		// dropped (forgetItems): not judged, but known from here on.
+		comp = Compaction{Line: c.line(), Started: true}
+		p.withSession(s.ID, func(s *Session) { store(p, &s.Compactions, u.CompactionID, comp) })
+		p.noteItem(s.ID, itemCompaction, string(u.CompactionID), comp.Line)
 	case !seen || !comp.Started:
 		c.add(findings.UPDCompactionOrder, "/params/update/compactionId",
 			"compaction_summary_chunk for compaction %q arrives before any in_progress compaction_update for it; summary chunks belong between in_progress and the terminal update, so the client has no compaction to attach the text to", u.CompactionID)
