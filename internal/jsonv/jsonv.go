@@ -11,7 +11,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -228,7 +227,8 @@ func parse(src []byte, text string, arena *Arena, maxValues int) (Value, error) 
 	// in went through a temporary and a barrier-checked copy.
 	clear(p.keep)
 	p.src, p.text, p.pos, p.arena = nil, "", 0, nil
-	p.members, p.elems, p.keep = keptStack(p.members), keptStack(p.elems), keptStack(p.keep)
+	p.members, p.elems = p.memberSegs.reset(p.members), p.elemSegs.reset(p.elems)
+	p.keep = keptStack(p.keep)
 	p.scratch = p.scratch[:0]
 	if arena == nil {
 		parsers.Put(p)
@@ -262,6 +262,74 @@ func keptStack[T any](stack []T) []T {
 	return stack[:0]
 }
 
+// segmentedStack holds the full segments of a parser's stack below the
+// one being filled. A stack grows by doubling only up to maxKeptStack
+// bytes; past that it takes segments of that size. Doubling a stack that
+// a huge container grows (a line of 1M numbers has a 24 MiB one) left all
+// its earlier copies as garbage, which, the stack holding no pointers,
+// the heap's growth before the next collection then held as resident
+// memory (TestLintMemoryBounded/long_lines); segments are never copied,
+// and the ones popped are reused for the next pushes.
+type segmentedStack[T any] struct {
+	full  [][]T // full segments, bottom first
+	below int   // items in full
+	spare [][]T // empty segments to fill next
+}
+
+// grow returns the stack's top segment, cur, with room for one more item:
+// cur grown, or a new segment with cur pushed below it.
+func (s *segmentedStack[T]) grow(cur []T) []T {
+	segment := int(maxKeptStack / unsafe.Sizeof(*new(T)))
+	if cap(cur) < segment {
+		next := make([]T, len(cur), min(max(2*cap(cur), 64), segment))
+		copy(next, cur)
+		return next
+	}
+	s.full = append(s.full, cur)
+	s.below += len(cur)
+	if n := len(s.spare); n > 0 {
+		next := s.spare[n-1]
+		s.spare[n-1] = nil
+		s.spare = s.spare[:n-1]
+		return next
+	}
+	return make([]T, 0, cap(cur))
+}
+
+// pop copies the items from base (counted from the stack's bottom) up
+// into dst, when base lies below the top segment cur, and returns the new
+// top segment.
+func (s *segmentedStack[T]) pop(cur []T, base int, dst []T) []T {
+	i := len(s.full)
+	for s.below > base {
+		i--
+		s.below -= len(s.full[i])
+	}
+	off := base - s.below
+	k := copy(dst, s.full[i][off:])
+	for _, segment := range s.full[i+1:] {
+		k += copy(dst[k:], segment)
+		s.spare = append(s.spare, segment[:0])
+	}
+	copy(dst[k:], cur)
+	s.spare = append(s.spare, cur[:0])
+	top := s.full[i][:off]
+	clear(s.full[i:])
+	s.full = s.full[:i]
+	return top
+}
+
+// reset empties the stack whose top segment is cur and returns what a
+// parser keeps of it for the next parse: its bottom segment, emptied, if
+// it is no larger than maxKeptStack.
+func (s *segmentedStack[T]) reset(cur []T) []T {
+	if len(s.full) > 0 {
+		cur = s.full[0]
+	}
+	*s = segmentedStack[T]{}
+	return keptStack(cur)
+}
+
 // parsers keeps parsers, for their member and element stacks.
 var parsers = sync.Pool{New: func() any { return new(parser) }}
 
@@ -273,8 +341,12 @@ type parser struct {
 	// stacks: a container's items are collected on top and copied into a
 	// slice of the exact size when it closes, so that no container costs a
 	// growing slice.
-	members []rawMember
-	elems   []rawValue
+	// Only their top segments are here: past maxKeptStack bytes, the
+	// lower ones are in memberSegs and elemSegs.
+	members    []rawMember
+	elems      []rawValue
+	memberSegs segmentedStack[rawMember]
+	elemSegs   segmentedStack[rawValue]
 	// arena, when set, provides the memory of closed containers; without
 	// one each container gets a slice of its own, kept in keep until the
 	// parse ends (see rawMember).
@@ -510,7 +582,7 @@ func (p *parser) object(depth int) (Value, error) {
 		v.span.end = uint32(p.pos)
 		return v, nil
 	}
-	base := len(p.members)
+	base := p.memberSegs.below + len(p.members)
 	for {
 		if !p.atByte('"') {
 			return Value{}, p.errf("unexpected %s, want a member name string", p.describe())
@@ -544,7 +616,7 @@ func (p *parser) object(depth int) (Value, error) {
 		// was read back 16 bytes at a time right after its narrower
 		// stores, the stall that Value's four fields avoid.
 		if len(p.members) == cap(p.members) {
-			p.members = slices.Grow(p.members, 1)
+			p.members = p.memberSegs.grow(p.members)
 		}
 		p.members = p.members[:len(p.members)+1]
 		m := &p.members[len(p.members)-1]
@@ -562,13 +634,17 @@ func (p *parser) object(depth int) (Value, error) {
 		case '}':
 			p.pos++
 			v.span.end = uint32(p.pos)
-			n := len(p.members) - base
+			n := p.memberSegs.below + len(p.members) - base
 			if uint64(n) > maxLen {
 				return Value{}, p.errf("object with more than %d members", maxLen)
 			}
 			members := p.takeMembers(n)
-			copy(rawMembers(members), p.members[base:])
-			p.members = p.members[:base]
+			if top := base - p.memberSegs.below; top >= 0 {
+				copy(rawMembers(members), p.members[top:])
+				p.members = p.members[:top]
+			} else {
+				p.members = p.memberSegs.pop(p.members, base, rawMembers(members))
+			}
 			v.span.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(members))
 			return v, nil
 		default:
@@ -586,12 +662,15 @@ func (p *parser) array(depth int) (Value, error) {
 		v.span.end = uint32(p.pos)
 		return v, nil
 	}
-	base := len(p.elems)
+	base := p.elemSegs.below + len(p.elems)
 	for {
 		p.skipSpace()
 		ev, err := p.value(depth + 1)
 		if err != nil {
 			return Value{}, err
+		}
+		if len(p.elems) == cap(p.elems) {
+			p.elems = p.elemSegs.grow(p.elems)
 		}
 		p.elems = append(p.elems, raw(ev))
 		if p.room--; p.room < 0 {
@@ -607,13 +686,17 @@ func (p *parser) array(depth int) (Value, error) {
 		case ']':
 			p.pos++
 			v.span.end = uint32(p.pos)
-			n := len(p.elems) - base
+			n := p.elemSegs.below + len(p.elems) - base
 			if uint64(n) > maxLen {
 				return Value{}, p.errf("array with more than %d elements", maxLen)
 			}
 			elems := p.takeElems(n)
-			copy(rawValues(elems), p.elems[base:])
-			p.elems = p.elems[:base]
+			if top := base - p.elemSegs.below; top >= 0 {
+				copy(rawValues(elems), p.elems[top:])
+				p.elems = p.elems[:top]
+			} else {
+				p.elems = p.elemSegs.pop(p.elems, base, rawValues(elems))
+			}
 			v.span.n, v.ptr = uint32(n), unsafe.Pointer(unsafe.SliceData(elems))
 			return v, nil
 		default:

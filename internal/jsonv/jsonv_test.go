@@ -451,3 +451,50 @@ func TestParseMaxValues(t *testing.T) {
 		t.Errorf("cut array: %v, want a SyntaxError", err)
 	}
 }
+
+// Containers larger than a stack segment (maxKeptStack bytes), nested so
+// that inner ones start in one segment and close in another and outer
+// ones close after their segments were popped and reused, parse as
+// encoding/json reads them, with and without an arena.
+func TestContainersAcrossStackSegments(t *testing.T) {
+	perSegment := int(maxKeptStack / unsafe.Sizeof(rawValue{}))
+	var b strings.Builder
+	b.WriteString(`{"head":[`)
+	for i := range perSegment + 7 {
+		fmt.Fprintf(&b, "%d,", i%10)
+	}
+	b.WriteString(`[`)
+	for i := range 2*perSegment + 3 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `[%d,{"k%d":%d}]`, i%7, i, i%3)
+	}
+	b.WriteString(`],"tail"],"members":{`)
+	for i := range 3 * int(maxKeptStack/unsafe.Sizeof(rawMember{})) {
+		fmt.Fprintf(&b, `"m%d":[%d],`, i, i%5)
+	}
+	b.WriteString(`"last":[1,[2,[3]]]},"after":[4,5]}`)
+	src := []byte(b.String())
+	want, err := Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := json.NewDecoder(bytes.NewReader(src))
+	d.UseNumber()
+	var std any
+	if err := d.Decode(&std); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(toAny(&want), std) {
+		t.Fatal("Parse's tree differs from encoding/json's")
+	}
+	var a Arena
+	for range 2 {
+		a.Reset()
+		got, err := a.ParseNext(src)
+		if err != nil || !sameTree(&got, &want) {
+			t.Fatalf("arena parse differs from Parse's (err %v)", err)
+		}
+	}
+}
