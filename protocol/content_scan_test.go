@@ -111,14 +111,7 @@ func boolIndex(b bool) int {
 // content must be one that mayCarryBinary lets through.
 func TestMayCarryBinaryRulesOutOnlyTextAndShapes(t *testing.T) {
 	var updates []domain.SessionUpdate
-	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
-	events, err := benchEvents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range cases {
-		events = append(events, corpusEvents(t, name)...)
-	}
+	events := benchAndCorpusEvents(t)
 	for _, ev := range events {
 		if ev.Msg == nil {
 			continue
@@ -176,14 +169,7 @@ func TestParamsMayCarryBinaryRulesOutOnlyTextAndLinks(t *testing.T) {
 		}
 	}
 	var params []any
-	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
-	events, err := benchEvents()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range cases {
-		events = append(events, corpusEvents(t, name)...)
-	}
+	events := benchAndCorpusEvents(t)
 	for _, ev := range events {
 		if ev.Msg != nil && ev.Msg.Params != nil {
 			params = append(params, ev.Msg.Params)
@@ -217,4 +203,19 @@ func TestParamsMayCarryBinaryRulesOutOnlyTextAndLinks(t *testing.T) {
 	if holding < 5 || ruledOut == 0 {
 		t.Fatalf("%d of %d params hold base64 content and %d are ruled out; the test needs examples of both", holding, len(params), ruledOut)
 	}
+}
+
+// benchAndCorpusEvents is the benchmark's generated transcript followed by
+// every golden transcript, as events.
+func benchAndCorpusEvents(t *testing.T) []Event {
+	t.Helper()
+	events, err := benchEvents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, _ := filepath.Glob("../conformance/testdata/*/*.txtar")
+	for _, name := range cases {
+		events = append(events, corpusEvents(t, name)...)
+	}
+	return events
 }

@@ -45,17 +45,11 @@ func TestKeptMemoryIgnoresListLength(t *testing.T) {
 			list(`{"value":"mode-%d","name":"Mode %d"}`)+`]}]}}`)
 		p := w.p
 		w.p = Phase{}
-		var ms runtime.MemStats
-		// Twice: the first collection moves sync.Pool contents (jsonv's
-		// pooled parsers keep their stacks, up to 1 MiB each) to the victim
-		// cache, the second frees them; they are not what the machine keeps.
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
+		heap := liveHeap()
 		if s, ok := p.Session("s1"); !ok || !s.hasMode(domain.SessionModeID(fmt.Sprintf("mode-%d", n-1))) {
 			t.Fatalf("the session is gone or does not take its last mode")
 		}
-		return ms.HeapAlloc
+		return heap
 	}
 	const n = 2 * MaxKeptEntries
 	base := kept(1)
@@ -65,6 +59,18 @@ func TestKeptMemoryIgnoresListLength(t *testing.T) {
 	if large > small+slack {
 		t.Errorf("what the machine keeps grows with the lists: %.0f KiB with lists of %d, %.0f KiB with %d", float64(small)/(1<<10), n, float64(large)/(1<<10), 8*n)
 	}
+}
+
+// liveHeap is the heap left after collections. Twice: the first moves
+// sync.Pool contents (jsonv's pooled parsers keep their stacks, up to 1 MiB
+// each) to the victim cache, the second frees them; they are not what the
+// machine keeps.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
 
 // keptHeap is the live heap with the phase that feed leaves alone alive,
@@ -81,15 +87,9 @@ func keptHeap(t *testing.T, n int, feed func(w *adversary, n int)) int64 {
 		}
 		p := w.p
 		w.p = Phase{}
-		var ms runtime.MemStats
-		// Twice: the first collection moves sync.Pool contents (jsonv's
-		// pooled parsers keep their stacks, up to 1 MiB each) to the victim
-		// cache, the second frees them; they are not what the machine keeps.
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
+		heap := liveHeap()
 		runtime.KeepAlive(p)
-		return ms.HeapAlloc
+		return heap
 	}
 	return int64(heap(n)) - int64(heap(0))
 }
