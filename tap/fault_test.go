@@ -523,3 +523,82 @@ func TestSupervisedAgentEndsAsItself(t *testing.T) {
 		}
 	})
 }
+
+// TestHeldObserverGetsEveryLine: an observer that holds the traffic
+// (Observer.Hold, the recorder) and is far slower than the agent, behind a
+// queue a fraction of the traffic's size, still gets every line, in
+// order, and no gap: the traffic waits for it while it keeps up.
+func TestHeldObserverGetsEveryLine(t *testing.T) {
+	const n = 3000
+	t.Setenv("TAP_LINES", strconv.Itoa(n))
+	var mu sync.Mutex
+	var got [][]byte
+	gaps := 0
+	slow := func(f transcript.Frame) {
+		time.Sleep(20 * time.Microsecond)
+		mu.Lock()
+		defer mu.Unlock()
+		if f.Lost != nil {
+			gaps++
+			return
+		}
+		got = append(got, bytes.Clone(f.Data))
+	}
+	var out bytes.Buffer
+	within(t, 60*time.Second, func() {
+		_, err := Run(context.Background(), Options{Command: fixture("chatty"), Stderr: io.Discard, QueueBytes: 8 << 10,
+			Observers: []Observer{{Name: "recorder", Frame: slow, Hold: true}}},
+			bytes.NewReader(nil), &out)
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	want := chattyLines(n)
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("the editor got %d bytes, want %d", out.Len(), len(want))
+	}
+	if gaps != 0 {
+		t.Errorf("%d gap frames; an observer that holds the traffic and keeps up loses nothing", gaps)
+	}
+	if !bytes.Equal(append(bytes.Join(got, []byte("\n")), '\n'), want) {
+		t.Errorf("the observer got %d lines, not the agent's %d in order", len(got), n)
+	}
+}
+
+// TestHeldObserverThatStopsIsLeftBehind: an observer that holds the
+// traffic but stops taking frames (a recorder whose disk hangs) holds it
+// for one holdWindow, not for ever; then it is left behind, and told what
+// it missed once it moves again. Delivered plus lost add up to every line.
+func TestHeldObserverThatStopsIsLeftBehind(t *testing.T) {
+	const n = 5000
+	t.Setenv("TAP_LINES", strconv.Itoa(n))
+	release := make(chan struct{})
+	stuck := &gapRecorder{block: release}
+	var out bytes.Buffer
+	var took time.Duration
+	within(t, 30*time.Second, func() {
+		start := time.Now()
+		_, err := Run(context.Background(), Options{Command: fixture("chatty"), Stderr: io.Discard, QueueBytes: 4 << 10,
+			Observers: []Observer{{Name: "recorder", Frame: stuck.frame, Hold: true}}},
+			bytes.NewReader(nil), &syncWriter{w: &out, onLines: n, done: func() { took = time.Since(start); close(release) }})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	if !bytes.Equal(out.Bytes(), chattyLines(n)) {
+		t.Fatalf("the editor got %d bytes, want %d", out.Len(), len(chattyLines(n)))
+	}
+	// One window of waiting, and the time it takes to start the agent and
+	// move 5,000 lines on a loaded machine.
+	if most := holdWindow + 5*time.Second; took > most {
+		t.Errorf("the editor had every line after %v; a stopped observer may hold the traffic for %v", took, holdWindow)
+	}
+	if got := stuck.frames + stuck.lostFrames; got != n || stuck.lostFrames == 0 {
+		t.Errorf("delivered %d + lost %d = %d frames, want %d with some lost", stuck.frames, stuck.lostFrames, got, n)
+	}
+	for _, r := range stuck.reasons {
+		if !strings.Contains(r, "recorder fell behind") {
+			t.Errorf("gap reason %q does not say the recorder fell behind", r)
+		}
+	}
+}

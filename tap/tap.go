@@ -93,6 +93,13 @@ type Observer struct {
 	// wakes at most once per Delay while the traffic flows and takes what
 	// has queued, unless the queue is half full.
 	Delay time.Duration
+	// Hold makes the tap wait for this observer, rather than drop frames,
+	// when its queue is full, for as long as the observer keeps taking
+	// frames off it (at least holdMinBytes a holdWindow): a recorder on a
+	// machine whose cores are taken then slows the traffic to its pace
+	// and records all of it, and a recorder that stops (a disk that
+	// hangs) costs the traffic one holdWindow and then frames of its own.
+	Hold bool
 }
 
 // Result describes how the agent ended.
@@ -349,8 +356,8 @@ func newFanout(opts Options) *fanout {
 // other end never blocks.
 func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start time.Time, onWriteFail func()) {
 	buf := make([]byte, 256<<10)
-	var partial []byte
-	oversize := 0 // bytes so far of a line longer than maxLine, not kept
+	lines := lineCutter{maxLine: f.maxLine}
+	var batch []event
 	writeOK := true
 	// With no observer the lines are only counted: copying each one for
 	// nobody cost a pipe's worth of allocation and collection.
@@ -365,49 +372,20 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 			f.count(from, bytes.Count(buf[:n], []byte{'\n'}))
 			unterminated = buf[n-1] != '\n'
 		}
-		if n > 0 {
+		if n > 0 && observed {
 			// The lines go to the observers before the bytes go on (queuing
-			// never blocks): a write to the peer may block, and the peer may
-			// answer a line before the write returns; the recording must not
-			// show the answer before the line.
-			chunk := buf[:n]
-			if !observed {
-				chunk = nil
-			}
-			for len(chunk) > 0 {
-				i := bytes.IndexByte(chunk, '\n')
-				piece := chunk
-				if i >= 0 {
-					piece = chunk[:i]
-				}
-				switch {
-				case oversize > 0 || len(partial)+len(piece) > f.maxLine:
-					oversize += len(partial) + len(piece)
-					partial = nil
-				case i < 0:
-					partial = append(partial, piece...)
-				}
-				if i < 0 {
-					break
-				}
-				if oversize > 0 {
-					f.lose(from, start, oversize)
-					oversize = 0
-				} else {
-					// The frame owns its bytes: partial (or a fresh copy)
-					// is handed over, and buf is reused.
-					line := append(partial, piece...)
-					partial = nil
-					f.send(transcript.Frame{From: from, T: time.Since(start), Conn: 1, Data: line})
-				}
-				chunk = chunk[i+1:]
-			}
-			if writeOK {
-				if _, werr := dst.Write(buf[:n]); werr != nil {
-					writeOK = false
-					if onWriteFail != nil {
-						onWriteFail()
-					}
+			// waits only for an observer that holds the traffic and keeps
+			// up): a write to the peer may block, and the peer may answer a
+			// line before the write returns; the recording must not show
+			// the answer before the line.
+			batch = lines.cut(batch[:0], buf[:n])
+			f.send(from, time.Since(start), batch)
+		}
+		if n > 0 && writeOK {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				writeOK = false
+				if onWriteFail != nil {
+					onWriteFail()
 				}
 			}
 		}
@@ -417,14 +395,97 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 				if unterminated {
 					f.count(from, 1)
 				}
-			} else if oversize > 0 {
-				f.lose(from, start, oversize)
-			} else if len(partial) > 0 {
-				f.send(transcript.Frame{From: from, T: time.Since(start), Conn: 1, Data: partial})
+			} else if batch = lines.end(batch[:0]); len(batch) > 0 {
+				f.send(from, time.Since(start), batch)
 			}
 			return
 		}
 	}
+}
+
+// An event is what one line of the traffic is to the observers: a frame
+// of data, or, when tooLong is set, a line of that many bytes that was
+// too long to keep.
+type event struct {
+	data    []byte
+	tooLong int
+	// inRead marks data that is still a slice of the pump's buffer.
+	inRead bool
+}
+
+// lineCutter cuts one direction's bytes, as they are read, into lines.
+type lineCutter struct {
+	maxLine  int
+	partial  []byte // the line so far, when it began in an earlier read
+	oversize int    // bytes so far of a line longer than maxLine, not kept
+}
+
+// cut appends to evs the lines that chunk ends, and keeps what chunk
+// leaves unfinished for the next call. chunk is the pump's buffer, which
+// the next read overwrites: the lines that lie whole in it are copied
+// out, all of one read into one allocation of their summed length, so
+// that a queued frame pins no memory the queue does not count. A line
+// that began in an earlier read is already in a buffer of its own.
+func (c *lineCutter) cut(evs []event, chunk []byte) []event {
+	first, inRead := len(evs), 0
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			c.carry(chunk)
+			break
+		}
+		piece := chunk[:i]
+		switch {
+		case c.oversize > 0 || len(c.partial)+len(piece) > c.maxLine:
+			evs = append(evs, event{tooLong: c.oversize + len(c.partial) + len(piece)})
+			c.partial, c.oversize = nil, 0
+		case len(c.partial) > 0:
+			// The frame owns partial now; the next line gets a new one.
+			evs = append(evs, event{data: append(c.partial, piece...)})
+			c.partial = nil
+		case len(piece) > 0:
+			evs = append(evs, event{data: piece, inRead: true})
+			inRead += len(piece)
+		default:
+			evs = append(evs, event{}) // an empty line
+		}
+		chunk = chunk[i+1:]
+	}
+	if inRead == 0 {
+		return evs
+	}
+	owned := make([]byte, 0, inRead)
+	for j := first; j < len(evs); j++ {
+		if e := &evs[j]; e.inRead {
+			at := len(owned)
+			owned = append(owned, e.data...)
+			e.data, e.inRead = owned[at:len(owned):len(owned)], false
+		}
+	}
+	return evs
+}
+
+// carry keeps piece, the start of a line the read did not finish, up to
+// maxLine bytes; past that only its length is counted.
+func (c *lineCutter) carry(piece []byte) {
+	if c.oversize > 0 || len(c.partial)+len(piece) > c.maxLine {
+		c.oversize += len(c.partial) + len(piece)
+		c.partial = nil
+		return
+	}
+	c.partial = append(c.partial, piece...)
+}
+
+// end appends to evs the last line, which no "\n" ended, if there is one.
+func (c *lineCutter) end(evs []event) []event {
+	switch {
+	case c.oversize > 0:
+		evs = append(evs, event{tooLong: c.oversize})
+	case len(c.partial) > 0:
+		evs = append(evs, event{data: c.partial})
+	}
+	c.partial, c.oversize = nil, 0
+	return evs
 }
 
 // count counts n lines that no observer is given.
@@ -434,24 +495,24 @@ func (f *fanout) count(from domain.Direction, n int) {
 	f.n[from] += n
 }
 
-func (f *fanout) send(fr transcript.Frame) {
+// send gives the lines of one read, which crossed at t, to every queue,
+// in the order the pumps took the lock.
+func (f *fanout) send(from domain.Direction, t time.Duration, evs []event) {
+	if len(evs) == 0 {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.n[fr.From]++
+	f.n[from] += len(evs)
 	for _, q := range f.queues {
-		q.push(fr)
+		q.push(from, t, evs, f.tooLongReason)
 	}
 }
 
-// lose tells the observers about a line too long to give them.
-func (f *fanout) lose(from domain.Direction, start time.Time, n int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.n[from]++
-	reason := fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", n, from, f.maxLine)
-	for _, q := range f.queues {
-		q.drop(time.Since(start), int64(n), reason)
-	}
+// tooLongReason is the reason given for a line of n bytes too long to
+// give the observers.
+func (f *fanout) tooLongReason(from domain.Direction, n int) string {
+	return fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", n, from, f.maxLine)
 }
 
 func (f *fanout) close(timeout time.Duration) {
@@ -479,7 +540,9 @@ func (f *fanout) counts() (client, agent int) {
 
 // queue holds one observer's frames, up to a number of bytes. A frame that
 // does not fit is dropped and counted; the count reaches the observer as a
-// gap frame before the next frame that fits.
+// gap frame before the next frame that fits. For an observer that holds
+// the traffic (Observer.Hold) the pump waits for room instead, while the
+// observer keeps up (waitRoomLocked).
 type queue struct {
 	obs     Observer
 	max     int64
@@ -498,47 +561,118 @@ type queue struct {
 	// its next Delay at once: one early wake-up.)
 	urgent chan struct{}
 	done   chan struct{}
+	// For Hold: room is signalled whenever the observer has taken frames
+	// off the queue, whose bytes freed counts; behind is set when the pump
+	// gave up waiting, and cleared once the queue is down to half.
+	room   chan struct{}
+	freed  int64
+	behind bool
 }
 
+// The pump waits for an observer that holds the traffic as long as the
+// observer takes at least holdMinBytes off its queue (or a quarter of the
+// queue, if that is less) in every holdWindow of the wait: at worst the
+// traffic slows to that pace, where the cores are taken and the observer
+// gets its share; an observer that does less (a write to a disk that
+// hangs) is left behind, and its frames are dropped until it has caught
+// up to half its queue.
+const (
+	holdWindow   = time.Second
+	holdMinBytes = 1 << 20
+)
+
 func newQueue(o Observer, max int64, onError func(error)) *queue {
-	q := &queue{obs: o, max: max, onError: onError, wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1), done: make(chan struct{})}
+	q := &queue{obs: o, max: max, onError: onError, wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
+		done: make(chan struct{}), room: make(chan struct{}, 1)}
 	go q.run()
 	return q
 }
 
-func (q *queue) push(f transcript.Frame) {
+// push queues the lines of one read, which crossed at t; tooLong gives
+// the reason for a line too long to keep.
+func (q *queue) push(from domain.Direction, t time.Duration, evs []event, tooLong func(domain.Direction, int) string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed || q.failed {
 		return
 	}
-	size := frameCost(f)
-	if q.bytes+size > q.max && q.bytes > 0 {
-		q.dropLocked(f.T, size, fmt.Sprintf("the %s fell behind by more than its %d-byte queue", q.obs.Name, q.max))
-		return
+	queued := false
+	for _, e := range evs {
+		if e.tooLong > 0 {
+			q.dropLocked(t, int64(e.tooLong), tooLong(from, e.tooLong))
+			continue
+		}
+		f := transcript.Frame{From: from, T: t, Conn: 1, Data: e.data}
+		size := frameCost(f)
+		if q.bytes+size > q.max && q.bytes > 0 && !q.waitRoomLocked(size) {
+			if q.closed || q.failed {
+				return
+			}
+			q.dropLocked(t, size, fmt.Sprintf("the %s fell behind by more than its %d-byte queue", q.obs.Name, q.max))
+			continue
+		}
+		q.flushGapLocked()
+		q.frames = append(q.frames, f)
+		q.bytes += size
+		queued = true
 	}
-	q.flushGapLocked()
-	q.frames = append(q.frames, f)
-	q.bytes += size
+	if queued {
+		q.signal()
+		if q.bytes > q.max/2 {
+			notify(q.urgent)
+		}
+	}
+}
+
+// waitRoomLocked waits, for an observer that holds the traffic, until a
+// frame of size fits its queue, and says whether it does. It gives up
+// when the observer did less than holdMinBytes in a holdWindow, and
+// waits no more until the observer has caught up to half its queue.
+// q.mu is held, and released while waiting.
+func (q *queue) waitRoomLocked(size int64) bool {
+	if !q.obs.Hold || q.behind {
+		return false
+	}
+	// The observer must be woken now, whatever its Delay.
 	q.signal()
-	if q.bytes > q.max/2 {
-		notify(q.urgent)
+	notify(q.urgent)
+	need := min(int64(holdMinBytes), q.max/4)
+	window := time.NewTimer(holdWindow)
+	defer window.Stop()
+	since := q.freed
+	for q.bytes+size > q.max && q.bytes > 0 {
+		if q.closed || q.failed {
+			return false
+		}
+		q.mu.Unlock()
+		timedOut := false
+		select {
+		case <-q.room:
+		case <-window.C:
+			timedOut = true
+		}
+		q.mu.Lock()
+		if timedOut {
+			if q.freed-since < need {
+				q.behind = true
+				return false
+			}
+			since = q.freed
+			window.Reset(holdWindow)
+		}
 	}
+	return !q.closed && !q.failed
 }
 
 // frameCost is what a queued frame costs: its bytes and the frame itself,
-// so that a flood of empty lines is bounded by the queue as well.
+// so that a flood of empty lines is bounded by the queue as well. A gap
+// frame holds no line bytes and costs nothing: there is at most one per
+// frame queued or per line too long to keep.
 func frameCost(f transcript.Frame) int64 {
-	return int64(len(f.Data)) + int64(unsafe.Sizeof(f))
-}
-
-// drop counts a frame of n bytes this observer will not get.
-func (q *queue) drop(t time.Duration, n int64, reason string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if !q.closed && !q.failed {
-		q.dropLocked(t, n, reason)
+	if f.Lost != nil {
+		return 0
 	}
+	return int64(len(f.Data)) + int64(unsafe.Sizeof(f))
 }
 
 func (q *queue) dropLocked(t time.Duration, n int64, reason string) {
@@ -580,7 +714,17 @@ func (q *queue) close() {
 	q.closed = true
 	q.signal()
 	notify(q.urgent)
+	notify(q.room) // a pump waiting for room stops waiting
 }
+
+// deliverBatch bounds what the observer's goroutine takes off the queue
+// under one lock: at most this many frames, and after the first no more
+// than deliverBytes, so that room shows up as the observer works through
+// a backlog, not only once it has.
+const (
+	deliverBatch = 64
+	deliverBytes = 256 << 10
+)
 
 func (q *queue) run() {
 	defer close(q.done)
@@ -589,6 +733,8 @@ func (q *queue) run() {
 		delay = time.NewTimer(q.obs.Delay)
 		delay.Stop()
 	}
+	work := make([]transcript.Frame, 0, deliverBatch)
+	failed := false
 	for {
 		q.mu.Lock()
 		if q.head == len(q.frames) && !q.closed {
@@ -614,18 +760,32 @@ func (q *queue) run() {
 			q.mu.Unlock()
 			return
 		}
-		f := q.frames[q.head]
-		q.frames[q.head] = transcript.Frame{}
-		q.head++
-		failed := q.failed
+		var taken int64
+		for q.head < len(q.frames) && len(work) < deliverBatch && (len(work) == 0 || taken < deliverBytes) {
+			f := q.frames[q.head]
+			q.frames[q.head] = transcript.Frame{}
+			q.head++
+			work = append(work, f)
+			taken += frameCost(f)
+		}
+		failed = q.failed
 		q.mu.Unlock()
 
-		if !failed {
-			q.deliver(f)
+		for i := range work {
+			if !failed {
+				failed = !q.deliver(work[i])
+			}
 		}
+		clear(work)
+		work = work[:0]
 
 		q.mu.Lock()
-		q.bytes -= frameCost(f)
+		q.bytes -= taken
+		q.freed += taken
+		if q.behind && q.bytes <= q.max/2 {
+			q.behind = false
+		}
+		notify(q.room)
 		empty := q.head == len(q.frames)
 		if empty || q.head > len(q.frames)/2 {
 			q.frames = append(q.frames[:0], q.frames[q.head:]...)
@@ -639,13 +799,15 @@ func (q *queue) run() {
 	}
 }
 
-func (q *queue) deliver(f transcript.Frame) {
-	q.call(func() { q.obs.Frame(f) })
+// deliver gives f to the observer, and says whether the observer is still
+// working (it did not panic).
+func (q *queue) deliver(f transcript.Frame) bool {
+	return q.call(func() { q.obs.Frame(f) })
 }
 
 // call runs one of the observer's functions; a panic stops the observer,
-// not the tap.
-func (q *queue) call(fn func()) {
+// not the tap. It says whether fn returned.
+func (q *queue) call(fn func()) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			q.mu.Lock()
@@ -655,6 +817,7 @@ func (q *queue) call(fn func()) {
 		}
 	}()
 	fn()
+	return true
 }
 
 func (q *queue) trouble(err error) {

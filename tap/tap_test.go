@@ -433,7 +433,7 @@ func TestObserverDelayBatchesWakeUps(t *testing.T) {
 	q := newQueue(o.observer(delay), 1<<20, nil)
 	start := time.Now()
 	for i := range lines {
-		q.push(transcript.Frame{Data: []byte(fmt.Sprint(i))})
+		pushLine(q, []byte(fmt.Sprint(i)))
 		time.Sleep(time.Millisecond)
 	}
 	elapsed := time.Since(start)
@@ -464,11 +464,11 @@ func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 	// queued, and then takes them at once; it waits out its Delay for
 	// the first frame that comes once it has run empty.
 	for range 2 {
-		q.push(transcript.Frame{Data: line})
+		pushLine(q, line)
 		time.Sleep(50 * time.Millisecond)
 	}
 	for range 4 { // 5 queued: past half of the queue, frames' own cost included
-		q.push(transcript.Frame{Data: line})
+		pushLine(q, line)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for n, _ := o.count(); n < 6; n, _ = o.count() {
@@ -478,7 +478,7 @@ func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	for range 2 {
-		q.push(transcript.Frame{Data: line})
+		pushLine(q, line)
 		time.Sleep(50 * time.Millisecond)
 	}
 	q.close()
@@ -490,4 +490,9 @@ func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 	if n, _ := o.count(); n != 8 {
 		t.Errorf("%d frames, want 8", n)
 	}
+}
+
+// pushLine queues one line from the agent, as a pump does.
+func pushLine(q *queue, line []byte) {
+	q.push(domain.FromAgent, 0, []event{{data: line}}, nil)
 }

@@ -29,12 +29,17 @@ crosses. Findings never go to stdout (that is the editor's channel): they
 go to --lint-out, or to stderr.
 
 Forwarding comes first. The recorder and the live linter each work behind a
-queue of --queue bytes; one that falls behind by more drops frames rather
-than slow the connection, and the recording and the findings say where and
-how many (ACP-LINT-004). A line longer than --max-line is forwarded whole
-but not recorded or linted (a gap too). Nobody reading stderr, an editor
-that stops reading, a full disk or a bug in a rule (ACP-LINT-003) never
-stall or end the forwarding. The recording is flushed whenever the recorder
+queue of --queue bytes. The live linter, when it falls behind by more,
+drops frames rather than slow the connection, and the findings say where
+and how many (ACP-LINT-004). The recorder keeps everything: when it is a
+whole queue behind (the machine's cores are taken), the traffic waits for
+it as long as it writes at least 1 MiB a second (or a quarter of the
+queue); a recorder that writes less (a disk that hangs) holds the traffic
+for at most a second and then drops frames, a gap record saying where and
+how many, until it has caught up. A line longer than --max-line is
+forwarded whole but not recorded or linted (a gap too). Nobody reading
+stderr, an editor that stops reading, a full disk or a bug in a rule
+(ACP-LINT-003) never stall or end the forwarding. The recording is flushed whenever the recorder
 has caught up, at most 2 ms after the traffic, so a tap killed outright
 loses at most the frames of its last 2 ms. The live linter runs in a
 process of its own at the lowest CPU priority (SCHED_IDLE on Linux, nice
@@ -84,7 +89,7 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	noLint := fs.Bool("no-lint", false, "only forward and record")
 	grace := fs.Duration("grace", tap.DefaultGrace, "how long the agent may stay silent after the editor closed the connection before it is sent SIGTERM, and then how long before SIGKILL")
 	maxLine := fs.Int("max-line", tap.DefaultMaxLine, "longest line, in `bytes`, that is recorded and linted; a longer one is forwarded whole and shows as a gap (ACP-LINT-004)")
-	queue := fs.Int("queue", tap.DefaultQueueBytes, "`bytes` of traffic the recorder and the live linter may each fall behind by before they drop frames (ACP-LINT-004)")
+	queue := fs.Int("queue", tap.DefaultQueueBytes, "`bytes` of traffic the recorder and the live linter may each fall behind by: past it the live linter drops frames (ACP-LINT-004) and the traffic waits for a recorder that keeps writing")
 	enable, disable, severity := &listFlag{}, &listFlag{}, &listFlag{}
 	fs.Var(enable, "enable", "lint live only the rules these `patterns` select, as lint's --enable")
 	fs.Var(disable, "disable", "leave out the rules these `patterns` select, as lint's --disable")
@@ -200,6 +205,10 @@ func runTap(ctx context.Context, args []string, e *env) int {
 			// its last recordDelay.
 			Idle:  func() { rec.Flush() },
 			Delay: recordDelay,
+			// A complete recording outranks the traffic's speed: on a
+			// machine whose cores are taken, the traffic slows to the
+			// recorder's pace rather than lose frames from the recording.
+			Hold: true,
 		})
 	}
 	var live liveObserver

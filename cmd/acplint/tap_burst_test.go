@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,5 +184,68 @@ func TestTapCleanEndsLoseNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTapRecordsEverythingUnderLoad: with every core kept busy by other
+// work and a queue a small fraction of the traffic, an agent that writes
+// a long burst at once is still recorded whole: the traffic waits for the
+// recorder while it writes (tap.Observer.Hold) instead of the recorder
+// dropping frames. (Before, the recorder dropped what it fell behind by
+// past --queue; with the queue bound here it lost most of such a burst.)
+func TestTapRecordsEverythingUnderLoad(t *testing.T) {
+	n := 60000
+	if proctest.RaceEnabled {
+		n = 10000
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 2 * runtime.NumCPU() {
+		go func() {
+			for x := 0; ; x++ {
+				if x%1024 == 0 {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+				}
+			}
+		}()
+	}
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	c := tapProcess(t, "burst", []string{"FAULT_LINES=" + strconv.Itoa(n), "FAULT_END=stdin"},
+		"--no-lint", "--record", rec, "--queue", "262144")
+	editorIn, _ := c.StdinPipe()
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(stdout)
+		got <- b
+	}()
+	editorIn.Close()
+	var forwarded []byte
+	select {
+	case forwarded = <-got:
+	case <-time.After(120 * time.Second):
+		c.Process.Kill()
+		t.Fatalf("the tap did not end within two minutes")
+	}
+	waitExit(t, c, 30*time.Second)
+	if want := burstLines(n, "agent"); !bytes.Equal(forwarded, want) {
+		t.Errorf("the editor got %d bytes, want the agent's %d", len(forwarded), len(want))
+	}
+	recording, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gaps := bytes.Count(recording, []byte(`"lost":{`)); gaps > 0 {
+		t.Errorf("the recording has %d gap records", gaps)
+	}
+	if frames := recordedFramesFrom(t, rec, "agent"); frames != n {
+		t.Errorf("recorded %d agent frames, want all %d", frames, n)
 	}
 }
