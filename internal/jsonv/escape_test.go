@@ -80,6 +80,7 @@ func checkEscape(t *testing.T, s string) {
 			t.Fatalf("mode %04b, []byte %q:\ngot  %s\nwant %s", mode, s, got, want)
 		}
 	}
+	checkReference(t, []byte(s))
 	if got, want := string(AppendString(nil, s, EncodingJSON)), encodingJSON(t, s, false); got != want {
 		t.Fatalf("EncodingJSON %q:\ngot  %s\nwant %s", s, got, want)
 	}
@@ -101,7 +102,8 @@ func TestAppendString(t *testing.T) {
 }
 
 // FuzzAppendString: every mode, string or []byte, escapes as the
-// reference does, and the modes encoding/json has as it does.
+// reference does and as the escaper before it did (checkReference), and
+// the modes encoding/json has as it does.
 func FuzzAppendString(f *testing.F) {
 	for _, s := range escapeSeeds {
 		f.Add(s)
