@@ -441,7 +441,7 @@ func TestEmptyLineFloodIsBounded(t *testing.T) {
 	}
 	// The observer stalled until every line had crossed, so it got what
 	// its queue held then, and gaps for the rest.
-	if most := queue/int(frameCost(transcript.Frame{})) + 2; slow.frames > most {
+	if most := queue/int(event{}.cost()) + maxReadLines; slow.frames > most {
 		t.Errorf("the observer got %d frames through a %d-byte queue; at most %d fit", slow.frames, queue, most)
 	}
 	if slow.frames+slow.lostFrames != 2*lines {

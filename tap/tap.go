@@ -357,7 +357,6 @@ func newFanout(opts Options) *fanout {
 func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start time.Time, onWriteFail func()) {
 	buf := make([]byte, 256<<10)
 	lines := lineCutter{maxLine: f.maxLine}
-	var batch []event
 	writeOK := true
 	// With no observer the lines are only counted: copying each one for
 	// nobody cost a pipe's worth of allocation and collection.
@@ -378,8 +377,8 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 			// up): a write to the peer may block, and the peer may answer a
 			// line before the write returns; the recording must not show
 			// the answer before the line.
-			batch = lines.cut(batch[:0], buf[:n])
-			f.send(from, time.Since(start), batch)
+			// A new slice each read: the queues keep what they are sent.
+			f.send(from, time.Since(start), lines.cut(nil, buf[:n]))
 		}
 		if n > 0 && writeOK {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
@@ -395,8 +394,8 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 				if unterminated {
 					f.count(from, 1)
 				}
-			} else if batch = lines.end(batch[:0]); len(batch) > 0 {
-				f.send(from, time.Since(start), batch)
+			} else {
+				f.send(from, time.Since(start), lines.end(nil))
 			}
 			return
 		}
@@ -496,7 +495,8 @@ func (f *fanout) count(from domain.Direction, n int) {
 }
 
 // send gives the lines of one read, which crossed at t, to every queue,
-// in the order the pumps took the lock.
+// in the order the pumps took the lock. The queues share evs, which the
+// pump does not touch again.
 func (f *fanout) send(from domain.Direction, t time.Duration, evs []event) {
 	if len(evs) == 0 {
 		return
@@ -504,16 +504,24 @@ func (f *fanout) send(from domain.Direction, t time.Duration, evs []event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n[from] += len(evs)
-	for _, q := range f.queues {
-		q.push(from, t, evs, f.tooLongReason)
+	// A read of many short lines goes in parts, so that what one part
+	// costs a queue (which takes one part even when it is over its
+	// bound, if it is empty) stays near the bytes read.
+	for len(evs) > 0 {
+		k := min(len(evs), maxReadLines)
+		r := &read{from: from, t: t, evs: evs[:k:k], maxLine: f.maxLine}
+		for _, e := range r.evs {
+			r.cost += e.cost()
+		}
+		for _, q := range f.queues {
+			q.push(r)
+		}
+		evs = evs[k:]
 	}
 }
 
-// tooLongReason is the reason given for a line of n bytes too long to
-// give the observers.
-func (f *fanout) tooLongReason(from domain.Direction, n int) string {
-	return fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", n, from, f.maxLine)
-}
+// maxReadLines is the most lines one read holds.
+const maxReadLines = 1024
 
 func (f *fanout) close(timeout time.Duration) {
 	f.mu.Lock()
@@ -538,9 +546,44 @@ func (f *fanout) counts() (client, agent int) {
 	return f.n[domain.FromClient], f.n[domain.FromAgent]
 }
 
-// queue holds one observer's frames, up to a number of bytes. A frame that
+// A read is the lines of one read from one side, as the pump cut them.
+// Every queue holds the same read, which nobody changes once it is sent:
+// the pump's work for a read does not grow with its lines or with the
+// observers.
+type read struct {
+	from    domain.Direction
+	t       time.Duration
+	evs     []event
+	maxLine int   // for the reason given for a line too long to keep
+	cost    int64 // what the read costs a queue: each line's event.cost
+}
+
+// cost is what a line costs a queue: its bytes and its place in the read,
+// so that a flood of empty lines is bounded by the queue as well.
+func (e event) cost() int64 {
+	return int64(len(e.data)) + int64(unsafe.Sizeof(e))
+}
+
+// lost is what the observer misses of r when a queue drops it: its lines,
+// and the bytes of all of them.
+func (r *read) lost() (frames, bytes int64) {
+	for _, e := range r.evs {
+		bytes += int64(len(e.data) + e.tooLong)
+	}
+	return int64(len(r.evs)), bytes
+}
+
+// An entry of a queue: a read, or a gap (lost set) that stands for reads
+// the observer did not get.
+type entry struct {
+	read *read
+	t    time.Duration
+	lost *transcript.Lost
+}
+
+// queue holds one observer's reads, up to a number of bytes. A read that
 // does not fit is dropped and counted; the count reaches the observer as a
-// gap frame before the next frame that fits. For an observer that holds
+// gap frame before the next read that fits. For an observer that holds
 // the traffic (Observer.Hold) the pump waits for room instead, while the
 // observer keeps up (waitRoomLocked).
 type queue struct {
@@ -548,25 +591,27 @@ type queue struct {
 	max     int64
 	onError func(error)
 
-	mu     sync.Mutex
-	frames []transcript.Frame
-	head   int
-	bytes  int64
-	gap    *transcript.Frame // frames dropped since the last one queued
-	closed bool
-	failed bool // the observer panicked: it gets nothing more
-	wake   chan struct{}
+	mu      sync.Mutex
+	entries []entry
+	head    int
+	bytes   int64
+	gap     *entry // reads dropped since the last one queued
+	closed  bool
+	failed  bool // the observer panicked: it gets nothing more
+	wake    chan struct{}
 	// urgent ends an observer's Delay early: the queue is half full, or
 	// closed. (A token left from a push while the observer was busy ends
 	// its next Delay at once: one early wake-up.)
 	urgent chan struct{}
 	done   chan struct{}
-	// For Hold: room is signalled whenever the observer has taken frames
-	// off the queue, whose bytes freed counts; behind is set when the pump
-	// gave up waiting, and cleared once the queue is down to half.
+	// For Hold: room is signalled whenever the observer has taken reads
+	// off the queue; behind is set when the pump gave up waiting, and
+	// cleared once the queue is down to half.
 	room   chan struct{}
-	freed  int64
 	behind bool
+	// given counts the bytes of the lines the observer has been given,
+	// as it is given each: a read of many lines takes a while.
+	given atomic.Int64
 }
 
 // The pump waits for an observer that holds the traffic as long as the
@@ -574,7 +619,7 @@ type queue struct {
 // queue, if that is less) in every holdWindow of the wait: at worst the
 // traffic slows to that pace, where the cores are taken and the observer
 // gets its share; an observer that does less (a write to a disk that
-// hangs) is left behind, and its frames are dropped until it has caught
+// hangs) is left behind, and its reads are dropped until it has caught
 // up to half its queue.
 const (
 	holdWindow   = time.Second
@@ -588,44 +633,31 @@ func newQueue(o Observer, max int64, onError func(error)) *queue {
 	return q
 }
 
-// push queues the lines of one read, which crossed at t; tooLong gives
-// the reason for a line too long to keep.
-func (q *queue) push(from domain.Direction, t time.Duration, evs []event, tooLong func(domain.Direction, int) string) {
+// push queues r, or drops it when it does not fit.
+func (q *queue) push(r *read) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed || q.failed {
 		return
 	}
-	queued := false
-	for _, e := range evs {
-		if e.tooLong > 0 {
-			q.dropLocked(t, int64(e.tooLong), tooLong(from, e.tooLong))
-			continue
+	if q.bytes+r.cost > q.max && q.bytes > 0 && !q.waitRoomLocked(r.cost) {
+		if !q.closed && !q.failed {
+			frames, bytes := r.lost()
+			q.dropLocked(r.t, frames, bytes, fmt.Sprintf("the %s fell behind by more than its %d-byte queue", q.obs.Name, q.max))
 		}
-		f := transcript.Frame{From: from, T: t, Conn: 1, Data: e.data}
-		size := frameCost(f)
-		if q.bytes+size > q.max && q.bytes > 0 && !q.waitRoomLocked(size) {
-			if q.closed || q.failed {
-				return
-			}
-			q.dropLocked(t, size, fmt.Sprintf("the %s fell behind by more than its %d-byte queue", q.obs.Name, q.max))
-			continue
-		}
-		q.flushGapLocked()
-		q.frames = append(q.frames, f)
-		q.bytes += size
-		queued = true
+		return
 	}
-	if queued {
-		q.signal()
-		if q.bytes > q.max/2 {
-			notify(q.urgent)
-		}
+	q.flushGapLocked()
+	q.entries = append(q.entries, entry{read: r, t: r.t})
+	q.bytes += r.cost
+	q.signal()
+	if q.bytes > q.max/2 {
+		notify(q.urgent)
 	}
 }
 
-// waitRoomLocked waits, for an observer that holds the traffic, until a
-// frame of size fits its queue, and says whether it does. It gives up
+// waitRoomLocked waits, for an observer that holds the traffic, until
+// size more bytes fit its queue, and says whether they do. It gives up
 // when the observer did less than holdMinBytes in a holdWindow, and
 // waits no more until the observer has caught up to half its queue.
 // q.mu is held, and released while waiting.
@@ -639,7 +671,7 @@ func (q *queue) waitRoomLocked(size int64) bool {
 	need := min(int64(holdMinBytes), q.max/4)
 	window := time.NewTimer(holdWindow)
 	defer window.Stop()
-	since := q.freed
+	since := q.given.Load()
 	for q.bytes+size > q.max && q.bytes > 0 {
 		if q.closed || q.failed {
 			return false
@@ -653,45 +685,37 @@ func (q *queue) waitRoomLocked(size int64) bool {
 		}
 		q.mu.Lock()
 		if timedOut {
-			if q.freed-since < need {
+			given := q.given.Load()
+			if given-since < need {
 				q.behind = true
 				return false
 			}
-			since = q.freed
+			since = given
 			window.Reset(holdWindow)
 		}
 	}
 	return !q.closed && !q.failed
 }
 
-// frameCost is what a queued frame costs: its bytes and the frame itself,
-// so that a flood of empty lines is bounded by the queue as well. A gap
-// frame holds no line bytes and costs nothing: there is at most one per
-// frame queued or per line too long to keep.
-func frameCost(f transcript.Frame) int64 {
-	if f.Lost != nil {
-		return 0
-	}
-	return int64(len(f.Data)) + int64(unsafe.Sizeof(f))
-}
-
-func (q *queue) dropLocked(t time.Duration, n int64, reason string) {
-	if q.gap != nil && q.gap.Lost.Reason != reason {
+// dropLocked counts frames lines of n bytes that this observer will not
+// get, in the pending gap.
+func (q *queue) dropLocked(t time.Duration, frames, n int64, reason string) {
+	if q.gap != nil && q.gap.lost.Reason != reason {
 		q.flushGapLocked()
 	}
 	if q.gap == nil {
-		q.gap = &transcript.Frame{T: t, Conn: 1, Lost: &transcript.Lost{Reason: reason}}
+		q.gap = &entry{t: t, lost: &transcript.Lost{Reason: reason}}
 	}
-	q.gap.Lost.Frames++
-	q.gap.Lost.Bytes += n
+	q.gap.lost.Frames += frames
+	q.gap.lost.Bytes += n
 }
 
-// flushGapLocked queues the pending gap, if any. Gap frames hold no line
-// bytes, so they are queued whatever the queue holds: there is at most one
-// per frame that was queued or per line too long to keep.
+// flushGapLocked queues the pending gap, if any. Gaps hold no line bytes,
+// so they are queued whatever the queue holds: there is at most one per
+// read that was queued.
 func (q *queue) flushGapLocked() {
 	if q.gap != nil {
-		q.frames = append(q.frames, *q.gap)
+		q.entries = append(q.entries, *q.gap)
 		q.gap = nil
 		q.signal()
 	}
@@ -717,14 +741,10 @@ func (q *queue) close() {
 	notify(q.room) // a pump waiting for room stops waiting
 }
 
-// deliverBatch bounds what the observer's goroutine takes off the queue
-// under one lock: at most this many frames, and after the first no more
-// than deliverBytes, so that room shows up as the observer works through
-// a backlog, not only once it has.
-const (
-	deliverBatch = 64
-	deliverBytes = 256 << 10
-)
+// deliverBytes bounds what the observer's goroutine takes off the queue
+// under one lock (one read at least), so that room shows up as the
+// observer works through a backlog, not only once it has.
+const deliverBytes = 256 << 10
 
 func (q *queue) run() {
 	defer close(q.done)
@@ -733,18 +753,18 @@ func (q *queue) run() {
 		delay = time.NewTimer(q.obs.Delay)
 		delay.Stop()
 	}
-	work := make([]transcript.Frame, 0, deliverBatch)
+	var work []entry
 	failed := false
 	for {
 		q.mu.Lock()
-		if q.head == len(q.frames) && !q.closed {
-			for q.head == len(q.frames) && !q.closed {
+		if q.head == len(q.entries) && !q.closed {
+			for q.head == len(q.entries) && !q.closed {
 				q.mu.Unlock()
 				<-q.wake
 				q.mu.Lock()
 			}
 			if delay != nil && !q.closed && q.bytes <= q.max/2 {
-				// Let the frames gather: the pump's signals meanwhile
+				// Let the reads gather: the pump's signals meanwhile
 				// find the wake slot full and wake nobody.
 				q.mu.Unlock()
 				delay.Reset(q.obs.Delay)
@@ -756,24 +776,26 @@ func (q *queue) run() {
 				q.mu.Lock()
 			}
 		}
-		if q.head == len(q.frames) {
+		if q.head == len(q.entries) {
 			q.mu.Unlock()
 			return
 		}
 		var taken int64
-		for q.head < len(q.frames) && len(work) < deliverBatch && (len(work) == 0 || taken < deliverBytes) {
-			f := q.frames[q.head]
-			q.frames[q.head] = transcript.Frame{}
+		for q.head < len(q.entries) && (len(work) == 0 || taken < deliverBytes) {
+			e := q.entries[q.head]
+			q.entries[q.head] = entry{}
 			q.head++
-			work = append(work, f)
-			taken += frameCost(f)
+			work = append(work, e)
+			if e.read != nil {
+				taken += e.read.cost
+			}
 		}
 		failed = q.failed
 		q.mu.Unlock()
 
-		for i := range work {
+		for _, e := range work {
 			if !failed {
-				failed = !q.deliver(work[i])
+				failed = !q.deliver(e)
 			}
 		}
 		clear(work)
@@ -781,14 +803,13 @@ func (q *queue) run() {
 
 		q.mu.Lock()
 		q.bytes -= taken
-		q.freed += taken
 		if q.behind && q.bytes <= q.max/2 {
 			q.behind = false
 		}
 		notify(q.room)
-		empty := q.head == len(q.frames)
-		if empty || q.head > len(q.frames)/2 {
-			q.frames = append(q.frames[:0], q.frames[q.head:]...)
+		empty := q.head == len(q.entries)
+		if empty || q.head > len(q.entries)/2 {
+			q.entries = append(q.entries[:0], q.entries[q.head:]...)
 			q.head = 0
 		}
 		failed = q.failed
@@ -799,10 +820,26 @@ func (q *queue) run() {
 	}
 }
 
-// deliver gives f to the observer, and says whether the observer is still
-// working (it did not panic).
-func (q *queue) deliver(f transcript.Frame) bool {
-	return q.call(func() { q.obs.Frame(f) })
+// deliver gives the observer what e holds, a frame for each line of a
+// read or a gap, and says whether the observer is still working (it did
+// not panic).
+func (q *queue) deliver(e entry) bool {
+	return q.call(func() {
+		if e.lost != nil {
+			q.obs.Frame(transcript.Frame{T: e.t, Conn: 1, Lost: e.lost})
+			return
+		}
+		r := e.read
+		for _, ev := range r.evs {
+			if ev.tooLong > 0 {
+				q.obs.Frame(transcript.Frame{T: r.t, Conn: 1, Lost: &transcript.Lost{Frames: 1, Bytes: int64(ev.tooLong),
+					Reason: fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", ev.tooLong, r.from, r.maxLine)}})
+				continue
+			}
+			q.obs.Frame(transcript.Frame{From: r.from, T: r.t, Conn: 1, Data: ev.data})
+			q.given.Add(ev.cost())
+		}
+	})
 }
 
 // call runs one of the observer's functions; a panic stops the observer,

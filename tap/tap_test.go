@@ -494,5 +494,7 @@ func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 
 // pushLine queues one line from the agent, as a pump does.
 func pushLine(q *queue, line []byte) {
-	q.push(domain.FromAgent, 0, []event{{data: line}}, nil)
+	r := &read{from: domain.FromAgent, evs: []event{{data: line}}}
+	r.cost = r.evs[0].cost()
+	q.push(r)
 }
