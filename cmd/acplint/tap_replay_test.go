@@ -259,8 +259,11 @@ func playEditor(s *replayScript, streaming bool, c *exec.Cmd) (replayTiming, err
 // BenchmarkTapReplay plays a generated session (ACPLINT_BENCH_MB, 32 MB by
 // default) between a fake editor and a fake agent through (a) a direct
 // pipe, (b) a relay, the least a process in between does (relayProcess),
-// (c) `acplint tap --no-lint` and (d) `acplint tap` with live lint and
-// --record, and lints the recording of (d) offline. It plays the session
+// (c) `acplint tap --no-lint`, (d) `acplint tap` with live lint and
+// --record, (e) tee(1) into a file, the least a process in between that
+// records does (it writes the bytes as they are; the recorder escapes
+// each line into a frame), and (f) `acplint tap --no-lint --record`, and
+// lints the recording of (d) offline. It plays the session
 // twice that way: taking turns, each side writing only after it has read
 // the other's line before, as real peers do, and streaming: the agent
 // writes all its lines at once, as an agent sending a long answer does,
@@ -304,6 +307,7 @@ func BenchmarkTapReplay(b *testing.B) {
 	}
 	agentCmds := [2][]string{writeScript(b, s, dir, false), writeScript(b, s, dir, true)}
 	rec, lintOut := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "lint.txt")
+	recOnly, teeOut := filepath.Join(dir, "rec-only.jsonl"), filepath.Join(dir, "tee.out")
 	command := func(args ...string) *exec.Cmd { return exec.Command(args[0], args[1:]...) }
 	// The test binary as the acplint command, the collector set as main
 	// sets it; or, to compare builds in the same minutes, the acplint
@@ -321,6 +325,8 @@ func BenchmarkTapReplay(b *testing.B) {
 		relay
 		noLint
 		live
+		tee
+		record
 		legs
 	)
 	// Per way of playing (0: taking turns, 1: streaming) and leg.
@@ -334,6 +340,8 @@ func BenchmarkTapReplay(b *testing.B) {
 				relay:  command(append([]string{"/usr/bin/env", "ACPLINT_FIXTURE_AGENT=relay", os.Args[0]}, agentCmd...)...),
 				noLint: asCommand(append([]string{"tap", "--no-lint", "--"}, agentCmd...)...),
 				live:   asCommand(append([]string{"tap", "--record", rec, "--lint-out", lintOut, "--"}, agentCmd...)...),
+				tee:    command(append([]string{"/bin/sh", "-c", `"$@" | tee "$0"`, teeOut}, agentCmd...)...),
+				record: asCommand(append([]string{"tap", "--no-lint", "--record", recOnly, "--"}, agentCmd...)...),
 			}
 			for leg, c := range cmds {
 				t, err := playEditor(s, streaming == 1, c)
@@ -346,7 +354,7 @@ func BenchmarkTapReplay(b *testing.B) {
 					liveDone += t.done
 				}
 			}
-			if gaps := countIn(b, rec, `"lost":{`); gaps > 0 {
+			if gaps := countIn(b, rec, `"lost":{`) + countIn(b, recOnly, `"lost":{`); gaps > 0 {
 				// A recorder that fell behind: the MB/s would count bytes it
 				// never wrote.
 				b.Fatalf("the recording has %d gap records", gaps)
@@ -404,6 +412,14 @@ func BenchmarkTapReplay(b *testing.B) {
 	b.ReportMetric(ratio(stream[direct], stream[noLint]), "stream-nolint/direct")
 	b.ReportMetric(ratio(stream[direct], stream[live]), "stream-lint-fwd/direct")
 	b.ReportMetric(float64(lintGaps[1])/float64(b.N), "stream-lint-gaps/op")
+	// Forwarding while recording: tee's ratio is the most any recorder in
+	// between can keep of the direct pipe's speed on this machine (the
+	// file's writes cost the cores what the pipes need), the tap's ratios
+	// to tee what its recorder and live lint cost beyond that.
+	b.ReportMetric(ratio(stream[direct], stream[tee]), "stream-tee/direct")
+	b.ReportMetric(ratio(stream[direct], stream[record]), "stream-record/direct")
+	b.ReportMetric(ratio(stream[tee], stream[record]), "stream-record/tee")
+	b.ReportMetric(ratio(stream[tee], stream[live]), "stream-lint-fwd/tee")
 	// The CPU time of what sits in between: the agent's, measured alone,
 	// taken off.
 	perMB := func(d time.Duration) float64 {
