@@ -68,7 +68,7 @@ var LINTListCut = &Rule{
 	Severity: SeverityInfo,
 	Blame:    PartyTool,
 	Spec:     "https://agentclientprotocol.com/protocol/v1/session-setup",
-	Doc: "acplint keeps at most 4096 entries of each list a connection reports (a session's modes, its config options and their values together, its additional directories, the agent's auth methods, the sessions and cursors of its session/list results, the ids of its URL elicitations, the tool calls, message ids and compactions of running turns, which keep their latest 4096 to 8192, and each side's pending requests, which keep their latest 3072 to 4096), so that one line of millions of entries, or millions of lines, cannot make it keep unbounded state for as long as the session lives. " +
+	Doc: "acplint keeps at most 4096 entries of each list a connection reports (a session's modes, its config options and their values together, its additional directories, the agent's auth methods, the sessions and cursors of its session/list results, the ids of its URL elicitations, the tool calls, message ids and compactions of running turns, which keep their latest 4096 to 8192, each side's pending requests and the open URL elicitations, which keep their latest 3072 to 4096), so that one line of millions of entries, or millions of lines, cannot make it keep unbounded state for as long as the session lives. " +
 		"A longer list is kept up to the cap, and acplint says so once per list of a session and stops judging membership in it: a mode, a config value, an auth method, a file path, a listed session, a list cursor, an elicitation, a tool call, a message id, a compaction or a request beyond the cap may be one of the entries it dropped. " +
 		"The rules named in the finding are not checked for that list from then on.",
 }

@@ -1,8 +1,10 @@
 package protocol
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -179,14 +181,22 @@ func noteCutCursors(p *Phase, c *ctx, _ Pending) {
 }
 
 // noteCutElicitations reports the URL elicitation whose id is the first
-// the machine does not keep (Phase.Completed).
+// the machine does not keep (Phase.Completed), and the one whose arrival
+// made it drop the oldest open ones (Phase.Elicitations).
 func noteCutElicitations(p *Phase, c *ctx) {
-	if p.completedCut != c.line() || c.m.Dir == domain.FromClient {
+	if c.m.Dir == domain.FromClient {
 		return
 	}
-	noteCut(p, c, "", "elicitations", "/params/elicitationId",
-		fmt.Sprintf("the agent has opened more than %d URL elicitations on this connection", MaxKeptEntries),
-		"whether an elicitation/complete names one of them (ACP-ELIC-003)")
+	if p.completedCut == c.line() {
+		noteCut(p, c, "", "elicitations", "/params/elicitationId",
+			fmt.Sprintf("the agent has opened more than %d URL elicitations on this connection", MaxKeptEntries),
+			"whether an elicitation/complete names one of them (ACP-ELIC-003)")
+	}
+	if p.openElicitationsCut == c.line() {
+		noteCut(p, c, "", "open-elicitations", "/params/elicitationId",
+			fmt.Sprintf("the agent has more than %d URL elicitations open", MaxKeptEntries),
+			"whether an elicitationId is reused while the elicitation that used it is outstanding, for the oldest it dropped (ACP-ELIC-002)")
+	}
 }
 
 // noteCut reports, once per list of session id (the connection's when
@@ -282,4 +292,34 @@ func noteCutPending(p *Phase, c *ctx) {
 	noteCut(p, c, "", "pending-"+c.m.Dir.String(), "/id",
 		fmt.Sprintf("the %s has more than %d requests pending", c.m.Dir, MaxKeptEntries),
 		"whether a response answers a request that is pending (ACP-RPC-003, ACP-RPC-006), nor reports a request it dropped as never answered (ACP-RPC-013, ACP-CXL-006, ACP-EXTN-002)")
+}
+
+// oldestQuarter returns the keys of the oldest quarter of the entries of
+// m that line dates (line < 0 leaves an entry out), oldest first, by
+// line and then by key: what a state kept up to MaxKeptEntries entries
+// drops at once when one more would pass the cap. Sorting costs
+// O(n log n) once per n/4 entries added, nothing below the cap, so the
+// work per message stays amortised O(log n).
+func oldestQuarter[K ~string, V any](m Map[K, V], line func(V) int) []K {
+	type aged struct {
+		line int
+		key  K
+	}
+	all := make([]aged, 0, m.Len())
+	for k, e := range m.m {
+		if l := line(e.val); l >= 0 {
+			all = append(all, aged{l, k})
+		}
+	}
+	slices.SortFunc(all, func(a, b aged) int {
+		if a.line != b.line {
+			return a.line - b.line
+		}
+		return cmp.Compare(a.key, b.key)
+	})
+	keys := make([]K, len(all)/4)
+	for i := range keys {
+		keys[i] = all[i].key
+	}
+	return keys
 }

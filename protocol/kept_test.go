@@ -263,3 +263,58 @@ func TestPendingCutSparesUnknownIDs(t *testing.T) {
 	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"x0","result":{"content":""}}`))    // dropped
 	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"x4096","result":{"content":""}}`)) // kept
 }
+
+// TestKeptMemoryIgnoresOpenElicitations: an agent may open any number of
+// URL elicitations the client accepts and that are never completed; the
+// machine keeps the latest 3/4*MaxKeptEntries to MaxKeptEntries open.
+// (Before, every one: about 0.1 KiB an elicitation.)
+func TestKeptMemoryIgnoresOpenElicitations(t *testing.T) {
+	assertKeptIgnoresCount(t, "open URL elicitations", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"sessionId":"s1","message":"Sign in.","mode":"url","elicitationId":"open-%d","url":"https://example.com/oauth"}}`, i+10, i))
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"action":"accept"}}`, i+10))
+		}
+	})
+}
+
+// countRule counts rule among the ids of the rules a message broke.
+func countRule(rules []string, rule *findings.Rule) int {
+	n := 0
+	for _, id := range rules {
+		if id == rule.ID {
+			n++
+		}
+	}
+	return n
+}
+
+// TestOpenElicitationsCutSparesReuse: once the machine dropped the
+// oldest open URL elicitations, an id it dropped that comes again is not
+// judged a reuse (ACP-ELIC-002): whether that elicitation is still
+// outstanding is no longer known. One it kept still is. The cut is said
+// once (ACP-LINT-006).
+func TestOpenElicitationsCutSparesReuse(t *testing.T) {
+	w := newWire(t)
+	elicit := func(id string) []string {
+		w.nextID++
+		rules := w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"sessionId":"s","message":"Sign in.","mode":"url","elicitationId":%q,"url":"https://example.com/oauth"}}`, w.nextID, id))
+		w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"action":"accept"}}`, w.nextID))
+		return rules
+	}
+	notes := 0
+	for i := range MaxKeptEntries + 1 {
+		notes += countRule(elicit(fmt.Sprintf("e%d", i)), findings.LINTListCut)
+	}
+	// Two: the ids ever opened (Completed) are cut at the same one.
+	if notes != 2 || w.p.Elicitations.Len() > MaxKeptEntries {
+		t.Errorf("%d notes of the cuts, %d elicitations kept open; want 2 notes and at most %d", notes, w.p.Elicitations.Len(), MaxKeptEntries)
+	}
+	// The client advertised no elicitation (ACP-CAP-004 on each): the
+	// rules of this test are ELIC-002 and LINT-006.
+	if got := elicit("e0"); countRule(got, findings.ELICDuplicateID)+countRule(got, findings.LINTListCut) > 0 { // dropped
+		t.Errorf("a dropped elicitation's id, used again: %v; want neither %s nor another %s", got, findings.ELICDuplicateID.ID, findings.LINTListCut.ID)
+	}
+	if got := elicit(fmt.Sprintf("e%d", MaxKeptEntries)); countRule(got, findings.ELICDuplicateID) != 1 { // kept
+		t.Errorf("a kept open elicitation's id, used again: %v; want %s", got, findings.ELICDuplicateID.ID)
+	}
+}

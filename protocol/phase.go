@@ -136,8 +136,10 @@ type Phase struct {
 	Completed    Map[domain.ElicitationID, int] // URL elicitations ever opened
 	ListCursors  Map[string, int]               // nextCursor values returned
 	// completedCut is the first URL elicitation whose id Completed, at
-	// MaxKeptEntries, did not keep; 0 when none.
-	completedCut int
+	// MaxKeptEntries, did not keep; 0 when none. openElicitationsCut is
+	// the first whose arrival made Elicitations, at MaxKeptEntries, drop
+	// the oldest open ones (dropOldestElicitations); 0 when none.
+	completedCut, openElicitationsCut int
 
 	// LastAgentLine is the line of the latest agent message, used to judge
 	// cancel races.
