@@ -496,6 +496,7 @@ func checkList() []*Check {
 				onUpdate(noteCutTurnItems, withKinds(conversationKinds, "compaction_update", "compaction_summary_chunk")...),
 				onRequestTo(noteCutTurnItems, domain.MethodSessionRequestPermission),
 				onEveryRequest(noteCutPending),
+				onResponseTo(noteCutTerminals, domain.MethodTerminalCreate),
 			},
 		},
 		{

@@ -199,6 +199,18 @@ func noteCutElicitations(p *Phase, c *ctx) {
 	}
 }
 
+// noteCutTerminals reports the terminal/create answer whose terminal
+// made the machine drop the oldest terminals not released
+// (dropOldestTerminals).
+func noteCutTerminals(p *Phase, c *ctx, _ Pending) {
+	if p.flow.term.cutLine != c.line() {
+		return
+	}
+	noteCut(p, c, "", "terminals", "/result/terminalId",
+		fmt.Sprintf("the agent has more than %d terminals it has not released", MaxKeptEntries),
+		"whether a terminal/* request or terminal content names a terminal no terminal/create returned (ACP-TERM-001, ACP-TOOL-008), nor reports a terminal it dropped as never released (ACP-TERM-003)")
+}
+
 // noteCut reports, once per list of session id (the connection's when
 // id is ""), that the machine keeps only the first MaxKeptEntries of
 // what lists; nil when it was reported before.

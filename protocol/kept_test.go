@@ -318,3 +318,59 @@ func TestOpenElicitationsCutSparesReuse(t *testing.T) {
 		t.Errorf("a kept open elicitation's id, used again: %v; want %s", got, findings.ELICDuplicateID.ID)
 	}
 }
+
+// TestKeptMemoryIgnoresTerminals: an agent may create any number of
+// terminals it never releases; the machine keeps the latest
+// 3/4*MaxKeptEntries to MaxKeptEntries of them. (Before, every one:
+// about 0.2 KiB a terminal.)
+func TestKeptMemoryIgnoresTerminals(t *testing.T) {
+	assertKeptIgnoresCount(t, "unreleased terminals", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"terminal/create","params":{"sessionId":"s1","command":"make","outputByteLimit":1024}}`, i+10))
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"terminalId":"term-%d"}}`, i+10, i))
+		}
+	})
+}
+
+// TestTerminalsCutSparesUnknownTerminals: once the machine dropped the
+// oldest terminals not released, a terminal/* request or terminal
+// content naming one it does not know is not reported (ACP-TERM-001,
+// ACP-TOOL-008): it may name a dropped one. A dropped terminal is not
+// reported as never released at the end (ACP-TERM-003); the kept ones
+// are, and a use of a released one still is (ACP-TERM-002). The cut is
+// said once (ACP-LINT-006).
+func TestTerminalsCutSparesUnknownTerminals(t *testing.T) {
+	w := newWire(t)
+	notes := 0
+	for i := range MaxKeptEntries + 1 {
+		w.nextID++
+		w.clean(w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"terminal/create","params":{"sessionId":"s","command":"make"}}`, w.nextID)))
+		notes += countRule(w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"terminalId":"t%d"}}`, w.nextID, i)), findings.LINTListCut)
+	}
+	if notes != 1 || w.p.flow.term.open > MaxKeptEntries {
+		t.Errorf("%d notes of the cut, %d terminals kept; want 1 note and at most %d", notes, w.p.flow.term.open, MaxKeptEntries)
+	}
+	w.request(domain.FromAgent, `"terminal/output","params":{"sessionId":"s","terminalId":"t0"}`, `{"output":"","truncated":false}`) // dropped
+	w.request(domain.FromAgent, `"terminal/release","params":{"sessionId":"s","terminalId":"t1"}`, `{}`)                             // dropped
+	id := w.prompt()
+	w.clean(w.update(`{"sessionUpdate":"tool_call","toolCallId":"c0","title":"make","status":"in_progress","content":[{"type":"terminal","terminalId":"t2"}]}`)) // dropped
+	w.clean(w.update(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"make","status":"in_progress","content":[{"type":"terminal","terminalId":"t4096"}]}`))
+	w.clean(w.update(toolDone("c0")))
+	w.clean(w.update(toolDone("c1")))
+	w.clean(w.endTurn(id))
+	w.request(domain.FromAgent, `"terminal/release","params":{"sessionId":"s","terminalId":"t4096"}`, `{}`) // kept
+	if got := w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":"again","method":"terminal/output","params":{"sessionId":"s","terminalId":"t4096"}}`); countRule(got, findings.TERMUseAfterRelease) != 1 {
+		t.Errorf("a use of a kept terminal after its release: %v; want %s", got, findings.TERMUseAfterRelease.ID)
+	}
+	w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"again","error":{"code":-32002,"message":"released"}}`)
+	vs, _ := Violations(StepInPlace(&w.p, Event{End: true}))
+	leaks := 0
+	for _, v := range vs {
+		if v.Finding.RuleID == findings.TERMNotReleased.ID {
+			leaks++
+		}
+	}
+	if kept := MaxKeptEntries + 1 - MaxKeptEntries/4 - 1; leaks != kept {
+		t.Errorf("%d terminals reported never released; want the %d kept", leaks, kept)
+	}
+}
