@@ -211,6 +211,33 @@ func noteCutTerminals(p *Phase, c *ctx, _ Pending) {
 		"whether a terminal/* request or terminal content names a terminal no terminal/create returned (ACP-TERM-001, ACP-TOOL-008), nor reports a terminal it dropped as never released (ACP-TERM-003)")
 }
 
+// noteCutSessions makes room for the session a session/new answer or a
+// session/load or session/resume opens, before core opens it, and
+// reports the message whose session made the machine drop the oldest
+// open ones first (makeRoomForSession).
+func noteCutSessions(p *Phase, c *ctx, id domain.SessionID, at string) {
+	if id == "" {
+		return
+	}
+	p.makeRoomForSession(id, c.line())
+	if p.openCut != c.line() {
+		return
+	}
+	noteCut(p, c, "", "sessions", at,
+		fmt.Sprintf("the connection has more than %d sessions open", MaxKeptEntries),
+		"whether a message names a session that is not open (ACP-SID-001, ACP-SID-002) or a -32800 answer in a session it does not know was cancelled (ACP-CXL-008), and the rules that read a session's state skip the sessions it dropped")
+}
+
+func noteCutNewSession(p *Phase, c *ctx, _ Pending) {
+	if res, ok := resultOf[domain.NewSessionResponse](c.m); ok && c.succeeded() && !p.Issued.Has(res.SessionID) {
+		noteCutSessions(p, c, res.SessionID, "/result/sessionId")
+	}
+}
+
+func noteCutReopenedSession(p *Phase, c *ctx) {
+	noteCutSessions(p, c, c.sessionID(), "/params/sessionId")
+}
+
 // noteCut reports, once per list of session id (the connection's when
 // id is ""), that the machine keeps only the first MaxKeptEntries of
 // what lists; nil when it was reported before.

@@ -374,3 +374,53 @@ func TestTerminalsCutSparesUnknownTerminals(t *testing.T) {
 		t.Errorf("%d terminals reported never released; want the %d kept", leaks, kept)
 	}
 }
+
+// TestKeptMemoryIgnoresOpenSessions: a client may open any number of
+// sessions it never closes; the machine keeps the latest
+// 3/4*MaxKeptEntries to MaxKeptEntries of them open. (Before, every one:
+// about 1 KiB a session.)
+func TestKeptMemoryIgnoresOpenSessions(t *testing.T) {
+	assertKeptIgnoresCount(t, "open sessions", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":"/home/dev/project-%d","mcpServers":[]}}`, i+10, i))
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":"session-%d"}}`, i+10, i))
+		}
+	})
+}
+
+// TestSessionsCutSparesDroppedSessions: once the machine dropped the
+// oldest open sessions, a message naming a session it does not know is
+// not reported as naming one that is not open (ACP-SID-001, ACP-SID-002):
+// it may name a dropped one, which the peers still use. A -32800 answer
+// to a request of such a session is not reported as uncovered by a
+// cancel (ACP-CXL-008): its turn may have been cancelled. The sessions
+// kept are judged as before. The cut is said once (ACP-LINT-006).
+func TestSessionsCutSparesDroppedSessions(t *testing.T) {
+	w := &wire{t: t, p: newPhase(), pending: map[string]domain.Method{}}
+	w.request(domain.FromClient, `"initialize","params":{"protocolVersion":1,"clientCapabilities":{"terminal":true},"clientInfo":{"name":"c","version":"1"}}`,
+		`{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"close":{}}},"authMethods":[],"agentInfo":{"name":"a","version":"1"}}`)
+	w.request(domain.FromClient, `"session/new","params":{"cwd":"/w","mcpServers":[]}`, `{"sessionId":"s"}`) // the oldest
+	notes := 0
+	for i := range MaxKeptEntries {
+		w.nextID++
+		w.clean(w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`, w.nextID)))
+		notes += countRule(w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":"s%d"}}`, w.nextID, i)), findings.LINTListCut)
+	}
+	if _, kept := w.p.Session("s"); notes != 1 || kept || w.p.Sessions.Len() > MaxKeptEntries {
+		t.Errorf("%d notes of the cut, %d sessions kept, the first among them: %v; want 1 note, at most %d, not the first", notes, w.p.Sessions.Len(), kept, MaxKeptEntries)
+	}
+	// The dropped session "s" runs a turn the client cancels.
+	prompt := w.prompt()
+	w.clean(w.update(chunk("m1")))
+	w.clean(w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":"read","method":"terminal/create","params":{"sessionId":"s","command":"make"}}`))
+	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`))
+	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"read","error":{"code":-32800,"message":"cancelled"}}`))
+	w.clean(w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"cancelled"}}`, prompt)))
+	w.request(domain.FromClient, `"session/close","params":{"sessionId":"s"}`, `{}`)
+	// A kept session is judged: an update after its close is reported.
+	w.request(domain.FromClient, fmt.Sprintf(`"session/close","params":{"sessionId":"s%d"}`, MaxKeptEntries-1), `{}`)
+	got := w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s%d","update":%s}}`, MaxKeptEntries-1, chunk("m2")))
+	if countRule(got, findings.SIDUnknownSessionFromAgent) != 1 {
+		t.Errorf("an update for a kept session after its close: %v; want %s", got, findings.SIDUnknownSessionFromAgent.ID)
+	}
+}
