@@ -193,7 +193,7 @@ func noteCutElicitations(p *Phase, c *ctx) {
 			"whether an elicitation/complete names one of them (ACP-ELIC-003)")
 	}
 	if p.openElicitationsCut == c.line() {
-		noteCut(p, c, "", "open-elicitations", "/params/elicitationId",
+		noteDropped(p, c, "open-elicitations", "/params/elicitationId",
 			fmt.Sprintf("the agent has more than %d URL elicitations open", MaxKeptEntries),
 			"whether an elicitationId is reused while the elicitation that used it is outstanding, for the oldest it dropped (ACP-ELIC-002)")
 	}
@@ -206,7 +206,7 @@ func noteCutTerminals(p *Phase, c *ctx, _ Pending) {
 	if p.flow.term.cutLine != c.line() {
 		return
 	}
-	noteCut(p, c, "", "terminals", "/result/terminalId",
+	noteDropped(p, c, "terminals", "/result/terminalId",
 		fmt.Sprintf("the agent has more than %d terminals it has not released", MaxKeptEntries),
 		"whether a terminal/* request or terminal content names a terminal no terminal/create returned (ACP-TERM-001, ACP-TOOL-008), nor reports a terminal it dropped as never released (ACP-TERM-003)")
 }
@@ -223,7 +223,7 @@ func noteCutSessions(p *Phase, c *ctx, id domain.SessionID, at string) {
 	if p.openCut != c.line() {
 		return
 	}
-	noteCut(p, c, "", "sessions", at,
+	noteDropped(p, c, "sessions", at,
 		fmt.Sprintf("the connection has more than %d sessions open", MaxKeptEntries),
 		"whether a message names a session that is not open (ACP-SID-001, ACP-SID-002) or a -32800 answer in a session it does not know was cancelled (ACP-CXL-008), and the rules that read a session's state skip the sessions it dropped")
 }
@@ -247,6 +247,17 @@ func noteCut(p *Phase, c *ctx, id domain.SessionID, list, at, lists, unjudged st
 	}
 	return c.add(findings.LINTListCut, at,
 		"%s; acplint keeps the first %d entries of a list, so that one line cannot make it keep unbounded state, and from here on does not judge %s", lists, MaxKeptEntries, unjudged)
+}
+
+// noteDropped is noteCut for the state that keeps its latest entries and
+// drops the oldest quarter at the cap (oldestQuarter): open sessions,
+// terminals, open elicitations, pending requests.
+func noteDropped(p *Phase, c *ctx, list, at, lists, unjudged string) {
+	if !p.firstReport(findings.LINTListCut, "", list) {
+		return
+	}
+	c.add(findings.LINTListCut, at,
+		"%s; acplint keeps the latest %d, dropping the oldest quarter at a time, so that a peer cannot make it keep unbounded state, and from here on does not judge %s", lists, MaxKeptEntries, unjudged)
 }
 
 // reportedWindow is how many keys of findings already made (firstReport,
@@ -328,7 +339,7 @@ func noteCutPending(p *Phase, c *ctx) {
 	if c.m.Kind != domain.KindRequest || q.Len() < MaxKeptEntries || q.reqs.Has(c.m.ID.Key()) {
 		return
 	}
-	noteCut(p, c, "", "pending-"+c.m.Dir.String(), "/id",
+	noteDropped(p, c, "pending-"+c.m.Dir.String(), "/id",
 		fmt.Sprintf("the %s has more than %d requests pending", c.m.Dir, MaxKeptEntries),
 		"whether a response answers a request that is pending (ACP-RPC-003, ACP-RPC-006), nor reports a request it dropped as never answered (ACP-RPC-013, ACP-CXL-006, ACP-EXTN-002)")
 }

@@ -138,7 +138,7 @@ func TestKeptMemoryIgnoresListedSessions(t *testing.T) {
 }
 
 // TestKeptMemoryIgnoresReportedKeys: findings made once per id (here an
-// update for a session that does not exist, ACP-SID-007, once per id)
+// update for a session that does not exist, ACP-SID-002, once per id)
 // and once per method (an unadvertised extension method, ACP-EXTN-006)
 // remember the latest reportedWindow keys, not every id and method a
 // sender chose. (Before, about 0.1 KiB an id.)
