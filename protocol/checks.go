@@ -482,7 +482,7 @@ func checkList() []*Check {
 		},
 		{
 			Name:  "kept",
-			Doc:   "lists longer than the machine keeps (MaxKeptEntries), and running turns' items beyond it, whose membership it no longer judges",
+			Doc:   "lists longer than the machine keeps (MaxKeptEntries), running turns' items beyond it, and the pending requests, open sessions, terminals and URL elicitations it drops at the cap, whose membership it no longer judges",
 			Rules: []*findings.Rule{findings.LINTListCut},
 			Hooks: []Hook{
 				onResponseTo(noteCutAuthMethods, domain.MethodInitialize),
@@ -496,6 +496,9 @@ func checkList() []*Check {
 				onUpdate(noteCutTurnItems, withKinds(conversationKinds, "compaction_update", "compaction_summary_chunk")...),
 				onRequestTo(noteCutTurnItems, domain.MethodSessionRequestPermission),
 				onEveryRequest(noteCutPending),
+				onResponseTo(noteCutTerminals, domain.MethodTerminalCreate),
+				onResponseTo(noteCutNewSession, domain.MethodSessionNew),
+				onRequestTo(noteCutReopenedSession, domain.MethodSessionLoad, domain.MethodSessionResume),
 			},
 		},
 		{

@@ -34,6 +34,9 @@ func checkElicitationRequest(p *Phase, c *ctx) {
 				"elicitationId %q is reused while the URL elicitation that first used it is still outstanding; elicitation/complete names only the id, so the client may close the wrong browser flow", id)
 			c.related(f, line, "the outstanding elicitation")
 		}
+		if !p.Elicitations.Has(id) && p.Elicitations.Len() >= MaxKeptEntries {
+			p.dropOldestElicitations(c.line())
+		}
 		p.Elicitations = p.Elicitations.Set(id, c.line())
 		// Completed outlives the elicitations: it keeps MaxKeptEntries
 		// ids, and judges no completion once it dropped one.
@@ -44,6 +47,21 @@ func checkElicitationRequest(p *Phase, c *ctx) {
 		}
 	case domain.ElicitationFormMode:
 		checkSecretFields(c, mode.RequestedSchema)
+	}
+}
+
+// dropOldestElicitations forgets the oldest quarter of the open URL
+// elicitations, for one at line that would be one more than
+// MaxKeptEntries: an agent may open any number that are never completed,
+// each kept as long as it is open. A reuse of a dropped id while its
+// elicitation is outstanding is then not reported (ACP-ELIC-002);
+// noteCutElicitations says so.
+func (p *Phase) dropOldestElicitations(line int) {
+	for _, id := range oldestQuarter(p.Elicitations, func(opened int) int { return opened }) {
+		p.Elicitations = p.Elicitations.Delete(id)
+	}
+	if p.openElicitationsCut == 0 {
+		p.openElicitationsCut = line
 	}
 }
 

@@ -1,8 +1,10 @@
 package protocol
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/findings"
@@ -179,14 +181,61 @@ func noteCutCursors(p *Phase, c *ctx, _ Pending) {
 }
 
 // noteCutElicitations reports the URL elicitation whose id is the first
-// the machine does not keep (Phase.Completed).
+// the machine does not keep (Phase.Completed), and the one whose arrival
+// made it drop the oldest open ones (Phase.Elicitations).
 func noteCutElicitations(p *Phase, c *ctx) {
-	if p.completedCut != c.line() || c.m.Dir == domain.FromClient {
+	if c.m.Dir == domain.FromClient {
 		return
 	}
-	noteCut(p, c, "", "elicitations", "/params/elicitationId",
-		fmt.Sprintf("the agent has opened more than %d URL elicitations on this connection", MaxKeptEntries),
-		"whether an elicitation/complete names one of them (ACP-ELIC-003)")
+	if p.completedCut == c.line() {
+		noteCut(p, c, "", "elicitations", "/params/elicitationId",
+			fmt.Sprintf("the agent has opened more than %d URL elicitations on this connection", MaxKeptEntries),
+			"whether an elicitation/complete names one of them (ACP-ELIC-003)")
+	}
+	if p.openElicitationsCut == c.line() {
+		noteDropped(p, c, "open-elicitations", "/params/elicitationId",
+			fmt.Sprintf("the agent has more than %d URL elicitations open", MaxKeptEntries),
+			"whether an elicitationId is reused while the elicitation that used it is outstanding, for the oldest it dropped (ACP-ELIC-002)")
+	}
+}
+
+// noteCutTerminals reports the terminal/create answer whose terminal
+// made the machine drop the oldest terminals not released
+// (dropOldestTerminals).
+func noteCutTerminals(p *Phase, c *ctx, _ Pending) {
+	if p.flow.term.cutLine != c.line() {
+		return
+	}
+	noteDropped(p, c, "terminals", "/result/terminalId",
+		fmt.Sprintf("the agent has more than %d terminals it has not released", MaxKeptEntries),
+		"whether a terminal/* request or terminal content names a terminal no terminal/create returned (ACP-TERM-001, ACP-TOOL-008), nor reports a terminal it dropped as never released (ACP-TERM-003)")
+}
+
+// noteCutSessions makes room for the session a session/new answer or a
+// session/load or session/resume opens, before core opens it, and
+// reports the message whose session made the machine drop the oldest
+// open ones first (makeRoomForSession).
+func noteCutSessions(p *Phase, c *ctx, id domain.SessionID, at string) {
+	if id == "" {
+		return
+	}
+	p.makeRoomForSession(id, c.line())
+	if p.openCut != c.line() {
+		return
+	}
+	noteDropped(p, c, "sessions", at,
+		fmt.Sprintf("the connection has more than %d sessions open", MaxKeptEntries),
+		"whether a message names a session that is not open (ACP-SID-001, ACP-SID-002) or a -32800 answer in a session it does not know was cancelled (ACP-CXL-008), and the rules that read a session's state skip the sessions it dropped")
+}
+
+func noteCutNewSession(p *Phase, c *ctx, _ Pending) {
+	if res, ok := resultOf[domain.NewSessionResponse](c.m); ok && c.succeeded() && !p.Issued.Has(res.SessionID) {
+		noteCutSessions(p, c, res.SessionID, "/result/sessionId")
+	}
+}
+
+func noteCutReopenedSession(p *Phase, c *ctx) {
+	noteCutSessions(p, c, c.sessionID(), "/params/sessionId")
 }
 
 // noteCut reports, once per list of session id (the connection's when
@@ -198,6 +247,17 @@ func noteCut(p *Phase, c *ctx, id domain.SessionID, list, at, lists, unjudged st
 	}
 	return c.add(findings.LINTListCut, at,
 		"%s; acplint keeps the first %d entries of a list, so that one line cannot make it keep unbounded state, and from here on does not judge %s", lists, MaxKeptEntries, unjudged)
+}
+
+// noteDropped is noteCut for the state that keeps its latest entries and
+// drops the oldest quarter at the cap (oldestQuarter): open sessions,
+// terminals, open elicitations, pending requests.
+func noteDropped(p *Phase, c *ctx, list, at, lists, unjudged string) {
+	if !p.firstReport(findings.LINTListCut, "", list) {
+		return
+	}
+	c.add(findings.LINTListCut, at,
+		"%s; acplint keeps the latest %d, dropping the oldest quarter at a time, so that a peer cannot make it keep unbounded state, and from here on does not judge %s", lists, MaxKeptEntries, unjudged)
 }
 
 // reportedWindow is how many keys of findings already made (firstReport,
@@ -279,7 +339,37 @@ func noteCutPending(p *Phase, c *ctx) {
 	if c.m.Kind != domain.KindRequest || q.Len() < MaxKeptEntries || q.reqs.Has(c.m.ID.Key()) {
 		return
 	}
-	noteCut(p, c, "", "pending-"+c.m.Dir.String(), "/id",
+	noteDropped(p, c, "pending-"+c.m.Dir.String(), "/id",
 		fmt.Sprintf("the %s has more than %d requests pending", c.m.Dir, MaxKeptEntries),
 		"whether a response answers a request that is pending (ACP-RPC-003, ACP-RPC-006), nor reports a request it dropped as never answered (ACP-RPC-013, ACP-CXL-006, ACP-EXTN-002)")
+}
+
+// oldestQuarter returns the keys of the oldest quarter of the entries of
+// m that line dates (line < 0 leaves an entry out), oldest first, by
+// line and then by key: what a state kept up to MaxKeptEntries entries
+// drops at once when one more would pass the cap. Sorting costs
+// O(n log n) once per n/4 entries added, nothing below the cap, so the
+// work per message stays amortised O(log n).
+func oldestQuarter[K ~string, V any](m Map[K, V], line func(V) int) []K {
+	type aged struct {
+		line int
+		key  K
+	}
+	all := make([]aged, 0, m.Len())
+	for k, e := range m.m {
+		if l := line(e.val); l >= 0 {
+			all = append(all, aged{l, k})
+		}
+	}
+	slices.SortFunc(all, func(a, b aged) int {
+		if a.line != b.line {
+			return a.line - b.line
+		}
+		return cmp.Compare(a.key, b.key)
+	})
+	keys := make([]K, len(all)/4)
+	for i := range keys {
+		keys[i] = all[i].key
+	}
+	return keys
 }

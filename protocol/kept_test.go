@@ -138,7 +138,7 @@ func TestKeptMemoryIgnoresListedSessions(t *testing.T) {
 }
 
 // TestKeptMemoryIgnoresReportedKeys: findings made once per id (here an
-// update for a session that does not exist, ACP-SID-007, once per id)
+// update for a session that does not exist, ACP-SID-002, once per id)
 // and once per method (an unadvertised extension method, ACP-EXTN-006)
 // remember the latest reportedWindow keys, not every id and method a
 // sender chose. (Before, about 0.1 KiB an id.)
@@ -262,4 +262,165 @@ func TestPendingCutSparesUnknownIDs(t *testing.T) {
 	}
 	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"x0","result":{"content":""}}`))    // dropped
 	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"x4096","result":{"content":""}}`)) // kept
+}
+
+// TestKeptMemoryIgnoresOpenElicitations: an agent may open any number of
+// URL elicitations the client accepts and that are never completed; the
+// machine keeps the latest 3/4*MaxKeptEntries to MaxKeptEntries open.
+// (Before, every one: about 0.1 KiB an elicitation.)
+func TestKeptMemoryIgnoresOpenElicitations(t *testing.T) {
+	assertKeptIgnoresCount(t, "open URL elicitations", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"sessionId":"s1","message":"Sign in.","mode":"url","elicitationId":"open-%d","url":"https://example.com/oauth"}}`, i+10, i))
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"action":"accept"}}`, i+10))
+		}
+	})
+}
+
+// countRule counts rule among the ids of the rules a message broke.
+func countRule(rules []string, rule *findings.Rule) int {
+	n := 0
+	for _, id := range rules {
+		if id == rule.ID {
+			n++
+		}
+	}
+	return n
+}
+
+// TestOpenElicitationsCutSparesReuse: once the machine dropped the
+// oldest open URL elicitations, an id it dropped that comes again is not
+// judged a reuse (ACP-ELIC-002): whether that elicitation is still
+// outstanding is no longer known. One it kept still is. The cut is said
+// once (ACP-LINT-006).
+func TestOpenElicitationsCutSparesReuse(t *testing.T) {
+	w := newWire(t)
+	elicit := func(id string) []string {
+		w.nextID++
+		rules := w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"sessionId":"s","message":"Sign in.","mode":"url","elicitationId":%q,"url":"https://example.com/oauth"}}`, w.nextID, id))
+		w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"action":"accept"}}`, w.nextID))
+		return rules
+	}
+	notes := 0
+	for i := range MaxKeptEntries + 1 {
+		notes += countRule(elicit(fmt.Sprintf("e%d", i)), findings.LINTListCut)
+	}
+	// Two: the ids ever opened (Completed) are cut at the same one.
+	if notes != 2 || w.p.Elicitations.Len() > MaxKeptEntries {
+		t.Errorf("%d notes of the cuts, %d elicitations kept open; want 2 notes and at most %d", notes, w.p.Elicitations.Len(), MaxKeptEntries)
+	}
+	// The client advertised no elicitation (ACP-CAP-004 on each): the
+	// rules of this test are ELIC-002 and LINT-006.
+	if got := elicit("e0"); countRule(got, findings.ELICDuplicateID)+countRule(got, findings.LINTListCut) > 0 { // dropped
+		t.Errorf("a dropped elicitation's id, used again: %v; want neither %s nor another %s", got, findings.ELICDuplicateID.ID, findings.LINTListCut.ID)
+	}
+	if got := elicit(fmt.Sprintf("e%d", MaxKeptEntries)); countRule(got, findings.ELICDuplicateID) != 1 { // kept
+		t.Errorf("a kept open elicitation's id, used again: %v; want %s", got, findings.ELICDuplicateID.ID)
+	}
+}
+
+// TestKeptMemoryIgnoresTerminals: an agent may create any number of
+// terminals it never releases; the machine keeps the latest
+// 3/4*MaxKeptEntries to MaxKeptEntries of them. (Before, every one:
+// about 0.2 KiB a terminal.)
+func TestKeptMemoryIgnoresTerminals(t *testing.T) {
+	assertKeptIgnoresCount(t, "unreleased terminals", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"terminal/create","params":{"sessionId":"s1","command":"make","outputByteLimit":1024}}`, i+10))
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"terminalId":"term-%d"}}`, i+10, i))
+		}
+	})
+}
+
+// TestTerminalsCutSparesUnknownTerminals: once the machine dropped the
+// oldest terminals not released, a terminal/* request or terminal
+// content naming one it does not know is not reported (ACP-TERM-001,
+// ACP-TOOL-008): it may name a dropped one. A dropped terminal is not
+// reported as never released at the end (ACP-TERM-003); the kept ones
+// are, and a use of a released one still is (ACP-TERM-002). The cut is
+// said once (ACP-LINT-006).
+func TestTerminalsCutSparesUnknownTerminals(t *testing.T) {
+	w := newWire(t)
+	notes := 0
+	for i := range MaxKeptEntries + 1 {
+		w.nextID++
+		w.clean(w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"terminal/create","params":{"sessionId":"s","command":"make"}}`, w.nextID)))
+		notes += countRule(w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"terminalId":"t%d"}}`, w.nextID, i)), findings.LINTListCut)
+	}
+	if notes != 1 || w.p.flow.term.open > MaxKeptEntries {
+		t.Errorf("%d notes of the cut, %d terminals kept; want 1 note and at most %d", notes, w.p.flow.term.open, MaxKeptEntries)
+	}
+	w.request(domain.FromAgent, `"terminal/output","params":{"sessionId":"s","terminalId":"t0"}`, `{"output":"","truncated":false}`) // dropped
+	w.request(domain.FromAgent, `"terminal/release","params":{"sessionId":"s","terminalId":"t1"}`, `{}`)                             // dropped
+	id := w.prompt()
+	w.clean(w.update(`{"sessionUpdate":"tool_call","toolCallId":"c0","title":"make","status":"in_progress","content":[{"type":"terminal","terminalId":"t2"}]}`)) // dropped
+	w.clean(w.update(`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"make","status":"in_progress","content":[{"type":"terminal","terminalId":"t4096"}]}`))
+	w.clean(w.update(toolDone("c0")))
+	w.clean(w.update(toolDone("c1")))
+	w.clean(w.endTurn(id))
+	w.request(domain.FromAgent, `"terminal/release","params":{"sessionId":"s","terminalId":"t4096"}`, `{}`) // kept
+	if got := w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":"again","method":"terminal/output","params":{"sessionId":"s","terminalId":"t4096"}}`); countRule(got, findings.TERMUseAfterRelease) != 1 {
+		t.Errorf("a use of a kept terminal after its release: %v; want %s", got, findings.TERMUseAfterRelease.ID)
+	}
+	w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"again","error":{"code":-32002,"message":"released"}}`)
+	vs, _ := Violations(StepInPlace(&w.p, Event{End: true}))
+	leaks := 0
+	for _, v := range vs {
+		if v.Finding.RuleID == findings.TERMNotReleased.ID {
+			leaks++
+		}
+	}
+	if kept := MaxKeptEntries + 1 - MaxKeptEntries/4 - 1; leaks != kept {
+		t.Errorf("%d terminals reported never released; want the %d kept", leaks, kept)
+	}
+}
+
+// TestKeptMemoryIgnoresOpenSessions: a client may open any number of
+// sessions it never closes; the machine keeps the latest
+// 3/4*MaxKeptEntries to MaxKeptEntries of them open. (Before, every one:
+// about 1 KiB a session.)
+func TestKeptMemoryIgnoresOpenSessions(t *testing.T) {
+	assertKeptIgnoresCount(t, "open sessions", 2*MaxKeptEntries, func(w *adversary, n int) {
+		for i := range n {
+			w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":"/home/dev/project-%d","mcpServers":[]}}`, i+10, i))
+			w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":"session-%d"}}`, i+10, i))
+		}
+	})
+}
+
+// TestSessionsCutSparesDroppedSessions: once the machine dropped the
+// oldest open sessions, a message naming a session it does not know is
+// not reported as naming one that is not open (ACP-SID-001, ACP-SID-002):
+// it may name a dropped one, which the peers still use. A -32800 answer
+// to a request of such a session is not reported as uncovered by a
+// cancel (ACP-CXL-008): its turn may have been cancelled. The sessions
+// kept are judged as before. The cut is said once (ACP-LINT-006).
+func TestSessionsCutSparesDroppedSessions(t *testing.T) {
+	w := &wire{t: t, p: newPhase(), pending: map[string]domain.Method{}}
+	w.request(domain.FromClient, `"initialize","params":{"protocolVersion":1,"clientCapabilities":{"terminal":true},"clientInfo":{"name":"c","version":"1"}}`,
+		`{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"close":{}}},"authMethods":[],"agentInfo":{"name":"a","version":"1"}}`)
+	w.request(domain.FromClient, `"session/new","params":{"cwd":"/w","mcpServers":[]}`, `{"sessionId":"s"}`) // the oldest
+	notes := 0
+	for i := range MaxKeptEntries {
+		w.nextID++
+		w.clean(w.send(domain.FromClient, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`, w.nextID)))
+		notes += countRule(w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":"s%d"}}`, w.nextID, i)), findings.LINTListCut)
+	}
+	if _, kept := w.p.Session("s"); notes != 1 || kept || w.p.Sessions.Len() > MaxKeptEntries {
+		t.Errorf("%d notes of the cut, %d sessions kept, the first among them: %v; want 1 note, at most %d, not the first", notes, w.p.Sessions.Len(), kept, MaxKeptEntries)
+	}
+	// The dropped session "s" runs a turn the client cancels.
+	prompt := w.prompt()
+	w.clean(w.update(chunk("m1")))
+	w.clean(w.send(domain.FromAgent, `{"jsonrpc":"2.0","id":"read","method":"terminal/create","params":{"sessionId":"s","command":"make"}}`))
+	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`))
+	w.clean(w.send(domain.FromClient, `{"jsonrpc":"2.0","id":"read","error":{"code":-32800,"message":"cancelled"}}`))
+	w.clean(w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"cancelled"}}`, prompt)))
+	w.request(domain.FromClient, `"session/close","params":{"sessionId":"s"}`, `{}`)
+	// A kept session is judged: an update after its close is reported.
+	w.request(domain.FromClient, fmt.Sprintf(`"session/close","params":{"sessionId":"s%d"}`, MaxKeptEntries-1), `{}`)
+	got := w.send(domain.FromAgent, fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s%d","update":%s}}`, MaxKeptEntries-1, chunk("m2")))
+	if countRule(got, findings.SIDUnknownSessionFromAgent) != 1 {
+		t.Errorf("an update for a kept session after its close: %v; want %s", got, findings.SIDUnknownSessionFromAgent.ID)
+	}
 }

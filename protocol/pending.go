@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/acplint/acplint/domain"
@@ -81,22 +80,8 @@ func (q *pendingRequests) remove(key string, old Pending) {
 // judged (unmatchedResponse), nor is its request reported unanswered at
 // the end; noteCutPending says so.
 func (q *pendingRequests) dropOldest(line int) {
-	type aged struct {
-		line int
-		key  string
-	}
-	all := make([]aged, 0, q.reqs.Len())
-	for k, e := range q.reqs.m {
-		all = append(all, aged{e.val.Line, k})
-	}
-	slices.SortFunc(all, func(a, b aged) int {
-		if a.line != b.line {
-			return a.line - b.line
-		}
-		return strings.Compare(a.key, b.key)
-	})
-	for _, r := range all[:len(all)/4] {
-		q.Delete(r.key)
+	for _, key := range oldestQuarter(q.reqs, func(r Pending) int { return r.Line }) {
+		q.Delete(key)
 	}
 	if q.cutLine == 0 {
 		q.cutLine = line

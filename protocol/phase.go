@@ -121,6 +121,10 @@ type Phase struct {
 	// almost every message small. Session looks in both.
 	Sessions Map[domain.SessionID, *Session]
 	closed   Map[domain.SessionID, *Session]
+	// openCut is the line of the first message whose session made the
+	// machine drop the oldest open ones (makeRoomForSession), 0 while it
+	// dropped none.
+	openCut int
 	// Issued holds every session id an agent returned, with the line.
 	Issued Map[domain.SessionID, int]
 	// KnownCwd is the cwd of sessions seen in session/new or session/list.
@@ -136,8 +140,10 @@ type Phase struct {
 	Completed    Map[domain.ElicitationID, int] // URL elicitations ever opened
 	ListCursors  Map[string, int]               // nextCursor values returned
 	// completedCut is the first URL elicitation whose id Completed, at
-	// MaxKeptEntries, did not keep; 0 when none.
-	completedCut int
+	// MaxKeptEntries, did not keep; 0 when none. openElicitationsCut is
+	// the first whose arrival made Elicitations, at MaxKeptEntries, drop
+	// the oldest open ones (dropOldestElicitations); 0 when none.
+	completedCut, openElicitationsCut int
 
 	// LastAgentLine is the line of the latest agent message, used to judge
 	// cancel races.
@@ -610,11 +616,41 @@ func (p *Phase) putSession(s *Session) {
 		}
 		return
 	}
+	p.makeRoomForSession(s.ID, s.Line)
 	p.Sessions = p.Sessions.Set(s.ID, s)
 	if p.closed.Has(s.ID) {
 		p.closed = p.closed.Delete(s.ID)
 	}
 }
+
+// makeRoomForSession drops the oldest quarter of the open sessions, by
+// the line where each was opened, when session id, opened at line, would
+// be one more than MaxKeptEntries: a client may open any number of
+// sessions it never closes, and each keeps its state as long as it is
+// open. A dropped session is forgotten entirely (forgetSession), as a
+// done one out of its window is. Messages may still name it: from then
+// on, a session the machine does not know is not reported as unknown
+// (ACP-SID-001, ACP-SID-002), and a -32800 answer to a request of one is
+// taken for the cascade of a cancel it may have had (ACP-CXL-008); the rules that read
+// a session's state skip a session they do not find. noteCutSessions
+// says so. The kept check calls this before core opens the session, so
+// that the note comes with the message; putSession calls it again, a
+// no-op then, so that nothing opens a session past the cap.
+func (p *Phase) makeRoomForSession(id domain.SessionID, line int) {
+	if p.Sessions.Len() < MaxKeptEntries || p.Sessions.Has(id) {
+		return
+	}
+	for _, old := range oldestQuarter(p.Sessions, func(s *Session) int { return s.Line }) {
+		p.forgetSession(old)
+	}
+	if p.openCut == 0 {
+		p.openCut = line
+	}
+}
+
+// sessionsCut reports whether the machine dropped open sessions
+// (makeRoomForSession): a session it does not know may be one of them.
+func (p *Phase) sessionsCut() bool { return p.openCut > 0 }
 
 // dropSession forgets session id.
 func (p *Phase) dropSession(id domain.SessionID) {

@@ -539,13 +539,17 @@ func capabilityFor(p *Phase, m domain.Method) (gate string, advertised bool) {
 }
 
 // cancelCascade reports whether req belongs to a session whose turn the
-// client cancelled.
+// client cancelled, or may have: a session the machine dropped
+// (makeRoomForSession) is not known not to have been.
 func cancelCascade(p *Phase, req Pending) bool {
 	if req.Session == "" {
 		return false
 	}
 	s, ok := p.Session(req.Session)
-	return ok && s.CancelLine > 0
+	if !ok {
+		return p.sessionsCut()
+	}
+	return s.CancelLine > 0
 }
 
 // inIDOrder returns the requests of pending in the order of their ids'

@@ -68,6 +68,8 @@ func checkClientSession(p *Phase, c *ctx, id domain.SessionID) {
 	s, ok := p.Session(id)
 	var why, fix string
 	switch {
+	case !ok && p.sessionsCut():
+		return // it may name a session the machine dropped
 	case !ok:
 		why = "which was never created, loaded or resumed on this connection"
 		if _, listed := p.life.ses.listed.Get(id); listed {
@@ -104,6 +106,9 @@ func checkAgentSession(p *Phase, c *ctx, id domain.SessionID) {
 	s, ok := p.Session(id)
 	if ok && s.State != SessionClosed {
 		return // active, or being loaded or resumed
+	}
+	if !ok && p.sessionsCut() {
+		return // it may name a session the machine dropped
 	}
 	// An elicitation's session scope is inline, so the pointer is the same.
 	const ptr = "/params/sessionId"

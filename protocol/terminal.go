@@ -21,6 +21,11 @@ type termState struct {
 	// session: a session with one is never forgotten (retire), and
 	// counting spares retire a scan of every terminal.
 	unreleased Map[domain.SessionID, int]
+	// open is the number of terminals of Phase.Terminals not released,
+	// all sessions together: at MaxKeptEntries, the oldest are dropped
+	// (dropOldestTerminals). cutLine is the first terminal/create answer
+	// that made the machine drop some, 0 while it dropped none.
+	open, cutLine int
 }
 
 // releasedWindow is how many released terminals the machine remembers
@@ -107,15 +112,49 @@ func terminalCreated(p *Phase, c *ctx, req Pending) {
 	}
 	if old, ok := p.Terminals.Get(res.TerminalID); ok && old.ReleasedLine == 0 {
 		p.countUnreleased(old.Session, -1)
+	} else if p.flow.term.open >= MaxKeptEntries {
+		p.dropOldestTerminals(c.line())
 	}
 	p.Terminals = p.Terminals.Set(res.TerminalID, t)
 	p.countUnreleased(t.Session, 1)
 	p.flow.term.exits = p.flow.term.exits.Delete(res.TerminalID)
 }
 
+// dropOldestTerminals forgets the oldest quarter, by the line of their
+// terminal/create, of the terminals not released, for one created at
+// line that would be one more than MaxKeptEntries: an agent may create
+// any number it never releases, each kept until the end. From then on a
+// terminal/* request or terminal content naming a terminal the machine
+// does not know is not reported (ACP-TERM-001, ACP-TOOL-008), since it
+// may name one dropped, and a dropped terminal is not reported as never
+// released (ACP-TERM-003); noteCutTerminals says so.
+func (p *Phase) dropOldestTerminals(line int) {
+	term := &p.flow.term
+	unreleased := func(t *Terminal) int {
+		if t.ReleasedLine > 0 {
+			return -1
+		}
+		return t.Line
+	}
+	for _, id := range oldestQuarter(p.Terminals, unreleased) {
+		t, _ := p.Terminals.Get(id)
+		p.countUnreleased(t.Session, -1)
+		p.Terminals = p.Terminals.Delete(id)
+		term.exits = term.exits.Delete(id)
+	}
+	if term.cutLine == 0 {
+		term.cutLine = line
+	}
+}
+
+// terminalsCut reports whether the machine dropped terminals not
+// released (dropOldestTerminals): one it does not know may be one of them.
+func (p *Phase) terminalsCut() bool { return p.flow.term.cutLine > 0 }
+
 // countUnreleased adds delta to the unreleased terminals of session sid.
 func (p *Phase) countUnreleased(sid domain.SessionID, delta int) {
 	term := &p.flow.term
+	term.open += delta
 	if n, _ := term.unreleased.Get(sid); n+delta > 0 {
 		term.unreleased.Set(sid, n+delta)
 	} else {
@@ -167,6 +206,8 @@ func checkTerminalUse(p *Phase, c *ctx) {
 	}
 	t, known := p.Terminals.Get(id)
 	switch {
+	case !known && p.terminalsCut():
+		return // it may name a terminal the machine dropped
 	case !known:
 		c.add(findings.TERMUnknownTerminal, "/params/terminalId",
 			"%s names terminal %q, which no successful terminal/create returned; the client runs no such terminal and answers with an error", c.m.Method, id)

@@ -179,6 +179,8 @@ func embedTerminal(p *Phase, c *ctx, s *Session, ptr string, id domain.TerminalI
 	}
 	t, ok := p.Terminals.Get(id)
 	switch {
+	case !ok && p.terminalsCut():
+		// It may name a terminal the machine dropped (dropOldestTerminals).
 	case !ok:
 		c.add(findings.TOOLUnknownTerminal, ptr,
 			"terminal content names terminal %q, which no successful terminal/create returned; the client has no output to show for it", id)
