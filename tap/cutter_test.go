@@ -39,13 +39,20 @@ func cutAll(stream []byte, maxLine int, reads []byte) []event {
 		}
 		n = min(n, len(stream))
 		copy(buf, stream[:n])
-		evs = c.cut(evs, buf[:n])
+		for rest := buf[:n]; len(rest) > 0; {
+			var part []event
+			part, rest = c.cut(rest)
+			if len(part) > maxReadLines {
+				panic("a part of more than maxReadLines lines")
+			}
+			evs = append(evs, part...)
+		}
 		for j := range buf {
 			buf[j] = '#' // the next read: nothing may point into buf
 		}
 		stream = stream[n:]
 	}
-	return c.end(evs)
+	return append(evs, c.end()...)
 }
 
 func sameEvents(t *testing.T, got, want []event) {
@@ -81,4 +88,29 @@ func FuzzLineCutter(f *testing.F) {
 		m := int(maxLine) + 1
 		sameEvents(t, cutAll(stream, m, reads), referenceLines(stream, m))
 	})
+}
+
+// TestLineCutterParts: a read of many short lines is cut into parts of at
+// most maxReadLines lines (TestTapMemoryBoundedByQueue has what that is
+// for), and no line is lost or doubled at the seams.
+func TestLineCutterParts(t *testing.T) {
+	c := lineCutter{maxLine: 100}
+	chunk := bytes.Repeat([]byte("ab\n\n"), 3*maxReadLines)
+	var parts [][]event
+	for rest := chunk; len(rest) > 0; {
+		var part []event
+		part, rest = c.cut(rest)
+		parts = append(parts, part)
+	}
+	var all []event
+	for _, p := range parts {
+		if len(p) > maxReadLines {
+			t.Fatalf("a part of %d lines", len(p))
+		}
+		all = append(all, p...)
+	}
+	if len(parts) < 6 {
+		t.Fatalf("%d parts, want at least 6 of at most %d lines", len(parts), maxReadLines)
+	}
+	sameEvents(t, all, referenceLines(chunk, 100))
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/acplint/acplint/domain"
 	"github.com/acplint/acplint/internal/proctest"
@@ -441,7 +443,7 @@ func TestEmptyLineFloodIsBounded(t *testing.T) {
 	}
 	// The observer stalled until every line had crossed, so it got what
 	// its queue held then, and gaps for the rest.
-	if most := queue/int(event{}.cost()) + maxReadLines; slow.frames > most {
+	if most := queue/int(unsafe.Sizeof(event{})) + maxReadLines; slow.frames > most {
 		t.Errorf("the observer got %d frames through a %d-byte queue; at most %d fit", slow.frames, queue, most)
 	}
 	if slow.frames+slow.lostFrames != 2*lines {
@@ -600,5 +602,123 @@ func TestHeldObserverThatStopsIsLeftBehind(t *testing.T) {
 		if !strings.Contains(r, "recorder fell behind") {
 			t.Errorf("gap reason %q does not say the recorder fell behind", r)
 		}
+	}
+}
+
+// TestTapMemoryBoundedByQueue: an observer that keeps a little of each
+// read (it is slow, so its queue drops most) must not make the tap hold
+// far more than its queue. A read of 256 KiB of empty lines is 262,144
+// lines; when the lines of one read shared one slice of events, a queue
+// that kept 1,024 of them (40 KiB counted) held the whole read's 10 MiB
+// slice, and the tap's heap grew to hundreds of MiB with a 1 MiB queue.
+func TestTapMemoryBoundedByQueue(t *testing.T) {
+	if proctest.RaceEnabled {
+		t.Skip("the race detector changes what is allocated; .ci/run runs this test without it")
+	}
+	const queue, flood = 1 << 20, 64 << 20
+	t.Setenv("TAP_BYTES", strconv.Itoa(flood))
+	slowly := func(transcript.Frame) { time.Sleep(time.Microsecond) }
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+		}
+	}()
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var out countingWriter
+	within(t, 120*time.Second, func() {
+		_, err := Run(context.Background(), Options{Command: fixture("empty-flood"), Stderr: io.Discard, QueueBytes: queue,
+			DrainTimeout: 100 * time.Millisecond,
+			Observers:    []Observer{{Name: "slow observer", Frame: slowly}, {Name: "second", Frame: slowly}}},
+			bytes.NewReader(nil), &out)
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	close(done)
+	if out.n != flood {
+		t.Fatalf("forwarded %d bytes, want %d", out.n, flood)
+	}
+	// Two queues of 1 MiB, a read of each side in the cutter, the pump's
+	// buffers, and the collector's slack (GOGC=100 doubles the live heap).
+	grew := int64(peak.Load()) - int64(base.HeapInuse)
+	if most := int64(24 << 20); grew > most {
+		t.Errorf("the heap grew by %d MiB through a %d MiB queue per observer; want at most %d MiB", grew>>20, queue>>20, most>>20)
+	}
+	t.Logf("heap grew by %.1f MiB", float64(grew)/(1<<20))
+}
+
+// countingWriter counts what is written to it.
+type countingWriter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += len(p)
+	return len(p), nil
+}
+
+// TestHeldObserverTooSlowIsLeftBehind: an observer that holds the traffic
+// and keeps taking frames, but fewer bytes a second than it must
+// (holdNeed: here 1 MiB for a 4 MiB queue; it takes about 300 KB/s, a
+// slow disk), holds the traffic for about a holdWindow, not for the whole
+// session: then it is left behind and told what it missed. (When only a
+// single wait that lasted a holdWindow counted, an observer that freed
+// some room in every window held the traffic to its pace for good: 20 MB
+// took the editor 54 s with a recorder on a disk writing 400 KB/s.)
+func TestHeldObserverTooSlowIsLeftBehind(t *testing.T) {
+	const n = 200000
+	t.Setenv("TAP_LINES", strconv.Itoa(n))
+	var got, lost atomic.Int64
+	lines := 0
+	slow := func(f transcript.Frame) {
+		if f.Lost != nil {
+			lost.Add(f.Lost.Frames)
+			return
+		}
+		got.Add(1)
+		if lines++; lines%5 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	var out bytes.Buffer
+	var took time.Duration
+	var res Result
+	within(t, 60*time.Second, func() {
+		start := time.Now()
+		var err error
+		res, err = Run(context.Background(), Options{Command: fixture("chatty"), Stderr: io.Discard, QueueBytes: 4 << 20,
+			Observers: []Observer{{Name: "recorder", Frame: slow, Hold: true}}},
+			bytes.NewReader(nil), &syncWriter{w: &out, onLines: n, done: func() { took = time.Since(start) }})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	if !bytes.Equal(out.Bytes(), chattyLines(n)) {
+		t.Fatalf("the editor got %d bytes, want %d", out.Len(), len(chattyLines(n)))
+	}
+	if most := holdWindow + 5*time.Second; took > most {
+		t.Errorf("the editor had every line after %v; an observer too slow to hold the traffic may hold it for about %v", took, holdWindow)
+	}
+	// Too slow at the end as well, it was stopped; Result.Left says what
+	// it was not given (the recorder writes that as a gap record).
+	left := res.Left["recorder"].Frames
+	if lost.Load()+left == 0 || got.Load()+lost.Load()+left != n {
+		t.Errorf("the observer got %d frames, was told of %d lost and left without %d; want %d in all, some of them lost", got.Load(), lost.Load(), left, n)
 	}
 }

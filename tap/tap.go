@@ -109,6 +109,11 @@ type Result struct {
 	ExitCode int
 	// Frames counts the lines that crossed in each direction.
 	FromClient, FromAgent int
+	// Left holds, by observer name, what the observers that did not
+	// finish in time at the end were not given; such an observer is
+	// given nothing more once Run has returned (beyond the line it may
+	// be working on).
+	Left map[string]transcript.Lost
 }
 
 // Run starts the agent in a process group of its own and forwards clientIn
@@ -293,8 +298,8 @@ func Run(ctx context.Context, opts Options, clientIn io.Reader, clientOut io.Wri
 	agentIn.Close()
 	// The client side may still be blocked reading the editor's stdin; the
 	// agent is gone, so its lines have nowhere to go. Do not wait for it.
-	fan.close(opts.DrainTimeout)
-	res := Result{ExitCode: exitCode(cmd.ProcessState, werr)}
+	left := fan.close(opts.DrainTimeout)
+	res := Result{ExitCode: exitCode(cmd.ProcessState, werr), Left: left}
 	res.FromClient, res.FromAgent = fan.counts()
 	return res, nil
 }
@@ -377,8 +382,12 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 			// up): a write to the peer may block, and the peer may answer a
 			// line before the write returns; the recording must not show
 			// the answer before the line.
-			// A new slice each read: the queues keep what they are sent.
-			f.send(from, time.Since(start), lines.cut(nil, buf[:n]))
+			t := time.Since(start)
+			for rest := buf[:n]; len(rest) > 0; {
+				var evs []event
+				evs, rest = lines.cut(rest)
+				f.send(from, t, evs)
+			}
 		}
 		if n > 0 && writeOK {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
@@ -395,7 +404,7 @@ func (f *fanout) pump(src io.Reader, dst io.Writer, from domain.Direction, start
 					f.count(from, 1)
 				}
 			} else {
-				f.send(from, time.Since(start), lines.end(nil))
+				f.send(from, time.Since(start), lines.end())
 			}
 			return
 		}
@@ -419,18 +428,22 @@ type lineCutter struct {
 	oversize int    // bytes so far of a line longer than maxLine, not kept
 }
 
-// cut appends to evs the lines that chunk ends, and keeps what chunk
-// leaves unfinished for the next call. chunk is the pump's buffer, which
-// the next read overwrites: the lines that lie whole in it are copied
-// out, all of one read into one allocation of their summed length, so
-// that a queued frame pins no memory the queue does not count. A line
-// that began in an earlier read is already in a buffer of its own.
-func (c *lineCutter) cut(evs []event, chunk []byte) []event {
-	first, inRead := len(evs), 0
-	for len(chunk) > 0 {
+// cut returns the lines that chunk ends, up to maxReadLines of them, and
+// the rest of chunk, which the next call goes on with; what chunk leaves
+// unfinished it keeps for the next read. chunk is the pump's buffer,
+// which the next read overwrites: the lines that lie whole in it are
+// copied out, those of one call into one allocation of their summed
+// length, and the lines of each call are a slice of their own, so that
+// a queue that keeps one part of a read pins no memory it does not count
+// (read.cost). A line that began in an earlier read is already in a
+// buffer of its own.
+func (c *lineCutter) cut(chunk []byte) (evs []event, rest []byte) {
+	inRead := 0
+	for len(chunk) > 0 && len(evs) < maxReadLines {
 		i := bytes.IndexByte(chunk, '\n')
 		if i < 0 {
 			c.carry(chunk)
+			chunk = nil
 			break
 		}
 		piece := chunk[:i]
@@ -450,18 +463,17 @@ func (c *lineCutter) cut(evs []event, chunk []byte) []event {
 		}
 		chunk = chunk[i+1:]
 	}
-	if inRead == 0 {
-		return evs
-	}
-	owned := make([]byte, 0, inRead)
-	for j := first; j < len(evs); j++ {
-		if e := &evs[j]; e.inRead {
-			at := len(owned)
-			owned = append(owned, e.data...)
-			e.data, e.inRead = owned[at:len(owned):len(owned)], false
+	if inRead > 0 {
+		owned := make([]byte, 0, inRead)
+		for j := range evs {
+			if e := &evs[j]; e.inRead {
+				at := len(owned)
+				owned = append(owned, e.data...)
+				e.data, e.inRead = owned[at:len(owned):len(owned)], false
+			}
 		}
 	}
-	return evs
+	return evs, chunk
 }
 
 // carry keeps piece, the start of a line the read did not finish, up to
@@ -475,8 +487,8 @@ func (c *lineCutter) carry(piece []byte) {
 	c.partial = append(c.partial, piece...)
 }
 
-// end appends to evs the last line, which no "\n" ended, if there is one.
-func (c *lineCutter) end(evs []event) []event {
+// end returns the last line, which no "\n" ended, if there is one.
+func (c *lineCutter) end() (evs []event) {
 	switch {
 	case c.oversize > 0:
 		evs = append(evs, event{tooLong: c.oversize})
@@ -494,50 +506,54 @@ func (f *fanout) count(from domain.Direction, n int) {
 	f.n[from] += n
 }
 
-// send gives the lines of one read, which crossed at t, to every queue,
+// send gives evs, lines of one read that crossed at t, to every queue,
 // in the order the pumps took the lock. The queues share evs, which the
 // pump does not touch again.
 func (f *fanout) send(from domain.Direction, t time.Duration, evs []event) {
 	if len(evs) == 0 {
 		return
 	}
+	r := newRead(from, t, evs, f.maxLine)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n[from] += len(evs)
-	// A read of many short lines goes in parts, so that what one part
-	// costs a queue (which takes one part even when it is over its
-	// bound, if it is empty) stays near the bytes read.
-	for len(evs) > 0 {
-		k := min(len(evs), maxReadLines)
-		r := &read{from: from, t: t, evs: evs[:k:k], maxLine: f.maxLine}
-		for _, e := range r.evs {
-			r.cost += e.cost()
-		}
-		for _, q := range f.queues {
-			q.push(r)
-		}
-		evs = evs[k:]
+	for _, q := range f.queues {
+		q.push(r)
 	}
 }
 
-// maxReadLines is the most lines one read holds.
+// maxReadLines is the most lines one read given to the queues holds: a
+// read of many short lines goes in parts, so that what one part costs a
+// queue (which takes a part even over its bound, when it is empty) stays
+// near what it holds of the traffic.
 const maxReadLines = 1024
 
-func (f *fanout) close(timeout time.Duration) {
+func (f *fanout) close(timeout time.Duration) map[string]transcript.Lost {
 	f.mu.Lock()
 	for _, q := range f.queues {
 		q.close()
 	}
 	f.mu.Unlock()
+	// The observers work at once; the deadline is for those that do not
+	// hold the traffic.
 	deadline := time.After(timeout)
+	var left map[string]transcript.Lost
 	for _, q := range f.queues {
-		select {
-		case <-q.done:
-		case <-deadline:
-			q.trouble(fmt.Errorf("%s did not finish within %v of the agent's exit; what it had not written is lost", q.obs.Name, timeout))
-			return
+		finished, lost := q.drain(deadline)
+		if finished {
+			continue
 		}
+		if left == nil {
+			left = map[string]transcript.Lost{}
+		}
+		left[q.obs.Name] = lost
+		wait := fmt.Sprintf("within %v of the agent's exit", timeout)
+		if q.obs.Hold {
+			wait = fmt.Sprintf("once the agent had exited: it wrote less than %d bytes in %v", q.holdNeed(), holdWindow)
+		}
+		q.trouble(fmt.Errorf("%s did not finish %s; %d lines (%d bytes) it had not written are lost", q.obs.Name, wait, lost.Frames, lost.Bytes))
 	}
+	return left
 }
 
 func (f *fanout) counts() (client, agent int) {
@@ -555,13 +571,28 @@ type read struct {
 	t       time.Duration
 	evs     []event
 	maxLine int   // for the reason given for a line too long to keep
-	cost    int64 // what the read costs a queue: each line's event.cost
+	cost    int64 // the memory the read pins, which the queues count
+	work    int64 // its lines' event.work
 }
 
-// cost is what a line costs a queue: its bytes and its place in the read,
-// so that a flood of empty lines is bounded by the queue as well.
-func (e event) cost() int64 {
-	return int64(len(e.data)) + int64(unsafe.Sizeof(e))
+func newRead(from domain.Direction, t time.Duration, evs []event, maxLine int) *read {
+	r := &read{from: from, t: t, evs: evs, maxLine: maxLine}
+	// What the read pins: its lines' bytes and its slice of events,
+	// spare room included.
+	r.cost = int64(cap(evs)) * int64(unsafe.Sizeof(event{}))
+	for _, e := range evs {
+		r.cost += int64(len(e.data))
+		r.work += e.work()
+	}
+	return r
+}
+
+// work is what a line is to an observer: its bytes and a frame, so that
+// a flood of empty lines is work too (the recorder writes a frame for
+// each). Whether an observer that holds the traffic keeps up is counted
+// in it.
+func (e event) work() int64 {
+	return int64(len(e.data)+e.tooLong) + int64(unsafe.Sizeof(e))
 }
 
 // lost is what the observer misses of r when a queue drops it: its lines,
@@ -606,21 +637,36 @@ type queue struct {
 	done   chan struct{}
 	// For Hold: room is signalled whenever the observer has taken reads
 	// off the queue; behind is set when the pump gave up waiting, and
-	// cleared once the queue is down to half.
-	room   chan struct{}
-	behind bool
-	// given counts the bytes of the lines the observer has been given,
-	// as it is given each: a read of many lines takes a while.
-	given atomic.Int64
+	// cleared once the queue is down to half. holdSince is when the
+	// stretch of holding the traffic began, or the last holdWindow of it
+	// (zero when the traffic is not held), and holdFrom what given was
+	// then.
+	room      chan struct{}
+	behind    bool
+	holdSince time.Time
+	holdFrom  int64
+	// given counts the work (event.work) of the lines the observer has
+	// been given, as it is given each (a read of many lines takes a
+	// while), and givenLines the lines; pushed and pushedLines count what
+	// was queued for it, so that what it was left without at the end is
+	// known.
+	given, givenLines   atomic.Int64
+	pushed, pushedLines int64
+	// dropped counts the lines and bytes dropped for it, told counts
+	// those of the gaps it has been given.
+	dropped, told transcript.Lost
+	// stop ends delivery, between two lines: the tap gave up waiting
+	// for the observer at the end.
+	stop atomic.Bool
 }
 
 // The pump waits for an observer that holds the traffic as long as the
-// observer takes at least holdMinBytes off its queue (or a quarter of the
-// queue, if that is less) in every holdWindow of the wait: at worst the
+// observer is given at least holdMinBytes of lines (or a quarter of its
+// queue, if that is less) in every holdWindow of holding it: at worst the
 // traffic slows to that pace, where the cores are taken and the observer
-// gets its share; an observer that does less (a write to a disk that
-// hangs) is left behind, and its reads are dropped until it has caught
-// up to half its queue.
+// gets its share; an observer that does less (a slow disk, or one that
+// hangs) is left behind, and its reads are dropped until it has caught up
+// to half its queue. The tap waits for it at the end the same way.
 const (
 	holdWindow   = time.Second
 	holdMinBytes = 1 << 20
@@ -650,6 +696,8 @@ func (q *queue) push(r *read) {
 	q.flushGapLocked()
 	q.entries = append(q.entries, entry{read: r, t: r.t})
 	q.bytes += r.cost
+	q.pushedLines += int64(len(r.evs))
+	q.pushed += r.work
 	q.signal()
 	if q.bytes > q.max/2 {
 		notify(q.urgent)
@@ -658,9 +706,11 @@ func (q *queue) push(r *read) {
 
 // waitRoomLocked waits, for an observer that holds the traffic, until
 // size more bytes fit its queue, and says whether they do. It gives up
-// when the observer did less than holdMinBytes in a holdWindow, and
-// waits no more until the observer has caught up to half its queue.
-// q.mu is held, and released while waiting.
+// when, in a holdWindow of holding the traffic (this wait and those
+// before it since the queue was last down to half), the observer was
+// given less than holdMinBytes, and then waits no more until the
+// observer has caught up to half its queue. q.mu is held, and released
+// while waiting.
 func (q *queue) waitRoomLocked(size int64) bool {
 	if !q.obs.Hold || q.behind {
 		return false
@@ -668,33 +718,102 @@ func (q *queue) waitRoomLocked(size int64) bool {
 	// The observer must be woken now, whatever its Delay.
 	q.signal()
 	notify(q.urgent)
-	need := min(int64(holdMinBytes), q.max/4)
-	window := time.NewTimer(holdWindow)
-	defer window.Stop()
-	since := q.given.Load()
+	if q.holdSince.IsZero() {
+		q.holdSince, q.holdFrom = time.Now(), q.given.Load()
+	}
+	var window *time.Timer
+	defer func() {
+		if window != nil {
+			window.Stop()
+		}
+	}()
 	for q.bytes+size > q.max && q.bytes > 0 {
 		if q.closed || q.failed {
 			return false
 		}
+		if !q.keepingUpLocked() {
+			q.behind = true
+			return false
+		}
+		left := holdWindow - time.Since(q.holdSince)
+		if window == nil {
+			window = time.NewTimer(left)
+		} else {
+			window.Reset(left)
+		}
 		q.mu.Unlock()
-		timedOut := false
 		select {
 		case <-q.room:
 		case <-window.C:
-			timedOut = true
 		}
 		q.mu.Lock()
-		if timedOut {
-			given := q.given.Load()
-			if given-since < need {
-				q.behind = true
-				return false
-			}
-			since = given
-			window.Reset(holdWindow)
-		}
 	}
 	return !q.closed && !q.failed
+}
+
+// keepingUpLocked says whether the observer is keeping up with the
+// traffic it holds: once a holdWindow is over, it must have been given
+// holdNeed bytes in it, and the next window begins.
+func (q *queue) keepingUpLocked() bool {
+	if time.Since(q.holdSince) < holdWindow {
+		return true
+	}
+	given := q.given.Load()
+	if given-q.holdFrom < q.holdNeed() {
+		q.holdSince = time.Time{}
+		return false
+	}
+	q.holdSince, q.holdFrom = time.Now(), given
+	return true
+}
+
+// holdNeed is how much work (event.work) an observer that holds the
+// traffic must be given in each holdWindow.
+func (q *queue) holdNeed() int64 { return min(int64(holdMinBytes), q.max/4) }
+
+// drain waits, once the queue is closed, for the observer to finish: for
+// one that holds the traffic as long as it keeps up (holdNeed in every
+// holdWindow), for another until deadline. When it does not finish, it
+// stops the observer between two lines and says what it was left
+// without.
+func (q *queue) drain(deadline <-chan time.Time) (finished bool, left transcript.Lost) {
+	if q.obs.Hold {
+		window := time.NewTicker(holdWindow)
+		defer window.Stop()
+		from := q.given.Load()
+		for !finished {
+			select {
+			case <-q.done:
+				finished = true
+			case <-window.C:
+				given := q.given.Load()
+				if given-from < q.holdNeed() {
+					return false, q.abandon()
+				}
+				from = given
+			}
+		}
+		return true, left
+	}
+	select {
+	case <-q.done:
+		return true, left
+	case <-deadline:
+		return false, q.abandon()
+	}
+}
+
+// abandon stops delivery and returns what the observer was not given.
+func (q *queue) abandon() transcript.Lost {
+	q.stop.Store(true)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.failed = true
+	lines := q.pushedLines - q.givenLines.Load()
+	return transcript.Lost{
+		Frames: lines + q.dropped.Frames - q.told.Frames,
+		Bytes:  q.pushed - q.given.Load() - lines*int64(unsafe.Sizeof(event{})) + q.dropped.Bytes - q.told.Bytes,
+	}
 }
 
 // dropLocked counts frames lines of n bytes that this observer will not
@@ -708,6 +827,8 @@ func (q *queue) dropLocked(t time.Duration, frames, n int64, reason string) {
 	}
 	q.gap.lost.Frames += frames
 	q.gap.lost.Bytes += n
+	q.dropped.Frames += frames
+	q.dropped.Bytes += n
 }
 
 // flushGapLocked queues the pending gap, if any. Gaps hold no line bytes,
@@ -754,6 +875,7 @@ func (q *queue) run() {
 		delay.Stop()
 	}
 	var work []entry
+	var tooLong transcript.Frame // a gap of lines too long to keep, not yet given
 	failed := false
 	for {
 		q.mu.Lock()
@@ -777,7 +899,11 @@ func (q *queue) run() {
 			}
 		}
 		if q.head == len(q.entries) {
+			failed = q.failed
 			q.mu.Unlock()
+			if !failed {
+				q.call(func() { q.flushTooLong(&tooLong) })
+			}
 			return
 		}
 		var taken int64
@@ -795,7 +921,7 @@ func (q *queue) run() {
 
 		for _, e := range work {
 			if !failed {
-				failed = !q.deliver(e)
+				failed = !q.deliver(e, &tooLong)
 			}
 		}
 		clear(work)
@@ -803,8 +929,9 @@ func (q *queue) run() {
 
 		q.mu.Lock()
 		q.bytes -= taken
-		if q.behind && q.bytes <= q.max/2 {
-			q.behind = false
+		if q.bytes <= q.max/2 {
+			// Caught up: the traffic may be held again, afresh.
+			q.behind, q.holdSince = false, time.Time{}
 		}
 		notify(q.room)
 		empty := q.head == len(q.entries)
@@ -814,32 +941,65 @@ func (q *queue) run() {
 		}
 		failed = q.failed
 		q.mu.Unlock()
-		if empty && !failed && q.obs.Idle != nil {
-			q.call(q.obs.Idle)
+		if empty && !failed {
+			q.call(func() { q.flushTooLong(&tooLong) })
+			if q.obs.Idle != nil {
+				q.call(q.obs.Idle)
+			}
 		}
 	}
 }
 
 // deliver gives the observer what e holds, a frame for each line of a
 // read or a gap, and says whether the observer is still working (it did
-// not panic).
-func (q *queue) deliver(e entry) bool {
+// not panic). Lines too long to keep in a row with the same reason (of
+// the same length) are told as one gap, kept in tooLong until a frame of
+// another kind comes or the queue runs empty (flushTooLong).
+func (q *queue) deliver(e entry, tooLong *transcript.Frame) bool {
 	return q.call(func() {
 		if e.lost != nil {
+			q.flushTooLong(tooLong)
+			q.mu.Lock()
+			q.told.Frames += e.lost.Frames
+			q.told.Bytes += e.lost.Bytes
+			q.mu.Unlock()
 			q.obs.Frame(transcript.Frame{T: e.t, Conn: 1, Lost: e.lost})
 			return
 		}
 		r := e.read
 		for _, ev := range r.evs {
-			if ev.tooLong > 0 {
-				q.obs.Frame(transcript.Frame{T: r.t, Conn: 1, Lost: &transcript.Lost{Frames: 1, Bytes: int64(ev.tooLong),
-					Reason: fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", ev.tooLong, r.from, r.maxLine)}})
-				continue
+			if q.stop.Load() {
+				return
 			}
-			q.obs.Frame(transcript.Frame{From: r.from, T: r.t, Conn: 1, Data: ev.data})
-			q.given.Add(ev.cost())
+			// Counted as given before the observer has it: a line it is
+			// working on when it is stopped is not also counted as left.
+			q.given.Add(ev.work())
+			q.givenLines.Add(1)
+			if ev.tooLong > 0 {
+				reason := fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", ev.tooLong, r.from, r.maxLine)
+				if tooLong.Lost != nil && tooLong.Lost.Reason != reason {
+					q.flushTooLong(tooLong)
+				}
+				if tooLong.Lost == nil {
+					*tooLong = transcript.Frame{T: r.t, Conn: 1, Lost: &transcript.Lost{Reason: reason}}
+				}
+				tooLong.Lost.Frames++
+				tooLong.Lost.Bytes += int64(ev.tooLong)
+			} else {
+				q.flushTooLong(tooLong)
+				q.obs.Frame(transcript.Frame{From: r.from, T: r.t, Conn: 1, Data: ev.data})
+			}
 		}
 	})
+}
+
+// flushTooLong gives the observer the gap of the lines too long to keep
+// that tooLong holds, if any.
+func (q *queue) flushTooLong(tooLong *transcript.Frame) {
+	if tooLong.Lost != nil {
+		q.obs.Frame(*tooLong)
+		*tooLong = transcript.Frame{}
+	}
 }
 
 // call runs one of the observer's functions; a panic stops the observer,

@@ -33,6 +33,14 @@ func TestMain(m *testing.M) {
 		echoAgent(2) // answers two lines, then dies with exit code 3
 	case "hang":
 		time.Sleep(time.Hour)
+	case "empty-flood":
+		// Writes TAP_BYTES newlines through a 1 MiB pipe, so that the
+		// tap reads them 256 KiB at a time (F_SETPIPE_SZ; Linux only,
+		// elsewhere the reads are smaller).
+		var n int
+		fmt.Sscan(os.Getenv("TAP_BYTES"), &n)
+		syscall.Syscall(syscall.SYS_FCNTL, 1, 1031, 1<<20)
+		os.Stdout.Write(bytes.Repeat([]byte{'\n'}, n))
 	case "chatty":
 		// Writes TAP_LINES numbered lines, then waits for the end of its
 		// stdin, as an agent does between turns.
@@ -494,7 +502,5 @@ func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 
 // pushLine queues one line from the agent, as a pump does.
 func pushLine(q *queue, line []byte) {
-	r := &read{from: domain.FromAgent, evs: []event{{data: line}}}
-	r.cost = r.evs[0].cost()
-	q.push(r)
+	q.push(newRead(domain.FromAgent, 0, []event{{data: line}}, DefaultMaxLine))
 }

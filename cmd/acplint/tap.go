@@ -191,6 +191,11 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	}
 
 	var observers []tap.Observer
+	// recording guards rec: the tap stops giving the recorder frames at
+	// the end when it does not keep up, but it may still be writing one
+	// when the tap finishes the file.
+	var recording sync.Mutex
+	recordingEnded := false
 	if rec != nil {
 		observers = append(observers, tap.Observer{
 			Name: "recorder",
@@ -198,12 +203,22 @@ func runTap(ctx context.Context, args []string, e *env) int {
 				if *redact && fr.Lost == nil {
 					fr.Data = tap.Redact(fr.Data)
 				}
-				rec.Write(fr) // errors stick; reported after the run
+				recording.Lock()
+				defer recording.Unlock()
+				if !recordingEnded {
+					rec.Write(fr) // errors stick; reported after the run
+				}
 			},
 			// Flushing whenever the recorder has caught up keeps the file
 			// current: a tap killed outright loses at most the frames of
 			// its last recordDelay.
-			Idle:  func() { rec.Flush() },
+			Idle: func() {
+				recording.Lock()
+				defer recording.Unlock()
+				if !recordingEnded {
+					rec.Flush()
+				}
+			},
 			Delay: recordDelay,
 			// A complete recording outranks the traffic's speed: on a
 			// machine whose cores are taken, the traffic slows to the
@@ -237,10 +252,35 @@ func runTap(ctx context.Context, args []string, e *env) int {
 		live.close(3 * time.Second)
 	}
 	if rec != nil {
-		if err := rec.Flush(); err != nil {
-			note("tap: writing %s: %v", *record, err)
-		} else if err := recFile.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-			note("tap: writing %s: %v", *record, err)
+		lost, stopped := res.Left["recorder"]
+		finished := make(chan error, 1)
+		go func() {
+			recording.Lock()
+			defer recording.Unlock()
+			recordingEnded = true
+			if stopped {
+				// The recording says where it ends short, as it says
+				// where frames were dropped.
+				lost.Reason = "the recorder did not keep up with the traffic (a slow or stuck disk) and was stopped once the agent had exited: what crossed from here on was not recorded"
+				rec.Write(transcript.Frame{T: time.Since(header.Started), Conn: 1, Lost: &lost})
+			}
+			err := rec.Flush()
+			if err == nil {
+				if err = recFile.Sync(); errors.Is(err, syscall.EINVAL) {
+					err = nil
+				}
+			}
+			finished <- err
+		}()
+		select {
+		case err := <-finished:
+			if err != nil {
+				note("tap: writing %s: %v", *record, err)
+			}
+		case <-time.After(recordFinishTimeout):
+			// A write that hangs (a disk, a network file system) must
+			// not keep the tap, which the editor waits for, from ending.
+			note("tap: writing %s: the last writes did not finish within %v; the recording may end short", *record, recordFinishTimeout)
 		}
 	}
 	if dropped, err := findingsOut.Close(2 * time.Second); dropped > 0 || err != nil {
@@ -329,6 +369,10 @@ const findingsBuffer = 1 << 20
 // and time taken from the forwarding on a busy machine; woken at most
 // every 2 ms, it writes what came in one go.
 const recordDelay = 2 * time.Millisecond
+
+// recordFinishTimeout bounds how long the tap waits, at the end, for the
+// recording's last writes.
+const recordFinishTimeout = 5 * time.Second
 
 // liveLintDelay is how long a line may wait for the linter while the
 // traffic flows: findings come at most this late.
