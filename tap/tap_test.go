@@ -504,3 +504,26 @@ func TestObserverDelayEndsWhenTheQueueFills(t *testing.T) {
 func pushLine(q *queue, line []byte) {
 	q.push(newRead(domain.FromAgent, 0, []event{{data: line}}, DefaultMaxLine))
 }
+
+// TestTooLongLinesInARowAreOneGap: lines too long to keep, one after the
+// other and of one length, reach the observer as one gap, as a queue's
+// drops do; a line of another length, or a line kept, ends it.
+func TestTooLongLinesInARowAreOneGap(t *testing.T) {
+	var o delayedObserver
+	q := newQueue(o.observer(0), 1<<20, nil)
+	q.push(newRead(domain.FromAgent, 0, []event{{tooLong: 200}, {tooLong: 200}, {tooLong: 200}}, 100))
+	q.push(newRead(domain.FromAgent, 0, []event{{tooLong: 200}, {tooLong: 300}, {data: []byte("{}")}, {tooLong: 200}}, 100))
+	q.close()
+	<-q.done
+	var got []string
+	for _, f := range o.frames {
+		if f.Lost != nil {
+			got = append(got, fmt.Sprintf("gap %d/%d", f.Lost.Frames, f.Lost.Bytes))
+		} else {
+			got = append(got, string(f.Data))
+		}
+	}
+	if want := "gap 4/800,gap 1/300,{},gap 1/200"; strings.Join(got, ",") != want {
+		t.Errorf("the observer got %s, want %s", strings.Join(got, ","), want)
+	}
+}
