@@ -49,7 +49,8 @@ func scanOnce(b *testing.B, f *os.File) {
 
 // BenchmarkLintVsScan alternates one scan and one lint of the transcript
 // and reports lint's time as a multiple of the scan's (x-scan), for the
-// realistic mix and for the token-sized mix (benchTokenTranscript). On a
+// realistic mix, for the token-sized mix (benchTokenTranscript) and for
+// three long sessions (benchLongTranscript). On a
 // shared machine the speed of both varies from minute to minute, and the
 // two separate benchmarks may land in different minutes; alternating puts
 // the same noise under both. The scan runs on one goroutine: with -cpu 1
@@ -74,7 +75,7 @@ func BenchmarkLintVsScan(b *testing.B) {
 	for _, mix := range []struct {
 		name       string
 		transcript func() (string, error)
-	}{{"realistic", benchTranscript}, {"tokens", benchTokenTranscript}} {
+	}{{"realistic", benchTranscript}, {"tokens", benchTokenTranscript}, {"long-sessions", benchLongTranscript}} {
 		b.Run(mix.name, func(b *testing.B) {
 			f, size := openBenchFile(b, mix.transcript)
 			defer f.Close()

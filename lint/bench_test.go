@@ -37,6 +37,13 @@ var benchTokenTranscript = sync.OnceValues(func() (string, error) {
 	return writeBenchTranscript("-tokens", transcriptgen.Options{Seed: 1, ChunkMin: 2, ChunkMax: 40})
 })
 
+// benchLongTranscript is benchTranscript's traffic in three sessions that
+// take turns, thousands of turns each: the shape of a day-long editor
+// session, in which issue 16 measured lint against the scan.
+var benchLongTranscript = sync.OnceValues(func() (string, error) {
+	return writeBenchTranscript("-long", transcriptgen.Options{Seed: 1, Sessions: 3})
+})
+
 // writeBenchTranscript writes the transcript opts describe, of
 // ACPLINT_BENCH_MB megabytes, to a file whose name ends in suffix.
 func writeBenchTranscript(suffix string, opts transcriptgen.Options) (string, error) {
