@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -99,11 +100,7 @@ func TestTapCleanEndsLoseNothing(t *testing.T) {
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
-			got := make(chan []byte)
-			go func() {
-				b, _ := io.ReadAll(stdout)
-				got <- b
-			}()
+			forwardedWithin := readAllAsync(t, c, stdout)
 			clientBurst := burstLines(n, "client")
 			if end == "exit" {
 				// The agent ends the session: the editor has nothing to say.
@@ -129,13 +126,7 @@ func TestTapCleanEndsLoseNothing(t *testing.T) {
 				}
 				c.Process.Signal(sig)
 			}
-			var forwarded []byte
-			select {
-			case forwarded = <-got:
-			case <-time.After(60 * time.Second):
-				c.Process.Kill()
-				t.Fatalf("the tap did not end within a minute")
-			}
+			forwarded := forwardedWithin(time.Minute)
 			waitExit(t, c, 30*time.Second)
 			editorIn.Close()
 			if want := burstLines(n, "agent"); !bytes.Equal(forwarded, want) {
@@ -221,19 +212,9 @@ func TestTapRecordsEverythingUnderLoad(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(stdout)
-		got <- b
-	}()
+	forwardedWithin := readAllAsync(t, c, stdout)
 	editorIn.Close()
-	var forwarded []byte
-	select {
-	case forwarded = <-got:
-	case <-time.After(120 * time.Second):
-		c.Process.Kill()
-		t.Fatalf("the tap did not end within two minutes")
-	}
+	forwarded := forwardedWithin(2 * time.Minute)
 	waitExit(t, c, 30*time.Second)
 	if want := burstLines(n, "agent"); !bytes.Equal(forwarded, want) {
 		t.Errorf("the editor got %d bytes, want the agent's %d", len(forwarded), len(want))
@@ -247,5 +228,27 @@ func TestTapRecordsEverythingUnderLoad(t *testing.T) {
 	}
 	if frames := recordedFramesFrom(t, rec, "agent"); frames != n {
 		t.Errorf("recorded %d agent frames, want all %d", frames, n)
+	}
+}
+
+// readAllAsync reads the tap's stdout to its end on a goroutine, as the
+// editor does; the function it returns waits for that at most d, and
+// past it kills the tap and fails the test.
+func readAllAsync(t *testing.T, c *exec.Cmd, stdout io.Reader) func(d time.Duration) []byte {
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(stdout)
+		got <- b
+	}()
+	return func(d time.Duration) []byte {
+		t.Helper()
+		select {
+		case b := <-got:
+			return b
+		case <-time.After(d):
+			c.Process.Kill()
+			t.Fatalf("the tap did not end within %v", d)
+			return nil
+		}
 	}
 }
