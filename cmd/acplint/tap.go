@@ -34,9 +34,11 @@ drops frames rather than slow the connection, and the findings say where
 and how many (ACP-LINT-004). The recorder keeps everything: when it is a
 whole queue behind (the machine's cores are taken), the traffic waits for
 it as long as it writes at least 1 MiB a second (or a quarter of the
-queue); a recorder that writes less (a disk that hangs) holds the traffic
-for at most a second and then drops frames, a gap record saying where and
-how many, until it has caught up. A line longer than --max-line is
+queue); a recorder that writes less (a slow disk, or one that hangs)
+holds the traffic for about a second each time it falls a whole queue
+behind, and drops frames meanwhile, a gap record saying where and how
+many. When the agent has exited, the tap waits for the recorder in the
+same way, and a recording it had to stop ends with a gap record. A line longer than --max-line is
 forwarded whole but not recorded or linted (a gap too). Nobody reading
 stderr, an editor that stops reading, a full disk or a bug in a rule
 (ACP-LINT-003) never stall or end the forwarding. The recording is flushed whenever the recorder
