@@ -3,13 +3,16 @@
 // crosses to observers (recording, live linting).
 //
 // Forwarding is the one path that must never fail, so nothing else is on
-// it. Bytes go to the other side as soon as they are read; each observer
-// gets its own copy of each complete line through its own queue, bounded in
-// bytes, and works on its own goroutine. An observer that falls behind by
-// more than its queue, or a line longer than Options.MaxLine, costs that
-// observer frames, never the connection: the frames are dropped and the
-// observer is told where and how many (a gap frame, transcript.Lost). A
-// panic in an observer stops that observer only.
+// it. Bytes go to the other side as soon as they are read; the complete
+// lines of each read are copied once and go, shared, to every observer
+// through its own queue, bounded in bytes, and each observer works on its
+// own goroutine. An observer that falls behind by more than its queue, or
+// a line longer than Options.MaxLine, costs that observer frames, never
+// the connection: the frames are dropped and the observer is told where
+// and how many (a gap frame, transcript.Lost). The one exception is an
+// observer that holds the traffic (Observer.Hold, the recorder): for it
+// the traffic waits, as long as it keeps up. A panic in an observer stops
+// that observer only.
 package tap
 
 import (
