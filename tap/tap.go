@@ -601,10 +601,8 @@ func (e event) work() int64 {
 // lost is what the observer misses of r when a queue drops it: its lines,
 // and the bytes of all of them.
 func (r *read) lost() (frames, bytes int64) {
-	for _, e := range r.evs {
-		bytes += int64(len(e.data) + e.tooLong)
-	}
-	return int64(len(r.evs)), bytes
+	frames = int64(len(r.evs))
+	return frames, r.work - frames*int64(unsafe.Sizeof(event{}))
 }
 
 // An entry of a queue: a read, or a gap (lost set) that stands for reads
@@ -878,7 +876,7 @@ func (q *queue) run() {
 		delay.Stop()
 	}
 	var work []entry
-	var tooLong transcript.Frame // a gap of lines too long to keep, not yet given
+	var tooLong tooLongRun // lines too long to keep, not yet told
 	failed := false
 	for {
 		q.mu.Lock()
@@ -955,10 +953,10 @@ func (q *queue) run() {
 
 // deliver gives the observer what e holds, a frame for each line of a
 // read or a gap, and says whether the observer is still working (it did
-// not panic). Lines too long to keep in a row with the same reason (of
-// the same length) are told as one gap, kept in tooLong until a frame of
-// another kind comes or the queue runs empty (flushTooLong).
-func (q *queue) deliver(e entry, tooLong *transcript.Frame) bool {
+// not panic). Lines too long to keep in a row, of one length from one
+// side, are told as one gap, gathered in tooLong until a frame of another
+// kind comes or the queue runs empty (flushTooLong).
+func (q *queue) deliver(e entry, tooLong *tooLongRun) bool {
 	return q.call(func() {
 		if e.lost != nil {
 			q.flushTooLong(tooLong)
@@ -979,15 +977,16 @@ func (q *queue) deliver(e entry, tooLong *transcript.Frame) bool {
 			q.given.Add(ev.work())
 			q.givenLines.Add(1)
 			if ev.tooLong > 0 {
-				reason := fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", ev.tooLong, r.from, r.maxLine)
-				if tooLong.Lost != nil && tooLong.Lost.Reason != reason {
+				if tooLong.gap.Lost != nil && (tooLong.from != r.from || tooLong.n != ev.tooLong) {
 					q.flushTooLong(tooLong)
 				}
-				if tooLong.Lost == nil {
-					*tooLong = transcript.Frame{T: r.t, Conn: 1, Lost: &transcript.Lost{Reason: reason}}
+				if tooLong.gap.Lost == nil {
+					// The reason is written once a run, not once a line.
+					reason := fmt.Sprintf("a line of %d bytes from the %s is longer than the %d bytes the tap keeps (--max-line); it was forwarded whole", ev.tooLong, r.from, r.maxLine)
+					*tooLong = tooLongRun{from: r.from, n: ev.tooLong, gap: transcript.Frame{T: r.t, Conn: 1, Lost: &transcript.Lost{Reason: reason}}}
 				}
-				tooLong.Lost.Frames++
-				tooLong.Lost.Bytes += int64(ev.tooLong)
+				tooLong.gap.Lost.Frames++
+				tooLong.gap.Lost.Bytes += int64(ev.tooLong)
 			} else {
 				q.flushTooLong(tooLong)
 				q.obs.Frame(transcript.Frame{From: r.from, T: r.t, Conn: 1, Data: ev.data})
@@ -996,12 +995,19 @@ func (q *queue) deliver(e entry, tooLong *transcript.Frame) bool {
 	})
 }
 
-// flushTooLong gives the observer the gap of the lines too long to keep
-// that tooLong holds, if any.
-func (q *queue) flushTooLong(tooLong *transcript.Frame) {
-	if tooLong.Lost != nil {
-		q.obs.Frame(*tooLong)
-		*tooLong = transcript.Frame{}
+// tooLongRun gathers lines too long to keep, in a row, of n bytes from
+// one side, into one gap frame (gap.Lost is nil when it holds none).
+type tooLongRun struct {
+	from domain.Direction
+	n    int
+	gap  transcript.Frame
+}
+
+// flushTooLong gives the observer the gap that tooLong holds, if any.
+func (q *queue) flushTooLong(tooLong *tooLongRun) {
+	if tooLong.gap.Lost != nil {
+		q.obs.Frame(tooLong.gap)
+		*tooLong = tooLongRun{}
 	}
 }
 
