@@ -47,13 +47,9 @@ var benchLongTranscript = sync.OnceValues(func() (string, error) {
 // writeBenchTranscript writes the transcript opts describe, of
 // ACPLINT_BENCH_MB megabytes, to a file whose name ends in suffix.
 func writeBenchTranscript(suffix string, opts transcriptgen.Options) (string, error) {
-	mb := 32
-	if s := os.Getenv("ACPLINT_BENCH_MB"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return "", err
-		}
-		mb = n
+	mb, err := benchMB()
+	if err != nil {
+		return "", err
 	}
 	// One file per size, rewritten by each run, so repeated benchmark runs
 	// do not pile up copies in the temporary directory.
@@ -71,6 +67,15 @@ func writeBenchTranscript(suffix string, opts transcriptgen.Options) (string, er
 		return "", err
 	}
 	return path, f.Close()
+}
+
+// benchMB is ACPLINT_BENCH_MB, the size of the generated transcripts in
+// megabytes: 32 unless set.
+func benchMB() (int, error) {
+	if s := os.Getenv("ACPLINT_BENCH_MB"); s != "" {
+		return strconv.Atoi(s)
+	}
+	return 32, nil
 }
 
 func openBench(b *testing.B) (*os.File, int64) {
