@@ -13,8 +13,6 @@ import (
 	"math/bits"
 	"strconv"
 	"sync"
-	"unicode/utf16"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/acplint/acplint/internal/slab"
@@ -775,79 +773,16 @@ func (p *parser) str() (string, error) {
 		p.pos = len(p.src)
 		return "", p.errf("unexpected end of input inside a string")
 	}
-	buf := append(p.scratch[:0], p.src[start:esc]...)
-	i := esc
-	for {
-		if i >= len(p.src) {
-			p.pos = i
-			return "", p.errf("unexpected end of input inside a string")
-		}
-		c := p.src[i]
-		switch {
-		case c == '"':
-			p.pos = i + 1
-			if cap(buf) <= maxScratch {
-				p.scratch = buf
-			}
-			return p.keepString(buf), nil
-		case c < 0x20:
-			p.pos = i
-			return "", p.errf("control character 0x%02x in a string (must be escaped)", c)
-		case c != '\\':
-			// Copy the run of plain bytes up to the next quote, escape or
-			// control character.
-			j := p.nextSpecial(i + 1)
-			buf = append(buf, p.src[i:j]...)
-			i = j
-			continue
-		}
-		// escape
-		if i+1 >= len(p.src) {
-			p.pos = i
-			return "", p.errf("unexpected end of input in an escape")
-		}
-		e := p.src[i+1]
-		i += 2
-		switch e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := hex4(p.src, i)
-			if !ok {
-				p.pos = i
-				return "", p.errf(`invalid \u escape`)
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				// A high surrogate must pair with a following low one;
-				// encoding/json and JavaScript both fall back to U+FFFD.
-				if i+6 <= len(p.src) && p.src[i] == '\\' && p.src[i+1] == 'u' {
-					if r2, ok := hex4(p.src, i+2); ok {
-						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-							i += 6
-							buf = utf8.AppendRune(buf, d)
-							continue
-						}
-					}
-				}
-				r = utf8.RuneError
-			}
-			buf = utf8.AppendRune(buf, r)
-		default:
-			p.pos = i - 1
-			return "", p.errf("invalid escape '\\%c' in a string", e)
-		}
+	buf, end, err := unescape(append(p.scratch[:0], p.src[start:esc]...), p.src, esc)
+	if err != nil {
+		p.pos = err.Offset
+		return "", err
 	}
+	p.pos = end + 1
+	if cap(buf) <= maxScratch {
+		p.scratch = buf
+	}
+	return p.keepString(buf), nil
 }
 
 // keepString returns a copy of the decoded string in buf, in the arena
