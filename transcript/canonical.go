@@ -22,6 +22,8 @@ type canonicalSource struct {
 	header bool
 	// started is the header's start time, which frame times count from.
 	started time.Time
+	// text holds the text of the last frame decoded (decode).
+	text []byte
 }
 
 func (s *canonicalSource) setLineAlloc(alloc func(n int) []byte) { s.lines.SetAlloc(alloc) }
@@ -49,18 +51,42 @@ func (s *canonicalSource) Next() (Entry, error) {
 		if l.IsBlank() {
 			continue
 		}
-		var f Frame
-		if wf, body, ok := parseWritten(l.Bytes); ok {
-			// The line's memory is this entry's alone: unescape in place.
-			f, f.Data = wf, unescapeInto(body[:0], body)
-		} else if f, err = parseFrameJSON(l.Bytes); errors.Is(err, ErrNotFrame) {
-			return Entry{Line: l, Bad: err.Error()}, nil
+		f, ok := s.decode(l.Bytes)
+		if !ok {
+			if f, err = parseFrameJSON(l.Bytes); errors.Is(err, ErrNotFrame) {
+				return Entry{Line: l, Bad: err.Error()}, nil
+			}
 		}
 		e := FrameEntry(f, l.Num, s.started)
 		e.Line.Offset = l.Offset
 		return e, nil
 	}
 }
+
+// decode reads line if it is a frame in Writer's layout (parseWritten).
+// The frame's text is decoded into s.text and copied back over the line,
+// whose memory is this entry's alone: the frame's Data is the start of
+// its string's body. Only a decode that succeeds writes to the line, so
+// that a line the fast path refuses is left whole for the general path.
+func (s *canonicalSource) decode(line []byte) (Frame, bool) {
+	f, start, ok := parseWritten(line)
+	if !ok {
+		return Frame{}, false
+	}
+	text, ok := decodeWritten(s.text[:0], line, start)
+	if cap(text) <= maxKeptText {
+		s.text = text
+	}
+	if !ok {
+		return Frame{}, false
+	}
+	f.Data = line[start : start+copy(line[start:], text)]
+	return f, true
+}
+
+// maxKeptText is the largest buffer for a frame's text that a
+// canonicalSource keeps from one frame to the next.
+const maxKeptText = 1 << 20
 
 // NewFrameReader reads an acplint transcript given as frames rather than
 // as bytes: a live tap's, as they cross. next returns the frames that came

@@ -259,9 +259,11 @@ var ErrNotFrame = errors.New("not a transcript frame")
 
 // ParseFrame reads one frame line.
 func ParseFrame(line []byte) (Frame, error) {
-	if f, body, ok := parseWritten(line); ok {
-		f.Data = unescapeInto(make([]byte, 0, len(body)), body)
-		return f, nil
+	if f, start, ok := parseWritten(line); ok {
+		if data, ok := decodeWritten(nil, line, start); ok {
+			f.Data = data
+			return f, nil
+		}
 	}
 	return parseFrameJSON(line)
 }
