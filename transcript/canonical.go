@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/acplint/acplint/codec"
 	"github.com/acplint/acplint/internal/jsonv"
@@ -20,8 +22,8 @@ const FormatTranscript Format = "acplint"
 type canonicalSource struct {
 	lines  *codec.LineReader
 	header bool
-	// started is the header's start time, which frame times count from.
-	started time.Time
+	// times formats frame times from the header's start time.
+	times frameTimes
 	// text holds the text of the last frame decoded (decode).
 	text []byte
 }
@@ -40,7 +42,7 @@ func (s *canonicalSource) Next() (Entry, error) {
 				if err != nil {
 					return Entry{}, fmt.Errorf("line %d: %w", l.Num, err)
 				}
-				s.started = h.Started
+				s.times.started = h.Started
 				continue
 			}
 			return Entry{Line: l, Bad: fmt.Sprintf("the first line is not an %s header; use --input to name the format", FormatName)}, nil
@@ -57,7 +59,7 @@ func (s *canonicalSource) Next() (Entry, error) {
 				return Entry{Line: l, Bad: err.Error()}, nil
 			}
 		}
-		e := FrameEntry(f, l.Num, s.started)
+		e := frameEntry(f, l.Num, &s.times)
 		e.Line.Offset = l.Offset
 		return e, nil
 	}
@@ -105,7 +107,7 @@ func NewFrameReader(next func() ([]Frame, error), started time.Time, maxLine int
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	fs := &frameSource{next: next, started: started, num: 1, maxLine: maxLine}
+	fs := &frameSource{next: next, times: frameTimes{started: started}, num: 1, maxLine: maxLine}
 	return &Reader{src: &blockSource{src: fs}, format: FormatTranscript, frames: fs, maxLine: maxLine}
 }
 
@@ -114,7 +116,7 @@ type frameSource struct {
 	next    func() ([]Frame, error)
 	batch   []Frame // handed over, not yet given out
 	num     int     // the line of the last frame given out
-	started time.Time
+	times   frameTimes
 	maxLine int
 }
 
@@ -136,7 +138,7 @@ func (s *frameSource) Next() (Entry, error) {
 			return tooLong(codec.Line{Num: s.num, TooLong: n}, s.maxLine), nil
 		}
 	}
-	return FrameEntry(f, s.num, s.started), nil
+	return frameEntry(f, s.num, &s.times), nil
 }
 
 // FrameEntry is the entry a Reader gives for frame f of an acplint
@@ -145,6 +147,11 @@ func (s *frameSource) Next() (Entry, error) {
 // lints exactly what `acplint lint` of the recording does, with neither
 // writing nor parsing a line. The entry shares f.Data.
 func FrameEntry(f Frame, num int, started time.Time) Entry {
+	return frameEntry(f, num, &frameTimes{started: started})
+}
+
+// frameEntry is FrameEntry with the times formatted by times.
+func frameEntry(f Frame, num int, times *frameTimes) Entry {
 	if f.Lost != nil {
 		return Entry{Line: codec.Line{Num: num}, Lost: describeLost(f.Lost)}
 	}
@@ -154,10 +161,68 @@ func FrameEntry(f Frame, num int, started time.Time) Entry {
 		wire.Bytes, wire.CRLF = data[:n-1], true
 	}
 	e := Entry{Line: wire, Dir: f.From}
-	if !started.IsZero() {
-		e.Time = started.Add(f.T).Format(time.RFC3339Nano)
+	if !times.started.IsZero() {
+		e.Time = times.text(f.T)
 	}
 	return e
+}
+
+// frameTimes formats the times of a recording's frames, its start plus
+// their t, as Format(time.RFC3339Nano) does. Frames come many to a
+// second, so it keeps the text of the last second it formatted, date,
+// time and zone (a zone's offset changes only between seconds), and
+// writes only the fraction for the next frame in the same second.
+type frameTimes struct {
+	started time.Time
+	// sec is the second, in Unix time, whose text is head and zone;
+	// head is empty when none is kept.
+	sec        int64
+	head, zone string
+	// chunk holds the text of the times given out since it was made,
+	// each written once and never again: a string each, without an
+	// allocation each.
+	chunk []byte
+}
+
+// text is started+t as Format(time.RFC3339Nano) writes it.
+func (c *frameTimes) text(t time.Duration) string {
+	at := c.started.Add(t)
+	if sec := at.Unix(); sec != c.sec || c.head == "" {
+		full := at.Format(time.RFC3339Nano)
+		c.sec, c.head, c.zone = sec, "", ""
+		// "2006-01-02T15:04:05", then a fraction, then the zone; a year
+		// not of four digits is left to Format every time.
+		if len(full) > len("2006-01-02T15:04:05") && full[4] == '-' {
+			c.head = full[:len("2006-01-02T15:04:05")]
+			zone := full[len(c.head):]
+			if zone[0] == '.' {
+				zone = strings.TrimLeft(zone[1:], "0123456789")
+			}
+			c.zone = zone
+		}
+		return full
+	}
+	var buf [64]byte
+	b := append(buf[:0], c.head...)
+	if ns := at.Nanosecond(); ns != 0 {
+		// Nine digits, then the trailing zeros dropped.
+		b = append(b, '.')
+		frac := len(b)
+		b = append(b, "000000000"...)
+		for i := len(b) - 1; ns > 0; i-- {
+			b[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		b = bytes.TrimRight(b[frac:], "0")
+		b = buf[:frac+len(b)]
+	}
+	b = append(b, c.zone...)
+	if cap(c.chunk)-len(c.chunk) < len(b) {
+		c.chunk = make([]byte, 0, 4096)
+	}
+	start := len(c.chunk)
+	c.chunk = append(c.chunk, b...)
+	return unsafe.String(&c.chunk[start], len(b))
 }
 
 // describeLost is the message of the ACP-LINT-004 finding for a gap.

@@ -114,3 +114,46 @@ func entries(t *testing.T, r *Reader) []Entry {
 		out = append(out, e)
 	}
 }
+
+// frameTimes writes what Format(time.RFC3339Nano) writes, frame after
+// frame: many in a second (the text it keeps), across seconds, zone
+// changes and years of other than four digits, in zones with and without
+// an offset.
+func TestFrameTimesIsFormat(t *testing.T) {
+	zones := []*time.Location{time.UTC, time.FixedZone("IST", 5*3600+1800), time.FixedZone("PST", -8*3600), time.FixedZone("GMT", 0)}
+	if ny, err := time.LoadLocation("America/New_York"); err == nil {
+		zones = append(zones, ny) // its offset changes at 2026-03-08T07:00:00Z
+	}
+	starts := []time.Time{
+		time.Date(2026, 3, 8, 6, 59, 58, 0, time.UTC),
+		time.Date(2026, 11, 23, 10, 0, 0, 999_999_999, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 500, time.UTC),
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, zone := range zones {
+		for _, start := range starts {
+			c := frameTimes{started: start.In(zone)}
+			var d time.Duration
+			for range 3000 {
+				switch rng.IntN(4) {
+				case 0:
+					d += time.Duration(rng.IntN(1000)) // nanoseconds
+				case 1:
+					d += time.Duration(rng.IntN(1e6)) * time.Microsecond / 1000
+				case 2:
+					d += time.Duration(rng.IntN(1500)) * time.Millisecond
+				default:
+					d += time.Duration(rng.IntN(10)) * 100 * time.Millisecond
+				}
+				if rng.IntN(50) == 0 {
+					d -= time.Duration(rng.IntN(3000)) * time.Millisecond // out of order
+				}
+				if got, want := c.text(d), c.started.Add(d).Format(time.RFC3339Nano); got != want {
+					t.Fatalf("%v + %v: %q, want %q", c.started, d, got, want)
+				}
+			}
+		}
+	}
+}
