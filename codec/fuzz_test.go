@@ -173,7 +173,7 @@ func FuzzLineReader(f *testing.F) {
 		}
 		got := readAll(t, codec.NewLineReaderSize(r, 16+int(size)))
 		want := splitLines(data)
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := deepDiff(want, got); diff != "" {
 			t.Fatalf("%q (-split +reader):\n%s", data, diff)
 		}
 		// With SetAlloc, every line lands in memory alloc gave, which is
@@ -202,7 +202,7 @@ func FuzzLineReader(f *testing.F) {
 				t.Fatalf("%q: line %d is not in the memory alloc gave", data, i+1)
 			}
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := deepDiff(want, got); diff != "" {
 			t.Fatalf("%q with SetAlloc (-split +reader):\n%s", data, diff)
 		}
 	})

@@ -2,8 +2,10 @@ package codec_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,9 +67,28 @@ func sameDecoding(t tb, line []byte, methods []*domain.MethodInfo) {
 	generated := decodeAll(line, methods)
 	var reflective decoding
 	codec.WithReflection(func() { reflective = decodeAll(line, methods) })
-	if diff := cmp.Diff(reflective, generated); diff != "" {
+	if diff := deepDiff(reflective, generated); diff != "" {
 		t.Fatalf("%s\ngenerated and reflective decoders differ (-reflective +generated):\n%s", line, diff)
 	}
+}
+
+// deepDiff is "" when want and got are deeply equal, else cmp.Diff of them.
+// It asks reflect.DeepEqual first: on equal values cmp.Diff spent 97% of
+// the time of the tests and fuzz targets that compare decodings and lines
+// (it compares the elements of nested slices again at each level to align
+// them), 25 s without the race detector and over 3 minutes with it for
+// the corpus of TestReusedDecodedIsFresh, where DeepEqual takes under a
+// second. DeepEqual is the stricter of the two here (no type compared has
+// an Equal method, the one thing cmp would use in its place), so nothing
+// cmp would reject passes; cmp.Diff still writes the report.
+func deepDiff[T any](want, got T) string {
+	if reflect.DeepEqual(want, got) {
+		return ""
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		return d
+	}
+	return fmt.Sprintf("reflect.DeepEqual tells them apart, cmp.Diff does not:\n%#v\n%#v", want, got)
 }
 
 // TestReusedDecodedIsFresh: a BatchDecoder reuses its Decoded values,
@@ -82,7 +103,7 @@ func TestReusedDecodedIsFresh(t *testing.T) {
 	}
 	for _, line := range lines {
 		want := decodeAll(line, resultMethods)
-		if diff := cmp.Diff(want, decodeAllWith(reused, line, resultMethods)); diff != "" {
+		if diff := deepDiff(want, decodeAllWith(reused, line, resultMethods)); diff != "" {
 			t.Fatalf("%s\nreused Decoded differs from a fresh one (-fresh +reused):\n%s", line, diff)
 		}
 	}

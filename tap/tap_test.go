@@ -17,12 +17,14 @@ import (
 	"time"
 
 	"github.com/acplint/acplint/domain"
+	"github.com/acplint/acplint/internal/proctest"
 	"github.com/acplint/acplint/transcript"
 )
 
 // The test binary doubles as the fixture agent: with TAP_FIXTURE set it
 // runs one of the agents below instead of the tests.
 func TestMain(m *testing.M) {
+	proctest.ChildrenExitAtOnce()
 	Supervise() // for the tests that run the agent under a supervisor
 	switch os.Getenv("TAP_FIXTURE") {
 	case "":

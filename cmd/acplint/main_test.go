@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acplint/acplint/internal/gcpolicy"
+	"github.com/acplint/acplint/internal/proctest"
 	"github.com/acplint/acplint/tap"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -15,6 +16,7 @@ import (
 // TestMain lets the scripts run acplint as a command of its own, in a
 // separate process, exactly as a user or a CI job runs it.
 func TestMain(m *testing.M) {
+	proctest.ChildrenExitAtOnce()
 	tap.Supervise() // the tap's agent supervisor is this binary too
 	liveLintChild() // and so is its live linter
 	switch kind := os.Getenv("ACPLINT_FIXTURE_AGENT"); kind {
