@@ -16,6 +16,12 @@ import (
 // separate process, exactly as a user or a CI job runs it.
 func TestMain(m *testing.M) {
 	tap.Supervise() // the tap's agent supervisor is this binary too
+	if os.Getenv(liveLintTestEnv) == "normal-priority" {
+		// A test of something else than the linter's priority, on a
+		// machine kept busy.
+		liveLintPriority = func() {}
+	}
+	fakeLiveLintChild()
 	liveLintChild() // and so is its live linter
 	switch kind := os.Getenv("ACPLINT_FIXTURE_AGENT"); kind {
 	case "":
