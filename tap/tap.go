@@ -42,7 +42,9 @@ const (
 	DefaultMaxLine    = codec.DefaultMaxLine
 	DefaultQueueBytes = 64 << 20
 	// DefaultDrainTimeout bounds how long the tap waits, once the agent has
-	// exited, for observers to finish what is queued.
+	// exited, for observers to finish what is queued (those that hold the
+	// traffic are waited for as long as they keep up, and the caller
+	// waits for those with an End).
 	DefaultDrainTimeout = 10 * time.Second
 )
 
@@ -64,7 +66,8 @@ type Options struct {
 	// (DefaultQueueBytes when 0).
 	QueueBytes int
 	// DrainTimeout bounds the wait for observers at the end
-	// (DefaultDrainTimeout when 0).
+	// (DefaultDrainTimeout when 0), but for those that hold the traffic
+	// or have an End.
 	DrainTimeout time.Duration
 	// OnTrouble is told, from any goroutine, of what went wrong off the
 	// forwarding path (an observer panicked or did not finish). May be nil.
@@ -103,6 +106,17 @@ type Observer struct {
 	// and records all of it, and a recorder that stops (a disk that
 	// hangs) costs the traffic one holdWindow and then frames of its own.
 	Hold bool
+	// Starved, for an observer that holds the traffic, says at the end
+	// whether the observer was kept from the CPU (KeepUp.Starved): the
+	// tap then waits for it up to MostStarved more.
+	Starved func() bool
+	// End, when set, is called on the observer's goroutine once the
+	// observer has been given everything, the agent having exited; Run
+	// does not wait for such an observer at the end, but returns while
+	// its queue may still be delivered, and the caller waits for what
+	// the observer does behind it (by KeepUp, say), and stops it if need
+	// be.
+	End func()
 }
 
 // Result describes how the agent ended.
@@ -538,12 +552,15 @@ func (f *fanout) close(timeout time.Duration) map[string]transcript.Lost {
 	}
 	f.mu.Unlock()
 	// The observers work at once; the deadline is for those that do not
-	// hold the traffic.
+	// hold the traffic, and the caller waits for those with an End.
 	deadline := time.After(timeout)
 	var left map[string]transcript.Lost
 	for _, q := range f.queues {
-		finished, lost := q.drain(deadline)
-		if finished {
+		if q.obs.End != nil {
+			continue
+		}
+		lost, why := q.drain(deadline)
+		if why == nil {
 			continue
 		}
 		if left == nil {
@@ -552,7 +569,10 @@ func (f *fanout) close(timeout time.Duration) map[string]transcript.Lost {
 		left[q.obs.Name] = lost
 		wait := fmt.Sprintf("within %v of the agent's exit", timeout)
 		if q.obs.Hold {
-			wait = fmt.Sprintf("once the agent had exited: it wrote less than %d bytes in %v", q.holdNeed(), holdWindow)
+			wait = fmt.Sprintf("once the agent had exited: it wrote less than %d bytes (or all it had left) in %v", q.holdNeed(), holdWindow)
+			if errors.Is(why, ErrKeptFromCPU) {
+				wait = fmt.Sprintf("once the agent had exited: other work kept it from the CPU for more than %v", MostStarved)
+			}
 		}
 		q.trouble(fmt.Errorf("%s did not finish %s; %d lines (%d bytes) it had not written are lost", q.obs.Name, wait, lost.Frames, lost.Bytes))
 	}
@@ -594,9 +614,11 @@ func newRead(from domain.Direction, t time.Duration, evs []event, maxLine int) *
 // a flood of empty lines is work too (the recorder writes a frame for
 // each). Whether an observer that holds the traffic keeps up is counted
 // in it.
-func (e event) work() int64 {
-	return int64(len(e.data)+e.tooLong) + int64(unsafe.Sizeof(e))
-}
+func (e event) work() int64 { return LineWork(len(e.data) + e.tooLong) }
+
+// LineWork is the work a line of n bytes is to an observer, in the unit
+// of the keep-up rule (KeepUp): its bytes and a frame's worth.
+func LineWork(n int) int64 { return int64(n) + int64(unsafe.Sizeof(event{})) }
 
 // lost is what the observer misses of r when a queue drops it: its lines,
 // and the bytes of all of them.
@@ -638,14 +660,12 @@ type queue struct {
 	done   chan struct{}
 	// For Hold: room is signalled whenever the observer has taken reads
 	// off the queue; behind is set when the pump gave up waiting, and
-	// cleared once the queue is down to half. holdSince is when the
-	// stretch of holding the traffic began, or the last holdWindow of it
-	// (zero when the traffic is not held), and holdFrom what given was
-	// then.
-	room      chan struct{}
-	behind    bool
-	holdSince time.Time
-	holdFrom  int64
+	// cleared once the queue is down to half. hold is the pace of the
+	// stretch of holding the traffic (none when the traffic is not held),
+	// counted in given.
+	room   chan struct{}
+	behind bool
+	hold   pace
 	// given counts the work (event.work) of the lines the observer has
 	// been given, as it is given each (a read of many lines takes a
 	// while), and givenLines the lines; pushed and pushedLines count what
@@ -672,6 +692,152 @@ const (
 	holdWindow   = time.Second
 	holdMinBytes = 1 << 20
 )
+
+// KeepUpWindow is the window of the rule by which the tap waits for work
+// done behind the traffic (KeepUp): the work must move on by so much in
+// every KeepUpWindow of waiting for it.
+const KeepUpWindow = holdWindow
+
+// KeepUpNeed is the work (LineWork) that an observer with a queue of
+// queueBytes (DefaultQueueBytes when 0) must do in each KeepUpWindow to
+// keep up: holdMinBytes, or a quarter of the queue if that is less, so
+// that an observer a whole queue behind is waited for a bounded time.
+func KeepUpNeed(queueBytes int) int64 {
+	if queueBytes <= 0 {
+		queueBytes = DefaultQueueBytes
+	}
+	return min(int64(holdMinBytes), int64(queueBytes)/4)
+}
+
+// KeepUp is the rule by which the tap waits for work done behind the
+// traffic: for as long as the work keeps up, doing at least Need in every
+// KeepUpWindow. The tap holds the traffic for an observer (Observer.Hold),
+// and waits for it at the end, by this rule; the caller of Run waits by it
+// for what it does behind an observer (Observer.End). Work that goes on at
+// that pace is waited for a bounded time, at most what is left of it
+// divided by Need windows and one to finish (MostStarved more, when it
+// is kept from the CPU); work that stops, for one window.
+type KeepUp struct {
+	// Need is the work (LineWork) to do in each KeepUpWindow.
+	Need int64
+	// Left, when set, says how much work there is left to do: a window
+	// that begins with less than Need left needs only that much done in
+	// it, and one that begins with none left, the work's end (done): work
+	// that catches up with the end of what it was given may take a window
+	// to finish.
+	Left func() int64
+	// Starved, when set, is asked as the wait begins and at the end of
+	// every window whether the work was kept from the CPU since it was
+	// last asked, in the window: work that runs at the lowest
+	// priority on a machine kept busy gets no CPU for seconds at a time,
+	// and such a window does not count against it, up to MostStarved of
+	// them in all. (Work that does not run, a hang, is kept from nothing;
+	// work that runs and does nothing, a loop, only when the machine is
+	// busy.)
+	Starved     func() bool
+	MostStarved time.Duration
+}
+
+// pace keeps the windows of the KeepUp rule: since is when the current
+// window began (zero: none has), from the work done by then.
+type pace struct {
+	since time.Time
+	from  int64
+}
+
+// start begins a window, unless one has begun; done is the work so far.
+func (p *pace) start(done int64) {
+	if p.since.IsZero() {
+		p.since, p.from = time.Now(), done
+	}
+}
+
+// keepingUp says whether the work, done so far, keeps up: yes while the
+// window lasts; once it is over, whether need was done in it, and then
+// the next window begins (none, when it was not).
+func (p *pace) keepingUp(done, need int64) bool {
+	if time.Since(p.since) < holdWindow {
+		return true
+	}
+	if done-p.from < need {
+		*p = pace{}
+		return false
+	}
+	p.since, p.from = time.Now(), done
+	return true
+}
+
+// left is what is left of the window.
+func (p *pace) left() time.Duration { return holdWindow - time.Since(p.since) }
+
+// MostStarved is how long in all, once the agent has exited, the tap
+// waits for work behind it that is kept from the CPU (KeepUp.Starved):
+// an observer's (Observer.Starved), and what the caller waits for by the
+// same rule.
+const MostStarved = 30 * time.Second
+
+// errDeadline: an observer did not finish by Options.DrainTimeout.
+var errDeadline = errors.New("deadline")
+
+// Errors KeepUp.Wait gives up with.
+var (
+	// ErrFellBehind: in a window, the work did less than it needed to,
+	// and did not wait for a CPU a quarter of it.
+	ErrFellBehind = errors.New("fell behind")
+	// ErrKeptFromCPU: the work was kept from the CPU for MostStarved,
+	// and was still in the window after.
+	ErrKeptFromCPU = errors.New("was kept from the CPU")
+)
+
+// Wait waits until done is closed, and returns nil, as long as the work
+// that progress reports keeps up; when it does not, Wait gives up and
+// says why, ErrFellBehind or ErrKeptFromCPU.
+func (k KeepUp) Wait(done <-chan struct{}, progress func() int64) error {
+	// need is what the window that begins now needs done.
+	need := func() int64 {
+		if k.Left == nil {
+			return k.Need
+		}
+		return max(1, min(k.Need, k.Left()))
+	}
+	var p pace
+	p.start(progress())
+	windowNeed := need()
+	var excused time.Duration
+	if k.Starved != nil {
+		k.Starved() // the first window begins
+	}
+	window := time.NewTimer(holdWindow)
+	defer window.Stop()
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-window.C:
+		}
+		// Asked every window: it says what it saw since it was last
+		// asked.
+		starved := k.Starved != nil && k.Starved()
+		if !p.keepingUp(progress(), windowNeed) {
+			err := ErrFellBehind
+			if starved {
+				err = ErrKeptFromCPU
+			}
+			if !starved || excused >= k.MostStarved {
+				select {
+				case <-done: // finished with the window
+					return nil
+				default:
+					return err
+				}
+			}
+			excused += holdWindow
+			p.start(progress())
+		}
+		windowNeed = need()
+		window.Reset(p.left())
+	}
+}
 
 func newQueue(o Observer, max int64, onError func(error)) *queue {
 	q := &queue{obs: o, max: max, onError: onError, wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
@@ -719,9 +885,7 @@ func (q *queue) waitRoomLocked(size int64) bool {
 	// The observer must be woken now, whatever its Delay.
 	q.signal()
 	notify(q.urgent)
-	if q.holdSince.IsZero() {
-		q.holdSince, q.holdFrom = time.Now(), q.given.Load()
-	}
+	q.hold.start(q.given.Load())
 	var window *time.Timer
 	defer func() {
 		if window != nil {
@@ -732,11 +896,11 @@ func (q *queue) waitRoomLocked(size int64) bool {
 		if q.closed || q.failed {
 			return false
 		}
-		if !q.keepingUpLocked() {
+		if !q.hold.keepingUp(q.given.Load(), q.holdNeed()) {
 			q.behind = true
 			return false
 		}
-		left := holdWindow - time.Since(q.holdSince)
+		left := q.hold.left()
 		if window == nil {
 			window = time.NewTimer(left)
 		} else {
@@ -752,55 +916,32 @@ func (q *queue) waitRoomLocked(size int64) bool {
 	return !q.closed && !q.failed
 }
 
-// keepingUpLocked says whether the observer is keeping up with the
-// traffic it holds: once a holdWindow is over, it must have been given
-// holdNeed bytes in it, and the next window begins.
-func (q *queue) keepingUpLocked() bool {
-	if time.Since(q.holdSince) < holdWindow {
-		return true
-	}
-	given := q.given.Load()
-	if given-q.holdFrom < q.holdNeed() {
-		q.holdSince = time.Time{}
-		return false
-	}
-	q.holdSince, q.holdFrom = time.Now(), given
-	return true
-}
-
 // holdNeed is how much work (event.work) an observer that holds the
 // traffic must be given in each holdWindow.
-func (q *queue) holdNeed() int64 { return min(int64(holdMinBytes), q.max/4) }
+func (q *queue) holdNeed() int64 { return KeepUpNeed(int(q.max)) }
 
 // drain waits, once the queue is closed, for the observer to finish: for
-// one that holds the traffic as long as it keeps up (holdNeed in every
-// holdWindow), for another until deadline. When it does not finish, it
-// stops the observer between two lines and says what it was left
-// without.
-func (q *queue) drain(deadline <-chan time.Time) (finished bool, left transcript.Lost) {
+// one that holds the traffic as long as it keeps up (KeepUp, holdNeed in
+// every holdWindow), for another until deadline. When it does not finish,
+// it stops the observer between two lines and says what it was left
+// without, and why (KeepUp.Wait's error, or errDeadline).
+func (q *queue) drain(deadline <-chan time.Time) (left transcript.Lost, why error) {
 	if q.obs.Hold {
-		window := time.NewTicker(holdWindow)
-		defer window.Stop()
-		from := q.given.Load()
-		for !finished {
-			select {
-			case <-q.done:
-				finished = true
-			case <-window.C:
-				given := q.given.Load()
-				if given-from < q.holdNeed() {
-					return false, q.abandon()
-				}
-				from = given
-			}
+		q.mu.Lock()
+		pushed := q.pushed // the queue is closed: all there is
+		q.mu.Unlock()
+		toGive := func() int64 { return pushed - q.given.Load() }
+		k := KeepUp{Need: q.holdNeed(), Left: toGive, Starved: q.obs.Starved, MostStarved: MostStarved}
+		if why = k.Wait(q.done, q.given.Load); why != nil {
+			return q.abandon(), why
 		}
-		return true, left
+		return left, nil
 	}
 	select {
 	case <-q.done:
-		return true, left
+		return left, nil
 	case <-deadline:
-		return false, q.abandon()
+		return q.abandon(), errDeadline
 	}
 }
 
@@ -905,6 +1046,10 @@ func (q *queue) run() {
 			if !failed {
 				q.call(func() { q.flushTooLong(&tooLong) })
 			}
+			if q.obs.End != nil {
+				// Even after a panic: the caller waits for the End.
+				q.call(q.obs.End)
+			}
 			return
 		}
 		var taken int64
@@ -932,7 +1077,7 @@ func (q *queue) run() {
 		q.bytes -= taken
 		if q.bytes <= q.max/2 {
 			// Caught up: the traffic may be held again, afresh.
-			q.behind, q.holdSince = false, time.Time{}
+			q.behind, q.hold = false, pace{}
 		}
 		notify(q.room)
 		empty := q.head == len(q.entries)

@@ -9,3 +9,7 @@ import "syscall"
 func lowerPriority() {
 	syscall.Setpriority(syscall.PRIO_PROCESS, 0, 19)
 }
+
+// cpuStarved would say whether process pid was kept from the CPU;
+// acplint knows no way to tell here.
+func cpuStarved(int) func() bool { return nil }

@@ -18,6 +18,12 @@ import (
 func TestMain(m *testing.M) {
 	proctest.ChildrenExitAtOnce()
 	tap.Supervise() // the tap's agent supervisor is this binary too
+	if os.Getenv(liveLintTestEnv) == "normal-priority" {
+		// A test of something else than the linter's priority, on a
+		// machine kept busy.
+		liveLintPriority = func() {}
+	}
+	fakeLiveLintChild()
 	liveLintChild() // and so is its live linter
 	switch kind := os.Getenv("ACPLINT_FIXTURE_AGENT"); kind {
 	case "":

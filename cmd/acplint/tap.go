@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -38,7 +39,9 @@ queue); a recorder that writes less (a slow disk, or one that hangs)
 holds the traffic for about a second each time it falls a whole queue
 behind, and drops frames meanwhile, a gap record saying where and how
 many. When the agent has exited, the tap waits for the recorder in the
-same way, and a recording it had to stop ends with a gap record. A line longer than --max-line is
+same way (and, on Linux, while other work keeps the tap from the CPU,
+for 30 s of that at most), and a recording it had to stop ends with a
+gap record. A line longer than --max-line is
 forwarded whole but not recorded or linted (a gap too). Nobody reading
 stderr, an editor that stops reading, a full disk or a bug in a rule
 (ACP-LINT-003) never stall or end the forwarding. The recording is flushed whenever the recorder
@@ -47,8 +50,13 @@ loses at most the frames of its last 2 ms. The live linter runs in a
 process of its own at the lowest CPU priority (SCHED_IDLE on Linux, nice
 19 elsewhere): it lints with the CPU the editor, the agent and the
 forwarding leave, and on a machine kept busy it falls behind into its
-queue; what it has not linted within a few seconds of the agent's exit
-is lost to the live findings, not to the recording.
+queue. When the agent has exited, the tap waits for the live linter by
+the recorder's rule, as long as it takes at least 1 MiB of its input a
+second (or a quarter of the queue, or all it has left), and, on Linux,
+while other work keeps it from the CPU, for 30 s of that at most; a
+linter that does neither (a hang) is stopped after a second. What it has
+not linted then is lost to the live findings, which say so, not to the
+recording.
 
 The agent runs in a process group of its own, so signals reach the real
 agent behind a wrapper (a script, npx, go run); on Linux the whole group is
@@ -224,16 +232,20 @@ func runTap(ctx context.Context, args []string, e *env) int {
 			Delay: recordDelay,
 			// A complete recording outranks the traffic's speed: on a
 			// machine whose cores are taken, the traffic slows to the
-			// recorder's pace rather than lose frames from the recording.
-			Hold: true,
+			// recorder's pace rather than lose frames from the recording,
+			// and at the end the tap waits for it while other work keeps
+			// the tap from the CPU.
+			Hold: true, Starved: cpuStarved(os.Getpid()),
 		})
 	}
 	var live liveObserver
 	if !*noLint {
 		live = startLiveLinter(liveLintConfig{File: liveName, Started: header.Started, Enable: enable.items, Disable: disable.items,
 			Severity: severity.items, Schema: *schemaFile, SchemaText: schemaText, HTML: pageFile != nil, Redact: *redact, MaxLine: *maxLine},
-			pageFile, findingsOut, trouble, liveOpts, selection)
-		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle, Delay: liveLintDelay})
+			pageFile, findingsOut, trouble, liveOpts, selection, tap.KeepUpNeed(*queue))
+		// The tap waits for the live linter after tap.Run (live.wait),
+		// for the frames its queue holds and its last findings at once.
+		observers = append(observers, tap.Observer{Name: "live linter", Frame: live.frame, Idle: live.idle, Delay: liveLintDelay, End: live.end})
 	}
 	opts := tap.Options{Command: command, Stderr: e.stderr, Observers: observers, Grace: *grace,
 		MaxLine: *maxLine, QueueBytes: *queue, OnTrouble: trouble, Supervised: true}
@@ -245,13 +257,11 @@ func runTap(ctx context.Context, args []string, e *env) int {
 	res, err := tap.Run(ctx, opts, e.stdin, e.stdout)
 	if err != nil {
 		if live != nil {
-			live.close(time.Second)
+			live.end()
+			live.wait()
 		}
 		note("%v", err)
 		return exitUsage
-	}
-	if live != nil {
-		live.close(3 * time.Second)
 	}
 	if rec != nil {
 		lost, stopped := res.Left["recorder"]
@@ -285,6 +295,11 @@ func runTap(ctx context.Context, args []string, e *env) int {
 			note("tap: writing %s: the last writes did not finish within %v; the recording may end short", *record, recordFinishTimeout)
 		}
 	}
+	// The recording is whole before the tap waits for the live linter,
+	// which may take longer: a tap killed meanwhile loses only findings.
+	if live != nil {
+		live.wait()
+	}
 	if dropped, err := findingsOut.Close(2 * time.Second); dropped > 0 || err != nil {
 		note("tap: %d bytes of findings could not be written (%v)", dropped, err)
 	}
@@ -310,19 +325,20 @@ func openTapOutput(name string, e *env) (*os.File, error) {
 // startLiveLinter starts the live linter in a process of its own at the
 // lowest priority (startLiveLintProcess), or, where that process cannot be
 // started, on goroutines of the tap's own process. opts and selection are
-// what cfg gives, for the latter.
-func startLiveLinter(cfg liveLintConfig, pageFile *os.File, out io.Writer, trouble func(error), opts lint.Options, selection *ruleSelection) liveObserver {
+// what cfg gives, for the latter; need is the keep-up rule's
+// (liveLintKeepUp).
+func startLiveLinter(cfg liveLintConfig, pageFile *os.File, out io.Writer, trouble func(error), opts lint.Options, selection *ruleSelection, need int64) liveObserver {
 	if cfg.MaxLine <= 0 {
 		cfg.MaxLine = tap.DefaultMaxLine // as tap.Run takes it
 	}
-	if p, err := startLiveLintProcess(cfg, pageFile, out, trouble); err == nil {
+	if p, err := startLiveLintProcess(cfg, pageFile, out, trouble, need); err == nil {
 		return p
 	}
 	var page *htmlreport.Writer
 	if pageFile != nil {
 		page = htmlreport.New(pageFile, htmlreport.Options{Version: acplintVersion(), Redact: cfg.Redact})
 	}
-	return newLiveLinter(out, cfg.File, cfg.Started, page, opts, selection)
+	return newLiveLinter(out, cfg.File, cfg.Started, page, opts, selection, trouble, need)
 }
 
 // writeFinding prints one finding in the text format.
@@ -347,13 +363,19 @@ func writeFinding(w io.Writer, f findings.ValidationFinding) {
 // (tap_livelint.go) cannot be started.
 type liveLinter struct {
 	// batches carries what the queue gave since the last hand-over to the
-	// linter; close closes it at the end.
+	// linter; end closes it.
 	batches chan []transcript.Frame
 	done    chan struct{}
+	trouble func(error)
 
-	// mu guards what follows, which the tap's queue fills and close
-	// hands over last (the queue may not have finished: the tap gives up
-	// waiting for it after a while).
+	// handed and taken count the work (liveWork) of the frames the queue
+	// handed to frame and those the linter has taken, and keepUp is the
+	// rule wait waits by.
+	handed, taken atomic.Int64
+	keepUp        tap.KeepUp
+
+	// mu guards what follows, which the tap's queue fills and end hands
+	// over last.
 	mu           sync.Mutex
 	pending      []transcript.Frame
 	pendingBytes int
@@ -386,15 +408,18 @@ const liveLintDelay = 50 * time.Millisecond
 const liveLintBatch = 256 << 10
 
 // opts holds the rule selection's Filter and the schema; selection
-// reports a finding with the severity --rule-severity gives it.
-func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlreport.Writer, opts lint.Options, selection *ruleSelection) *liveLinter {
-	l := &liveLinter{batches: make(chan []transcript.Frame), done: make(chan struct{})}
+// reports a finding with the severity --rule-severity gives it; trouble
+// is told when wait stops waiting, by liveLintKeepUp with need.
+func newLiveLinter(out io.Writer, file string, started time.Time, page *htmlreport.Writer, opts lint.Options, selection *ruleSelection, trouble func(error), need int64) *liveLinter {
+	l := &liveLinter{batches: make(chan []transcript.Frame), done: make(chan struct{}), trouble: trouble}
+	l.keepUp = liveLintKeepUp(need, func() int64 { return l.handed.Load() - l.taken.Load() }, os.Getpid())
 	go func() {
 		// The queue's side stops waiting for the linter once done is
 		// closed (handOverLocked), however linting ends.
 		defer close(l.done)
 		next := func() ([]transcript.Frame, error) {
 			if b, ok := <-l.batches; ok {
+				l.taken.Add(liveWork(b))
 				return b, nil
 			}
 			return nil, io.EOF
@@ -450,6 +475,7 @@ func (l *liveLinter) frame(fr transcript.Frame) {
 	if l.closed {
 		return
 	}
+	l.handed.Add(liveWork([]transcript.Frame{fr}))
 	l.pending = append(l.pending, fr)
 	// Counted as the queue counts it, the frame too: a flood of empty
 	// lines is bounded as well.
@@ -481,17 +507,23 @@ func (l *liveLinter) handOverLocked() {
 	l.pending, l.pendingBytes = nil, 0
 }
 
-// close ends the input and waits, at most timeout, for the last findings.
-func (l *liveLinter) close(timeout time.Duration) {
-	go func() {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.handOverLocked()
-		l.closed = true
-		close(l.batches)
-	}()
-	select {
-	case <-l.done:
-	case <-time.After(timeout):
+// end hands over the frames kept and ends the input.
+func (l *liveLinter) end() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.handOverLocked()
+	l.closed = true
+	close(l.batches)
+}
+
+// wait waits for the last findings as long as the linter keeps up
+// (liveLintKeepUp); a linter that does not is left to itself, its last
+// findings lost.
+func (l *liveLinter) wait() {
+	if err := l.keepUp.Wait(l.done, l.taken.Load); err != nil {
+		l.trouble(liveLintStopped(err, l.keepUp))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -75,7 +76,11 @@ func burstAgent() {
 // by the editor closing its stdin, or by SIGTERM or SIGINT to the tap.
 // Every byte reaches the other side, the recording holds every line of
 // both bursts, and the findings printed live are exactly those of
-// `acplint lint` of the recording.
+// `acplint lint` of the recording. The live linter runs at the normal
+// priority here: at the lowest, on a machine whose cores other work
+// takes, it gets no CPU for as long as that lasts, and the tap waits for
+// it only so long (TestTapLiveLinterKeptFromCPU); this test is of what
+// the end of a session loses, not of that.
 func TestTapCleanEndsLoseNothing(t *testing.T) {
 	n := 20000
 	if proctest.RaceEnabled {
@@ -91,8 +96,8 @@ func TestTapCleanEndsLoseNothing(t *testing.T) {
 			if strings.HasPrefix(end, "SIG") {
 				agentEnd = "signal"
 			}
-			c := tapProcess(t, "burst", []string{"FAULT_LINES=" + strconv.Itoa(n), "FAULT_END=" + agentEnd, "FAULT_LATE=" + written},
-				"--record", rec, "--lint-out", live)
+			c := tapProcess(t, "burst", []string{"FAULT_LINES=" + strconv.Itoa(n), "FAULT_END=" + agentEnd, "FAULT_LATE=" + written,
+				liveLintTestEnv + "=normal-priority"}, "--record", rec, "--lint-out", live)
 			editorIn, _ := c.StdinPipe()
 			stdout, _ := c.StdoutPipe()
 			var stderr bytes.Buffer
@@ -138,44 +143,76 @@ func TestTapCleanEndsLoseNothing(t *testing.T) {
 			if frames := recordedFramesFrom(t, rec, "client"); frames != bytes.Count(clientBurst, []byte("\n")) {
 				t.Errorf("recorded %d client frames, want all %d", frames, bytes.Count(clientBurst, []byte("\n")))
 			}
-			liveFindings, err := os.ReadFile(live)
-			if err != nil {
-				t.Fatal(err)
+			liveFindingsAreLintOf(t, live, rec, stderr.String())
+		})
+	}
+}
+
+// liveFindingsAreLintOf checks that the findings the tap printed live to
+// the file live are exactly those of `acplint lint` of its recording rec;
+// stderr is the tap's, for the failure's message.
+func liveFindingsAreLintOf(t *testing.T, live, rec, stderr string) {
+	t.Helper()
+	liveFindings, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recording, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := lint.Transcript(bytes.NewReader(recording), lint.Options{File: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range res.Findings {
+		want = append(want, fmt.Sprintf("%s: %s: [%s] %s (%s)", f.Location, f.Severity, f.Blame, f.Message, f.RuleID))
+	}
+	var gotFindings []string
+	for _, l := range strings.Split(strings.TrimSpace(string(liveFindings)), "\n") {
+		if l != "" && !strings.HasPrefix(l, "\t") {
+			gotFindings = append(gotFindings, l)
+		}
+	}
+	sort.Strings(gotFindings)
+	sort.Strings(want)
+	if len(want) == 0 || strings.Join(gotFindings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("live findings (%d) differ from lint of the recording (%d); stderr:\n%s", len(gotFindings), len(want), stderr)
+		lintSet := map[string]bool{}
+		for _, f := range want {
+			lintSet[f] = true
+		}
+		for _, f := range gotFindings {
+			if !lintSet[f] && !strings.Contains(f, "more like this") {
+				t.Errorf("live only: %s", f)
 			}
-			recording, err := os.ReadFile(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := lint.Transcript(bytes.NewReader(recording), lint.Options{File: rec})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want []string
-			for _, f := range res.Findings {
-				want = append(want, fmt.Sprintf("%s: %s: [%s] %s (%s)", f.Location, f.Severity, f.Blame, f.Message, f.RuleID))
-			}
-			var gotFindings []string
-			for _, l := range strings.Split(strings.TrimSpace(string(liveFindings)), "\n") {
-				if l != "" && !strings.HasPrefix(l, "\t") {
-					gotFindings = append(gotFindings, l)
-				}
-			}
-			sort.Strings(gotFindings)
-			sort.Strings(want)
-			if len(want) == 0 || strings.Join(gotFindings, "\n") != strings.Join(want, "\n") {
-				t.Errorf("live findings (%d) differ from lint of the recording (%d); stderr:\n%s", len(gotFindings), len(want), stderr.String())
-				lintSet := map[string]bool{}
-				for _, f := range want {
-					lintSet[f] = true
-				}
-				for _, f := range gotFindings {
-					if !lintSet[f] && !strings.Contains(f, "more like this") {
-						t.Errorf("live only: %s", f)
+		}
+	}
+}
+
+// keepCoresBusy keeps every core busy, at the normal priority, with twice
+// as many goroutines as there are cores, until the function it returns
+// is called (at the latest when the test ends).
+func keepCoresBusy(t *testing.T) (stop func()) {
+	done := make(chan struct{})
+	var once sync.Once
+	stop = func() { once.Do(func() { close(done) }) }
+	t.Cleanup(stop)
+	for range 2 * runtime.NumCPU() {
+		go func() {
+			for x := 0; ; x++ {
+				if x%1024 == 0 {
+					select {
+					case <-done:
+						return
+					default:
 					}
 				}
 			}
-		})
+		}()
 	}
+	return stop
 }
 
 // TestTapRecordsEverythingUnderLoad: with every core kept busy by other
@@ -189,21 +226,7 @@ func TestTapRecordsEverythingUnderLoad(t *testing.T) {
 	if proctest.RaceEnabled {
 		n = 10000
 	}
-	stop := make(chan struct{})
-	defer close(stop)
-	for range 2 * runtime.NumCPU() {
-		go func() {
-			for x := 0; ; x++ {
-				if x%1024 == 0 {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-				}
-			}
-		}()
-	}
+	keepCoresBusy(t)
 	rec := filepath.Join(t.TempDir(), "rec.jsonl")
 	c := tapProcess(t, "burst", []string{"FAULT_LINES=" + strconv.Itoa(n), "FAULT_END=stdin"},
 		"--no-lint", "--record", rec, "--queue", "262144")

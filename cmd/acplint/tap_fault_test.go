@@ -41,6 +41,11 @@ func faultAgent(kind string) {
 		}
 		w.Flush()
 		io.Copy(io.Discard, os.Stdin)
+	case "idle-spin":
+		// It would run for ever, at the lowest priority.
+		lowerPriority()
+		for {
+		}
 	case "chatty-hang":
 		// n lines, then it hangs, ignoring its stdin; with FAULT_LATE set
 		// it says one more line a moment later, when a reader that left

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -45,7 +46,10 @@ import (
 // before, and the gap reaches the linter as a gap frame. The process is in
 // a process group of its own (a terminal's SIGINT for the tap must not end
 // it before the last findings) and on Linux dies with the tap; it ends at
-// the end of its input, and close kills it if it takes too long.
+// the end of its input, which the tap's queue ends once it has given it
+// every frame (end), and wait kills it if it does not keep up then. It
+// tells the tap how much of its input it has taken on a third pipe
+// (progressReporter), which the tap's keep-up rule reads.
 
 // liveLintEnv marks a process started as the tap's live linter; its value
 // is the tap's pid, so that the variable in a user's environment (exported
@@ -76,6 +80,10 @@ type liveLintConfig struct {
 	Redact bool `json:"redact,omitempty"`
 	// MaxLine is the longest frame the tap hands over (its --max-line).
 	MaxLine int `json:"maxLine"`
+	// Progress is the file descriptor the process tells the tap on how
+	// much of its input it has taken (progressReporter), and closes once
+	// it has linted everything; 0 for none.
+	Progress int `json:"progress,omitempty"`
 }
 
 // liveLinterFD is where the live linter process finds the HTML page.
@@ -85,8 +93,79 @@ const liveLinterFD = 3
 type liveObserver interface {
 	frame(transcript.Frame)
 	idle()
-	close(timeout time.Duration)
+	// end ends the input: the tap's queue calls it once it has given
+	// the linter every frame (tap.Observer.End); it may be called again.
+	end()
+	// wait waits for the last findings as long as the linter keeps up
+	// (liveLintKeepUp), and stops a linter that does not.
+	wait()
 }
+
+// liveLintKeepUp is the rule by which the tap waits for the live linter
+// once the agent has exited, for what its queue still holds and then for
+// its last findings: the recorder's (tap.KeepUp), as long as the linter
+// takes at least need (tap.KeepUpNeed of its queue) of its input in every
+// tap.KeepUpWindow, or what was left of it (left), or it, or the tap
+// feeding it, is kept from the CPU (cpuStarved; pid is the linter's): it
+// runs at the lowest priority, and on a machine kept busy it gets no CPU
+// for seconds at a time; the tap's own queue, at the normal priority, may
+// wait too, and the linter then waits for its input. That is forgiven
+// for tap.MostStarved at most. A linter
+// that stops (a hang, a bug) is given up on after a window, and so is one
+// that runs without linting on a machine with a core to spare, or that
+// takes a window more to finish once it has taken all of its input.
+//
+// The input taken, not the findings, is what the tap can count as the
+// linter works (the queue's frames, the frames the process reads);
+// linting follows a few batches behind (lint's read-ahead).
+func liveLintKeepUp(need int64, left func() int64, pid int) tap.KeepUp {
+	k := tap.KeepUp{Need: need, Left: left, MostStarved: tap.MostStarved}
+	linter, tapItself := cpuStarved(pid), cpuStarved(os.Getpid())
+	switch {
+	case pid == os.Getpid():
+		k.Starved = tapItself // in the tap's process
+	case linter != nil && tapItself != nil:
+		k.Starved = func() bool {
+			l, t := linter(), tapItself() // both, every window
+			return l || t
+		}
+	}
+	return k
+}
+
+// liveWork is the work the frames are to the live linter, as the tap's
+// queue counts it (tap.LineWork).
+func liveWork(frames []transcript.Frame) (n int64) {
+	for _, fr := range frames {
+		n += tap.LineWork(len(fr.Data))
+	}
+	return n
+}
+
+// liveLintStopped is what the findings say when the tap stopped waiting
+// for the live linter: err is KeepUp.Wait's.
+func liveLintStopped(err error, k tap.KeepUp) error {
+	why := fmt.Sprintf("it took less than %d bytes of its input (or all it had left) in %v", k.Need, tap.KeepUpWindow)
+	if errors.Is(err, tap.ErrKeptFromCPU) {
+		why = fmt.Sprintf("other work kept it from the CPU (it runs at the lowest priority) for more than %v", k.MostStarved)
+	}
+	return fmt.Errorf("live linter did not finish once the agent had exited: %s; the tap gave up on it, and its last findings are lost", why)
+}
+
+// liveProgressEvery is how often at most the live linter tells the tap
+// how much of its input it has taken: a few times a tap.KeepUpWindow, a
+// wake-up of the tap's reader each time.
+const liveProgressEvery = 200 * time.Millisecond
+
+// liveExitWait bounds the wait, once the live linter has linted
+// everything, for its exit, and then for what it wrote to reach the
+// findings writer.
+const liveExitWait = 3 * time.Second
+
+// liveLintPriority is how the live linter process lowers its priority
+// (lowerPriority), a variable so that a test of something else can have
+// the linter compete with its load as an equal.
+var liveLintPriority = lowerPriority
 
 // liveLintCommand is the command started as the live linter, a variable
 // so that tests can start another, or none.
@@ -103,9 +182,16 @@ type liveLintProcess struct {
 	// copied once everything it wrote has gone to the findings writer.
 	exited, copied chan struct{}
 	waitErr        error
+	// handed counts the work (liveWork) of the frames written to the
+	// process, taken that of those it has taken, as it last said; linted
+	// is closed once it has linted everything (it closes the pipe it
+	// says so on), or exited; keepUp is the rule wait waits by.
+	handed, taken atomic.Int64
+	linted        chan struct{}
+	keepUp        tap.KeepUp
 
 	// frames is the pipe to the process; mu guards it and what follows,
-	// which the tap's queue uses and close uses last.
+	// which the tap's queue uses, end last.
 	frames  *os.File
 	mu      sync.Mutex
 	w       *bufio.Writer
@@ -117,13 +203,9 @@ type liveLintProcess struct {
 // startLiveLintProcess starts the live linter process; page, when not
 // nil, is the file the HTML page goes to. Findings and whatever else the
 // process prints go to out, and what goes wrong with the process to
-// trouble.
-func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trouble func(error)) (*liveLintProcess, error) {
+// trouble. need is the keep-up rule's (liveLintKeepUp).
+func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trouble func(error), need int64) (*liveLintProcess, error) {
 	argv, err := liveLintCommand()
-	if err != nil {
-		return nil, err
-	}
-	config, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -137,23 +219,39 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 		framesW.Close()
 		return nil, err
 	}
+	progressR, progressW, err := os.Pipe()
+	if err != nil {
+		framesR.Close()
+		framesW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), liveLintEnv+"="+strconv.Itoa(os.Getpid()))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = framesR, outW, outW
 	if page != nil {
 		cmd.ExtraFiles = []*os.File{page} // liveLinterFD
 	}
-	cmd.SysProcAttr = procgroup.Attr()
-	err = cmd.Start()
+	cmd.ExtraFiles = append(cmd.ExtraFiles, progressW)
+	cfg.Progress = 2 + len(cmd.ExtraFiles)
+	config, err := json.Marshal(cfg)
+	if err == nil {
+		cmd.SysProcAttr = procgroup.Attr()
+		err = cmd.Start()
+	}
 	framesR.Close()
 	outW.Close()
+	progressW.Close()
 	if err != nil {
 		framesW.Close()
 		outR.Close()
+		progressR.Close()
 		return nil, err
 	}
 	p := &liveLintProcess{cmd: cmd, trouble: trouble, exited: make(chan struct{}), copied: make(chan struct{}),
-		frames: framesW, w: bufio.NewWriterSize(framesW, 64<<10)}
+		linted: make(chan struct{}), frames: framesW, w: bufio.NewWriterSize(framesW, 64<<10)}
+	p.keepUp = liveLintKeepUp(need, func() int64 { return p.handed.Load() - p.progress() }, cmd.Process.Pid)
 	p.w.Write(append(config, '\n'))
 	go func() {
 		defer close(p.exited)
@@ -163,6 +261,17 @@ func startLiveLintProcess(cfg liveLintConfig, page *os.File, out io.Writer, trou
 		defer close(p.copied)
 		defer outR.Close()
 		copyLines(out, outR)
+	}()
+	go func() {
+		defer close(p.linted)
+		defer progressR.Close()
+		var b [8]byte
+		for {
+			if _, err := io.ReadFull(progressR, b[:]); err != nil {
+				return // it has linted everything, or exited
+			}
+			p.taken.Store(int64(binary.BigEndian.Uint64(b[:])))
+		}
 	}()
 	return p, nil
 }
@@ -211,6 +320,7 @@ func (p *liveLintProcess) frame(fr transcript.Frame) {
 	if p.closed || p.err != nil {
 		return
 	}
+	p.handed.Add(liveWork([]transcript.Frame{fr}))
 	p.scratch = appendLiveFrame(p.scratch[:0], fr)
 	if _, p.err = p.w.Write(p.scratch); p.err == nil && fr.Lost == nil {
 		_, p.err = p.w.Write(fr.Data)
@@ -225,36 +335,58 @@ func (p *liveLintProcess) idle() {
 	}
 }
 
-// close ends the process's input and waits, at most timeout, for its last
-// findings; a process that takes longer is killed.
-func (p *liveLintProcess) close(timeout time.Duration) {
-	go func() {
-		// The queue's goroutine may hold mu, waiting on the pipe: the
-		// wait below ends that.
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if !p.closed && p.err == nil {
-			p.w.Flush()
+// progress is what the process has taken of its input, as it says, but
+// no more than it was handed: whatever it says, the tap's wait for it is
+// bounded by what it has left.
+func (p *liveLintProcess) progress() int64 { return min(p.taken.Load(), p.handed.Load()) }
+
+// end ends the process's input: it lints what it has and exits.
+func (p *liveLintProcess) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	if p.err == nil {
+		p.w.Flush()
+	}
+	p.closed = true
+	p.frames.Close()
+}
+
+// wait waits for the process to finish linting, as long as it keeps up
+// (liveLintKeepUp), and kills a process that does not; then, a little
+// while, for its exit (its findings are all written by then: what is left
+// is the runtime's, the race detector's second at exit in a test).
+func (p *liveLintProcess) wait() {
+	err := p.keepUp.Wait(p.linted, p.progress)
+	if err == nil {
+		select {
+		case <-p.exited:
+			if p.waitErr != nil {
+				p.trouble(fmt.Errorf("live linter process: %v", p.waitErr))
+			}
+		case <-time.After(liveExitWait):
 		}
-		p.closed = true
-		p.frames.Close()
-	}()
+	}
 	select {
 	case <-p.exited:
-		if p.waitErr != nil {
-			p.trouble(fmt.Errorf("live linter process: %v", p.waitErr))
-		}
-	case <-time.After(timeout):
-		p.frames.Close() // a write it waits on fails
+	default:
+		// The queue's goroutine may hold mu, writing to the pipe or
+		// ending it (end): closing the pipe fails that write, and the
+		// kill a write the process's end of it would still take.
+		p.frames.Close()
 		procgroup.Signal(p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.exited
-		p.trouble(fmt.Errorf("live linter did not finish within %v of the agent's exit; its last findings are lost", timeout))
+	}
+	if err != nil {
+		p.trouble(liveLintStopped(err, p.keepUp))
 	}
 	// It exited: its end of the findings pipe is closed, unless a process
 	// it started holds it (it starts none).
 	select {
 	case <-p.copied:
-	case <-time.After(timeout):
+	case <-time.After(liveExitWait):
 	}
 }
 
@@ -417,7 +549,7 @@ func liveLintChild() {
 }
 
 func runLiveLintChild(in io.Reader, out io.Writer) int {
-	lowerPriority()
+	liveLintPriority()
 	gcpolicy.Apply()
 	br := bufio.NewReaderSize(in, 256<<10)
 	var cfg liveLintConfig
@@ -452,6 +584,47 @@ func runLiveLintChild(in io.Reader, out io.Writer) int {
 		cfg.MaxLine = tap.DefaultMaxLine
 	}
 	frames := &liveFrameReader{br: br, maxLine: cfg.MaxLine}
-	lintLive(out, cfg.File, cfg.Started, page, opts, selection, frames.next)
+	next := frames.next
+	if cfg.Progress > 0 {
+		progressFile := os.NewFile(uintptr(cfg.Progress), "progress")
+		// Closed once everything is linted, the findings written: the
+		// tap waits no more for the linting, only for the exit.
+		defer progressFile.Close()
+		progress := &progressReporter{w: progressFile}
+		next = func() ([]transcript.Frame, error) {
+			b, err := frames.next()
+			progress.add(liveWork(b))
+			if err != nil {
+				progress.tell() // all of it: lint's end follows
+			}
+			return b, err
+		}
+	}
+	lintLive(out, cfg.File, cfg.Started, page, opts, selection, next)
 	return 0
+}
+
+// progressReporter tells the tap how much of its input the live linter
+// has taken (liveWork, in all), at most every liveProgressEvery: the tap
+// waits for it at the end as long as that grows (liveLintKeepUp), until
+// the pipe it tells the tap on is closed.
+type progressReporter struct {
+	w    io.Writer
+	done int64
+	last time.Time
+	buf  [8]byte
+}
+
+func (r *progressReporter) add(work int64) {
+	r.done += work
+	if time.Since(r.last) >= liveProgressEvery {
+		r.tell()
+	}
+}
+
+// tell tells the tap now.
+func (r *progressReporter) tell() {
+	r.last = time.Now()
+	binary.BigEndian.PutUint64(r.buf[:], uint64(r.done))
+	r.w.Write(r.buf[:]) // an error: the tap has gone, nobody to tell
 }

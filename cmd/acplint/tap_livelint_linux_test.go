@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acplint/acplint/internal/proctest"
+	"github.com/acplint/acplint/tap"
 )
 
 // TestTapLiveLintRunsAtLowestPriority: while a tap runs, its live linter
@@ -210,8 +211,9 @@ func TestTapLiveLinterKilledInEveryOrder(t *testing.T) {
 	}
 }
 
-// TestTapLeaksNoDescriptors: the live linter process gets its two pipes
-// and, with --html, the page as fd 3, and the agent and its supervisor
+// TestTapLeaksNoDescriptors: the live linter process gets its three pipes
+// (the third, which it tells the tap its progress on, as fd 4 here) and,
+// with --html, the page as fd 3, and the agent and its supervisor
 // none of them, nor the recording, the findings file or the page: an
 // agent holding the linter's pipe would keep the linter's input open, and
 // a linter holding the agent's would keep the editor's connection open.
@@ -251,7 +253,7 @@ func TestTapLeaksNoDescriptors(t *testing.T) {
 	for name, p := range map[string]struct {
 		pid     int
 		allowed []int
-	}{"live linter": {linter, []int{0, 1, 2, 3}}, "supervisor": {sup, []int{0, 1, 2}}, "agent": {agent, []int{0, 1, 2}}} {
+	}{"live linter": {linter, []int{0, 1, 2, 3, 4}}, "supervisor": {sup, []int{0, 1, 2}}, "agent": {agent, []int{0, 1, 2}}} {
 		for fd, target := range fdTargets(p.pid) {
 			if tapOwn[target] && !slices.Contains(p.allowed, fd) {
 				t.Errorf("the %s holds the tap's %s as fd %d", name, target, fd)
@@ -288,4 +290,82 @@ func readN(r io.Reader, n int) string {
 		}
 	}
 	return b.String()
+}
+
+// TestTapLiveLinterKeptFromCPU: on a machine whose cores other work
+// takes, the live linter, at the lowest priority, gets no CPU at all; it
+// has not stopped, it waits for a CPU (cpuStarved), and the tap waits for
+// it (up to tap.MostStarved). Kept from the CPU for 4 s after the
+// agent's exit (the tap gave it 3 s once its queue had drained before),
+// it lints everything once the other work stops, and its findings are
+// exactly those of `acplint lint` of the recording. (When work this test
+// does not control, at the normal priority, keeps every core busy after
+// its own has stopped, the linter cannot finish; the tap must then say
+// that it was kept from the CPU, and never that it stopped.)
+func TestTapLiveLinterKeptFromCPU(t *testing.T) {
+	n := 20000
+	if proctest.RaceEnabled {
+		n = 3000
+	}
+	dir := t.TempDir()
+	rec, live := filepath.Join(dir, "rec.jsonl"), filepath.Join(dir, "live.txt")
+	stopLoad := keepCoresBusy(t)
+	c := tapProcess(t, "burst", []string{"FAULT_LINES=" + strconv.Itoa(n), "FAULT_END=exit"},
+		"--record", rec, "--lint-out", live)
+	stdout, _ := c.StdoutPipe()
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	forwardedWithin := readAllAsync(t, c, stdout)
+	forwardedWithin(time.Minute) // the agent has exited
+	time.Sleep(4 * time.Second)
+	stopLoad()
+	waitExit(t, c, 2*tap.MostStarved)
+	if frames := recordedFramesFrom(t, rec, "agent"); frames != n {
+		t.Errorf("recorded %d agent frames, want all %d", frames, n)
+	}
+	findings, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(findings, []byte("live linter did not finish once the agent had exited: other work kept it from the CPU")) &&
+		!bytes.Contains(findings, []byte("it took less than")) {
+		t.Logf("other work kept the live linter from the CPU after this test's had stopped; the tap said so:\n%s", findings[bytes.LastIndex(findings, []byte("tap: error")):])
+		return
+	}
+	liveFindingsAreLintOf(t, live, rec, stderr.String())
+}
+
+// TestCPUStarved: how the tap tells a live linter kept from the CPU from
+// one that hangs. A process that sleeps is kept from nothing; one that
+// would run at the lowest priority while every core is kept busy is.
+func TestCPUStarved(t *testing.T) {
+	starved := func(c *exec.Cmd) bool {
+		t.Helper()
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			c.Process.Kill()
+			c.Wait()
+		}()
+		time.Sleep(200 * time.Millisecond) // started
+		starved := cpuStarved(c.Process.Pid)
+		if starved == nil {
+			t.Fatal("cpuStarved knows nothing of a running process")
+		}
+		time.Sleep(time.Second)
+		return starved()
+	}
+	if starved(exec.Command("sleep", "60")) {
+		t.Errorf("a sleeping process was kept from the CPU")
+	}
+	keepCoresBusy(t)
+	spin := exec.Command(os.Args[0])
+	spin.Env = append(os.Environ(), "ACPLINT_FIXTURE_AGENT=idle-spin")
+	if !starved(spin) {
+		t.Errorf("a process at the lowest priority, every core busy, was not kept from the CPU")
+	}
 }
