@@ -154,7 +154,14 @@ func tapped(t *testing.T, kind string, input io.Reader) ([]byte, Result, *record
 	t.Helper()
 	var out, stderr bytes.Buffer
 	rec := &recorder{}
-	res, err := Run(context.Background(), Options{Command: fixture(kind), Stderr: &stderr, Observers: []Observer{{Name: "test recorder", Frame: rec.observe}}, Grace: 2 * time.Second}, input, &out)
+	// The agents here end by themselves when their stdin ends, so the
+	// grace never runs out in a passing test; it is long because a
+	// race-enabled echo agent on a loaded machine can be silent for
+	// seconds while it joins a 50 MB line, or while the tap grows its
+	// buffers past 32 MB, and at 2 s it was sent SIGTERM mid-line
+	// (TestFiftyMegabyteLine: 0 or 32 MB of 50 forwarded, 3 runs in 5
+	// with eight busy loops beside it).
+	res, err := Run(context.Background(), Options{Command: fixture(kind), Stderr: &stderr, Observers: []Observer{{Name: "test recorder", Frame: rec.observe}}, Grace: 10 * time.Second}, input, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
